@@ -1,0 +1,36 @@
+// Fields of an agent definition, shared by markdown front-matter (Claude Code and OpenCode
+// styles) and the `agent` key of the config. Lenient on purpose: both ecosystems' files
+// must load unchanged, so unknown keys are ignored and aliases are accepted.
+import { z } from 'zod';
+import { PermissionConfigSchema } from '../permission/schema.js';
+
+export const AgentModeSchema = z.enum(['primary', 'subagent', 'all']);
+export type AgentMode = z.infer<typeof AgentModeSchema>;
+
+/** `Read, Grep` | `[Read, Grep]` | `{ write: false, bash: true }` */
+export const AgentToolsSchema = z.union([z.string(), z.array(z.string()), z.record(z.string(), z.boolean())]);
+export type AgentToolsField = z.infer<typeof AgentToolsSchema>;
+
+export const AgentFieldsSchema = z.object({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  mode: AgentModeSchema.optional(),
+  model: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  tools: AgentToolsSchema.optional(),
+  permission: PermissionConfigSchema.optional(),
+  max_turns: z.number().int().positive().optional(),
+  steps: z.number().int().positive().optional(),
+  maxTurns: z.number().int().positive().optional(),
+  color: z.string().optional(),
+  hidden: z.boolean().optional(),
+  disable: z.boolean().optional(),
+});
+export type AgentFields = z.infer<typeof AgentFieldsSchema>;
+
+/** An agent entry under the config's `agent` key: the same fields plus its prompt. */
+export const AgentConfigEntrySchema = AgentFieldsSchema.extend({
+  prompt: z.string().optional(),
+});
+export type AgentConfigEntry = z.infer<typeof AgentConfigEntrySchema>;

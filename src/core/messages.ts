@@ -1,0 +1,77 @@
+// Provider-neutral conversation types. The store persists these blocks as JSON and the
+// provider translates them to and from its wire format, so nothing outside
+// src/core/provider depends on an SDK type.
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ThinkingPart {
+  type: 'thinking';
+  thinking: string;
+  /** Must be echoed back unchanged to the API on the next request. */
+  signature: string;
+}
+
+export interface RedactedThinkingPart {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export interface ToolUsePart {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolResultPart {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type AssistantPart = TextPart | ThinkingPart | RedactedThinkingPart | ToolUsePart;
+export type UserPart = TextPart | ToolResultPart;
+export type Part = AssistantPart | ToolResultPart;
+
+export type Role = 'user' | 'assistant';
+
+export interface Message {
+  role: Role;
+  content: Part[];
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+  };
+}
+
+/** Every token the model read for this request, cached or not. */
+export function totalInputTokens(u: Usage): number {
+  return u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+}
+
+export function textOf(message: Message): string {
+  return message.content
+    .filter((p): p is TextPart => p.type === 'text')
+    .map((p) => p.text)
+    .join('');
+}

@@ -1,0 +1,50 @@
+// The provider contract the agent loop depends on. A provider turns a neutral request into
+// a streamed reply; it owns retries, idle watchdogs and wire-format translation.
+
+import type { AssistantPart, Message, Usage } from '../messages.js';
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's parameters (an object schema). */
+  input_schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** The provider-local model id, e.g. `claude-sonnet-4-5`. */
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  signal: AbortSignal;
+  /** Extended thinking budget; omitted = thinking off. */
+  thinkingBudget?: number;
+}
+
+export type StreamEvent =
+  | { type: 'text.delta'; text: string }
+  | { type: 'thinking.delta'; text: string }
+  | { type: 'tool_use.started'; id: string; name: string }
+  /** A stream failed part-way and is being retried from scratch: discard partial output. */
+  | { type: 'retrying'; attempt: number; delayMs: number; reason: string };
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | (string & {});
+
+export interface ModelResponse {
+  content: AssistantPart[];
+  stopReason: StopReason;
+  usage: Usage;
+  model: string;
+}
+
+export interface Provider {
+  readonly id: string;
+  stream(request: ModelRequest, onEvent: (event: StreamEvent) => void): Promise<ModelResponse>;
+}
+
+/** `anthropic/claude-sonnet-4-5` → { provider: 'anthropic', model: 'claude-sonnet-4-5' }. */
+export interface ModelRef {
+  provider: string;
+  model: string;
+}

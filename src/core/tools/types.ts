@@ -1,0 +1,75 @@
+// What a tool is and what it may use while running. Tools never talk to the user or the
+// store directly: they ask for permission and report progress through the context.
+
+import type { z } from 'zod';
+
+export interface PermissionRequest {
+  /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
+  permission: string;
+  /** What rules are matched against: the command, the path relative to the working directory, the URL. */
+  patterns: string[];
+  /** Shown to the user: the command, a diff, the URL. */
+  subject: string;
+  /** Patterns recorded when the user answers "always allow"; defaults to `patterns`. */
+  always?: string[];
+}
+
+export class PermissionDeniedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermissionDeniedError';
+  }
+}
+
+export interface Todo {
+  id: string;
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
+export interface TodoAccess {
+  get(): Todo[];
+  set(todos: Todo[]): void;
+}
+
+export interface ToolContext {
+  sessionId: string;
+  /** The session's working directory; relative paths resolve against it. */
+  cwd: string;
+  agent: string;
+  callId: string;
+  signal: AbortSignal;
+  /** Resolves when allowed; rejects with PermissionDeniedError when denied. */
+  ask(request: PermissionRequest): Promise<void>;
+  /** Live progress for the UI (`tool.progress` event). */
+  progress(metadata: Record<string, unknown>): void;
+  todos: TodoAccess;
+}
+
+export interface ToolResult {
+  output: string;
+  isError?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: Schema;
+  /** Read-only tools of one message may run concurrently; others run strictly in order. */
+  readOnly: boolean;
+  execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Keeps each tool's `args` typed by its own schema while tools are stored together. */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<Schema> {
+  return tool;
+}
+
+/** A tool's failure the model should read (missing file, non-unique match...), not a crash. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
