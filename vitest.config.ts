@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Two cores: forks keep native better-sqlite3 handles isolated per file.
     pool: 'forks',
+    globalSetup: ['test/global-setup.ts'],
   },
 });

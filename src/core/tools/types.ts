@@ -58,6 +58,8 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   parameters: Schema;
   /** Read-only tools of one message may run concurrently; others run strictly in order. */
   readOnly: boolean;
+  /** Calls to this tool in one message start together, after all other calls (sub-agent tasks). */
+  runsTogether?: boolean;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;
 }
 

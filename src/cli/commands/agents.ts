@@ -1,0 +1,42 @@
+// `opencode-ink agents`: every agent with its mode, model, tools and where it came from.
+import type { AgentDefinition } from '../../core/agents/index.js';
+import { selectTools } from '../../core/engine.js';
+import { DEFAULT_RULES, rulesFromConfig } from '../../core/permission/rules.js';
+import { BUILTIN_TOOLS } from '../../core/tools/index.js';
+import type { CliContext } from '../context.js';
+import { table } from '../format.js';
+
+export interface AgentListing {
+  name: string;
+  mode: AgentDefinition['mode'];
+  description: string;
+  model: string | null;
+  tools: string[];
+  source: string;
+}
+
+export function agentListings(ctx: CliContext): AgentListing[] {
+  return [...ctx.agents.values()]
+    .filter((a) => !a.disable)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((agent) => {
+      const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(ctx.config.permission), ...rulesFromConfig(agent.permission)];
+      return {
+        name: agent.name,
+        mode: agent.mode,
+        description: agent.description,
+        model: agent.model ?? null,
+        tools: selectTools(BUILTIN_TOOLS, agent, ruleset).map((t) => t.name),
+        source: agent.source,
+      };
+    });
+}
+
+export function agentsCommand(ctx: CliContext, opts: { json: boolean }): string {
+  const listings = agentListings(ctx);
+  if (opts.json) return JSON.stringify(listings, null, 2);
+  return table([
+    ['NAME', 'MODE', 'MODEL', 'SOURCE', 'DESCRIPTION'],
+    ...listings.map((a) => [a.name, a.mode, a.model ?? '(default)', a.source, a.description.split('\n')[0] ?? '']),
+  ]);
+}

@@ -1,0 +1,74 @@
+// `opencode-ink sessions` and `sessions show <id>`: read-only views of the store.
+import { ConfigError } from '../../core/errors.js';
+import type { Message } from '../../core/messages.js';
+import type { SessionTree } from '../../core/store/index.js';
+import type { CliContext } from '../context.js';
+import { formatCost, formatTime, formatTokens, table } from '../format.js';
+
+export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolean }): string {
+  const rows = opts.all ? ctx.store.listAll() : ctx.store.listRoots();
+  if (opts.json) return JSON.stringify(rows, null, 2);
+  if (rows.length === 0) return 'No sessions yet.';
+  return table([
+    ['ID', 'UPDATED', 'STATUS', 'AGENT', 'TOKENS', 'COST', 'TITLE'],
+    ...rows.map((s) => [
+      opts.all && s.parent_id ? `  ${s.id}` : s.id,
+      formatTime(s.updated_at),
+      s.status,
+      s.agent,
+      formatTokens(s.total_tokens),
+      formatCost(s.total_cost),
+      s.title,
+    ]),
+  ]);
+}
+
+export function sessionShow(ctx: CliContext, id: string, opts: { json: boolean }): string {
+  const session = ctx.store.getSession(id);
+  if (!session) throw new ConfigError(`No session with id "${id}" (see opencode-ink sessions --all).`);
+  const tree = ctx.store.tree(id);
+  if (opts.json) {
+    return JSON.stringify({ session: { ...session, ...ctx.store.totals(id) }, messages: ctx.store.messageRows(id), children: tree.children }, null, 2);
+  }
+  const totals = ctx.store.totals(id);
+  const lines = [
+    `${session.title}`,
+    `id ${session.id} · agent ${session.agent} · model ${session.model} · ${session.status}`,
+    `tokens ${formatTokens(totals.total_tokens)} · cost ${formatCost(totals.total_cost)} (sub-agents included)`,
+    '',
+    ...ctx.store.loadMessages(id).flatMap(renderMessage),
+  ];
+  if (tree.children.length) lines.push('', 'Sub-agent sessions:', ...renderTree(tree.children, 1));
+  return lines.join('\n');
+}
+
+function renderMessage(message: Message): string[] {
+  const out: string[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        out.push(`${message.role === 'user' ? '> ' : ''}${part.text}`);
+        break;
+      case 'tool_use':
+        out.push(`  [${part.name}] ${truncate(JSON.stringify(part.input), 100)}`);
+        break;
+      case 'tool_result':
+        out.push(`  ${part.is_error ? '✗' : '→'} ${truncate(part.content.replace(/\s+/g, ' '), 100)}`);
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+function renderTree(nodes: SessionTree[], depth: number): string[] {
+  return nodes.flatMap((node) => [
+    `${'  '.repeat(depth)}${node.session.id}  ${node.session.agent}  ${node.session.status}  ${node.session.task_description ?? node.session.title}`,
+    ...renderTree(node.children, depth + 1),
+  ]);
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}

@@ -1,0 +1,2 @@
+// Bundle entry for dist/cli.js.
+export { main } from './main.js';

@@ -1,0 +1,108 @@
+// Command-line entry: parses arguments with commander and maps every failure to one clear
+// line on stderr and an exit code (2 usage/config, 1 failed run); stacks only with --debug.
+import { Command, CommanderError, Option } from 'commander';
+import { UserFacingError, errorMessage } from '../core/errors.js';
+import { agentsCommand } from './commands/agents.js';
+import { runCommand } from './commands/run.js';
+import { sessionShow, sessionsList } from './commands/sessions.js';
+import { loadContext, type CliContext } from './context.js';
+import { packageVersion } from './package-root.js';
+
+interface SharedOptions {
+  model?: string;
+  agent?: string;
+  session?: string;
+  continue?: boolean;
+  debug?: boolean;
+}
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  const debug = argv.includes('--debug');
+  let exitCode = 0;
+  let ctx: CliContext | undefined;
+  const context = (): CliContext => {
+    ctx ??= loadContext({ cwd: process.cwd(), env: process.env });
+    for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
+    return ctx;
+  };
+
+  const program = new Command('opencode-ink')
+    .description('A terminal coding assistant with parallel sub-agents.')
+    .version(packageVersion(), '-v, --version')
+    .option('--debug', 'print stack traces for errors')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(run opencode-ink --help for usage)');
+
+  const shared = (cmd: Command) =>
+    cmd
+      .option('-m, --model <provider/model>', 'model to use, e.g. anthropic/claude-sonnet-4-5')
+      .option('--agent <name>', 'primary agent (default: build)')
+      .option('-s, --session <id>', 'continue that session')
+      .option('-c, --continue', 'continue the most recent session in this directory');
+
+  shared(program.argument('[prompt...]', 'first prompt for the interactive UI')).action(async () => {
+    io.stderr.write('The interactive UI is not part of this build yet; use opencode-ink run "<prompt>".\n');
+    exitCode = 2;
+  });
+
+  shared(program.command('run').description('run one prompt to completion without the interactive UI'))
+    .argument('<prompt...>', 'the prompt')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--yes', 'approve every permission request that would ask (never overrides deny)', false)
+    .action(async (words: string[], opts: SharedOptions & { format: 'text' | 'json'; yes: boolean }) => {
+      exitCode = await runCommand(context(), words.join(' '), { ...opts }, io);
+    });
+
+  const sessions = program
+    .command('sessions')
+    .description('list root sessions')
+    .option('--all', 'include sub-agent sessions', false)
+    .option('--json', 'print JSON', false)
+    .action((opts: { all: boolean; json: boolean }) => {
+      io.stdout.write(`${sessionsList(context(), opts)}\n`);
+    });
+  sessions
+    .command('show')
+    .description('one session: messages and sub-agent tree')
+    .argument('<id>', 'session id')
+    .option('--json', 'print JSON', false)
+    .action((id: string, opts: { json: boolean }) => {
+      io.stdout.write(`${sessionShow(context(), id, opts)}\n`);
+    });
+
+  program
+    .command('agents')
+    .description('list agents with mode, model and source file')
+    .option('--json', 'print JSON', false)
+    .action((opts: { json: boolean }) => {
+      io.stdout.write(`${agentsCommand(context(), opts)}\n`);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    exitCode = reportError(err, debug, io.stderr);
+  } finally {
+    ctx?.store.close();
+  }
+  return exitCode;
+}
+
+function reportError(err: unknown, debug: boolean, stderr: NodeJS.WritableStream): number {
+  if (err instanceof CommanderError) {
+    // Commander already printed its message; help and version are not errors.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+    return 2;
+  }
+  if (err instanceof UserFacingError) {
+    stderr.write(`Error: ${err.message}\n`);
+    if (debug && err.stack) stderr.write(`${err.stack}\n`);
+    return err.exitCode;
+  }
+  stderr.write(`Error: ${errorMessage(err)}\n`);
+  if (debug && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
+  else stderr.write('(run again with --debug for details)\n');
+  return 1;
+}

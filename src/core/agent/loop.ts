@@ -1,0 +1,155 @@
+// One turn of the agent loop: stream a reply, run its tool calls, feed the results back,
+// and repeat until the model ends its turn, the turn cap is reached, or the turn is
+// cancelled. Each finished message is persisted as it completes, so a crash or a cancel
+// leaves a history that repairHistory can always make valid again.
+import { z } from 'zod';
+import { errorMessage, isAbortError } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  addUsage,
+  emptyUsage,
+  textOf,
+  type AssistantPart,
+  type Message,
+  type ToolResultPart,
+  type ToolUsePart,
+  type Usage,
+} from '../messages.js';
+import type { ModelRequest, Provider, ToolSpec } from '../provider/types.js';
+import type { Tool } from '../tools/types.js';
+import { repairHistory } from './history.js';
+import type { LiveSession } from './live-session.js';
+import { runToolCalls } from './tool-runner.js';
+
+export interface LoopDeps {
+  /** The provider and provider-local model id for a `provider/model` reference. */
+  resolveModel(model: string): { provider: Provider; modelId: string };
+  costOf(modelId: string, usage: Usage): number;
+  persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): void;
+  maxOutputTokens: number;
+}
+
+export type TurnStatus = 'completed' | 'failed' | 'cancelled' | 'max_turns';
+
+export interface TurnOutcome {
+  status: TurnStatus;
+  /** The last assistant text of the turn. */
+  text: string;
+  error?: string;
+  usage: Usage;
+  cost: number;
+  /** Model requests made. */
+  steps: number;
+}
+
+const TRUNCATED_TOOL_CALL =
+  'This tool call was cut off by the output token limit (max_tokens), so it was not run. Split the work into smaller steps and call the tool again.';
+
+export async function runTurn(session: LiveSession, deps: LoopDeps, input: Message): Promise<TurnOutcome> {
+  let usage = emptyUsage();
+  let cost = 0;
+  let lastText = '';
+  let steps = 0;
+
+  const append = (message: Message, messageUsage?: { usage: Usage; cost: number }) => {
+    session.history.push(message);
+    deps.persist(session.id, message, messageUsage);
+  };
+  const outcome = (status: TurnStatus, error?: string): TurnOutcome => ({
+    status,
+    text: lastText,
+    usage,
+    cost,
+    steps,
+    ...(error ? { error } : {}),
+  });
+
+  append(input);
+  const { provider, modelId } = deps.resolveModel(session.model);
+  const tools = toolSpecs(session.tools);
+
+  for (;;) {
+    const signal = session.controller.signal;
+    if (signal.aborted) return outcome('cancelled');
+    if (session.maxTurns !== undefined && steps >= session.maxTurns) return outcome('max_turns');
+    steps++;
+
+    const messageId = newId('msg');
+    session.emit('message.started', { message_id: messageId });
+    let streamedText = '';
+    const request: ModelRequest = {
+      model: modelId,
+      system: session.systemPrompt,
+      messages: repairHistory(session.history),
+      tools,
+      maxTokens: deps.maxOutputTokens,
+      signal,
+    };
+
+    let content: AssistantPart[];
+    let stopReason: string;
+    try {
+      const response = await provider.stream(request, (event) => {
+        switch (event.type) {
+          case 'text.delta':
+            streamedText += event.text;
+            session.emit('text.delta', { text: event.text });
+            break;
+          case 'thinking.delta':
+            session.emit('thinking.delta', { text: event.text });
+            break;
+          case 'retrying':
+            streamedText = '';
+            session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
+            break;
+          case 'tool_use.started':
+            break;
+        }
+      });
+      content = response.content;
+      stopReason = response.stopReason;
+      const messageCost = deps.costOf(modelId, response.usage);
+      usage = addUsage(usage, response.usage);
+      cost += messageCost;
+      append({ role: 'assistant', content }, { usage: response.usage, cost: messageCost });
+      session.emit('message.completed', { message_id: messageId, usage: response.usage, stop_reason: stopReason });
+    } catch (err) {
+      if (signal.aborted || isAbortError(err)) {
+        // Keep what the user already saw; an unfinished tool call is dropped.
+        if (streamedText) append({ role: 'assistant', content: [{ type: 'text', text: streamedText }] });
+        lastText = streamedText || lastText;
+        return outcome('cancelled');
+      }
+      return outcome('failed', errorMessage(err));
+    }
+
+    const text = textOf({ role: 'assistant', content });
+    if (text) lastText = text;
+    const calls = content.filter((p): p is ToolUsePart => p.type === 'tool_use');
+    if (calls.length === 0) return outcome('completed');
+
+    let results: ToolResultPart[];
+    if (stopReason === 'max_tokens') {
+      results = calls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: TRUNCATED_TOOL_CALL, is_error: true }));
+    } else {
+      results = await runToolCalls(session, calls);
+    }
+    append({ role: 'user', content: results });
+    if (session.controller.signal.aborted) return outcome('cancelled');
+  }
+}
+
+const specCache = new WeakMap<Tool, ToolSpec>();
+
+/** Tool parameters as JSON Schema, converted once per tool object. */
+export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
+  return tools.map((tool) => {
+    let spec = specCache.get(tool);
+    if (!spec) {
+      const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
+      spec = { name: tool.name, description: tool.description, input_schema: schema };
+      specCache.set(tool, spec);
+    }
+    return spec;
+  });
+}

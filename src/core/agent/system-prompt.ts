@@ -1,0 +1,51 @@
+// The system prompt every session gets: the agent's own prompt, then a shared environment
+// section, then the project's instructions file. A sub-agent gets its own agent's prompt,
+// never its parent's identity.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface EnvironmentInfo {
+  cwd: string;
+  projectRoot: string;
+  isGitRepo: boolean;
+  platform: string;
+  date: Date;
+}
+
+const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
+
+/** The first instructions file found at the project root (AGENTS.md preferred). */
+export function readProjectInstructions(projectRoot: string): { file: string; text: string } | undefined {
+  for (const name of INSTRUCTION_FILES) {
+    const file = join(projectRoot, name);
+    if (!existsSync(file)) continue;
+    try {
+      return { file, text: readFileSync(file, 'utf8') };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+export function environmentSection(env: EnvironmentInfo): string {
+  return [
+    '<env>',
+    `Working directory: ${env.cwd}`,
+    `Project root: ${env.projectRoot}`,
+    `Is a git repository: ${env.isGitRepo ? 'yes' : 'no'}`,
+    `Platform: ${env.platform}`,
+    // Day precision keeps the prompt stable for the prompt cache across a day.
+    `Today's date: ${env.date.toISOString().slice(0, 10)}`,
+    '</env>',
+  ].join('\n');
+}
+
+export function buildSystemPrompt(agentPrompt: string, env: EnvironmentInfo): string {
+  const parts = [agentPrompt.trim(), environmentSection(env)];
+  const instructions = readProjectInstructions(env.projectRoot);
+  if (instructions && instructions.text.trim()) {
+    parts.push(`Instructions from ${instructions.file}:\n${instructions.text.trim()}`);
+  }
+  return parts.join('\n\n');
+}

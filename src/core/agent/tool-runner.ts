@@ -1,0 +1,102 @@
+// Runs the tool calls of one assistant message. Every call yields exactly one tool_result,
+// whatever happens (unknown tool, bad arguments, denial, crash, cancel), so the history
+// stays valid and the model can read what went wrong.
+import { z } from 'zod';
+import { errorMessage, isAbortError } from '../errors.js';
+import type { ToolResultPart, ToolUsePart } from '../messages.js';
+import { PermissionDeniedError, ToolError, type Tool, type ToolContext } from '../tools/types.js';
+import type { LiveSession } from './live-session.js';
+
+/** Keeps one runaway tool result from flooding the context window. */
+const MAX_RESULT_CHARS = 100_000;
+
+export const CANCELLED_RESULT = 'Cancelled by the user before the tool finished.';
+
+export async function runToolCalls(session: LiveSession, calls: readonly ToolUsePart[]): Promise<ToolResultPart[]> {
+  const results = new Map<string, ToolResultPart>();
+  for (const group of planGroups(session, calls)) {
+    if (session.controller.signal.aborted) break;
+    const outcomes = await Promise.all(group.map((call) => runOne(session, call)));
+    for (const r of outcomes) results.set(r.tool_use_id, r);
+  }
+  return calls.map(
+    (call) =>
+      results.get(call.id) ?? { type: 'tool_result', tool_use_id: call.id, content: CANCELLED_RESULT, is_error: true },
+  );
+}
+
+/**
+ * Consecutive read-only calls run together; a call that changes something runs alone, in
+ * the order the model wrote it. Calls to tools marked `runsTogether` (sub-agent tasks) go
+ * last, all at once, after every other call.
+ */
+function planGroups(session: LiveSession, calls: readonly ToolUsePart[]): ToolUsePart[][] {
+  const groups: ToolUsePart[][] = [];
+  const together: ToolUsePart[] = [];
+  let readBatch: ToolUsePart[] = [];
+  for (const call of calls) {
+    const tool = findTool(session, call.name);
+    if (tool?.runsTogether) {
+      together.push(call);
+    } else if (tool?.readOnly) {
+      readBatch.push(call);
+    } else {
+      if (readBatch.length) groups.push(readBatch);
+      readBatch = [];
+      groups.push([call]);
+    }
+  }
+  if (readBatch.length) groups.push(readBatch);
+  if (together.length) groups.push(together);
+  return groups;
+}
+
+function findTool(session: LiveSession, name: string): Tool | undefined {
+  return session.tools.find((t) => t.name === name);
+}
+
+async function runOne(session: LiveSession, call: ToolUsePart): Promise<ToolResultPart> {
+  session.emit('tool.started', { call_id: call.id, tool: call.name, input: call.input });
+  const { content, isError } = await execute(session, call);
+  const capped =
+    content.length > MAX_RESULT_CHARS
+      ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
+      : content;
+  session.emit('tool.completed', { call_id: call.id, output: capped, is_error: isError });
+  return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
+}
+
+async function execute(session: LiveSession, call: ToolUsePart): Promise<{ content: string; isError: boolean }> {
+  const tool = findTool(session, call.name);
+  if (!tool) {
+    const available = session.tools.map((t) => t.name).join(', ');
+    return { content: `Unknown tool "${call.name}". Available tools: ${available}.`, isError: true };
+  }
+  const parsed = tool.parameters.safeParse(call.input ?? {});
+  if (!parsed.success) {
+    return {
+      content: `Invalid arguments for tool "${call.name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
+      isError: true,
+    };
+  }
+  const signal = session.controller.signal;
+  const ctx: ToolContext = {
+    sessionId: session.id,
+    cwd: session.cwd,
+    agent: session.agentName,
+    callId: call.id,
+    signal,
+    ask: (request) => session.gate.check(request, call.name, call.id),
+    progress: (metadata) => session.emit('tool.progress', { call_id: call.id, metadata }),
+    todos: session.todos,
+  };
+  try {
+    if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };
+    const result = await tool.execute(parsed.data, ctx);
+    return { content: result.output, isError: result.isError ?? false };
+  } catch (err) {
+    if (signal.aborted || isAbortError(err)) return { content: CANCELLED_RESULT, isError: true };
+    if (err instanceof PermissionDeniedError || err instanceof ToolError) return { content: err.message, isError: true };
+    return { content: `Tool "${call.name}" failed: ${errorMessage(err)}`, isError: true };
+  }
+}

@@ -1,0 +1,175 @@
+// The root of every question and permission request. Sessions at any depth reach it through
+// their parents; it gives each request a correlation id, announces it as an event, and
+// keeps the pending promise until the user (through the UI) answers, `--yes` approves, or
+// the asking session is cancelled. Any number may be pending at once, answered in any order.
+import type { LiveSession } from './agent/live-session.js';
+import type { PermissionReply } from './events.js';
+import { newId } from './ids.js';
+import type { PermissionOutcome, PermissionQuestion } from './permission/gate.js';
+import { wildcardMatch } from './permission/rules.js';
+
+export interface BrokerMode {
+  /** Someone (the TUI) can answer questions and permission requests. */
+  interactive: boolean;
+  /** Approve every request that would ask (`run --yes`). Never overrides a deny rule. */
+  autoApprove: boolean;
+}
+
+export type QuestionOutcome =
+  | { kind: 'answered'; answer: string }
+  | { kind: 'declined' }
+  | { kind: 'unavailable' }
+  | { kind: 'cancelled' };
+
+export interface PendingPermission {
+  id: string;
+  sessionId: string;
+  agent: string;
+  path: readonly string[];
+  question: PermissionQuestion;
+}
+
+export interface PendingQuestion {
+  id: string;
+  sessionId: string;
+  agent: string;
+  path: readonly string[];
+  question: string;
+  options: string[];
+}
+
+interface Waiter<T> {
+  session: LiveSession;
+  settle(value: T): void;
+}
+
+export const NON_INTERACTIVE_DENIAL =
+  'needs approval, and nobody can approve it in this non-interactive run (pass --yes to `run` to approve such requests).';
+
+export class InteractionBroker {
+  private readonly permissions = new Map<string, PendingPermission & Waiter<PermissionOutcome>>();
+  private readonly questions = new Map<string, PendingQuestion & Waiter<QuestionOutcome>>();
+
+  constructor(private readonly mode: BrokerMode) {}
+
+  askPermission(session: LiveSession, question: PermissionQuestion): Promise<PermissionOutcome> {
+    const id = newId('perm');
+    session.emit('permission.asked', {
+      request_id: id,
+      tool: question.tool,
+      subject: question.subject,
+      permission: question.permission,
+      patterns: question.patterns,
+    });
+    if (!this.mode.interactive || this.mode.autoApprove) {
+      const reply: PermissionReply = this.mode.autoApprove ? 'once' : 'reject';
+      session.emit('permission.replied', { request_id: id, reply });
+      return Promise.resolve(
+        reply === 'once' ? { reply } : { reply, message: `${question.tool} (${question.subject.split('\n')[0]}) ${NON_INTERACTIVE_DENIAL}` },
+      );
+    }
+    return new Promise<PermissionOutcome>((resolve) => {
+      const onAbort = () => this.settlePermission(id, 'reject', 'The request was cancelled.');
+      session.controller.signal.addEventListener('abort', onAbort, { once: true });
+      this.permissions.set(id, {
+        id,
+        sessionId: session.id,
+        agent: session.agentName,
+        path: session.path,
+        question,
+        session,
+        settle: (outcome) => {
+          session.controller.signal.removeEventListener('abort', onAbort);
+          resolve(outcome);
+        },
+      });
+    });
+  }
+
+  /** Returns false when no such request is pending (already answered or cancelled). */
+  replyPermission(id: string, reply: PermissionReply, message?: string): boolean {
+    return this.settlePermission(id, reply, message);
+  }
+
+  private settlePermission(id: string, reply: PermissionReply, message?: string): boolean {
+    const pending = this.permissions.get(id);
+    if (!pending) return false;
+    this.permissions.delete(id);
+    pending.session.emit('permission.replied', { request_id: id, reply });
+    if (reply === 'always') this.resolveCoveredBy(pending);
+    pending.settle(message ? { reply, message } : { reply });
+    return true;
+  }
+
+  /** An "always" grant also answers other pending requests of the same tree that it now covers. */
+  private resolveCoveredBy(granted: PendingPermission): void {
+    const root = granted.path[0];
+    const patterns = granted.question.always ?? granted.question.patterns;
+    for (const other of [...this.permissions.values()]) {
+      if (other.path[0] !== root || other.question.permission !== granted.question.permission) continue;
+      if (other.question.patterns.every((p) => patterns.some((g) => wildcardMatch(g, p)))) {
+        this.settlePermission(other.id, 'once');
+      }
+    }
+  }
+
+  askQuestion(session: LiveSession, question: string, options: string[]): Promise<QuestionOutcome> {
+    if (!this.mode.interactive) return Promise.resolve({ kind: 'unavailable' });
+    const id = newId('q');
+    session.emit('question.asked', { question_id: id, question, options });
+    return new Promise<QuestionOutcome>((resolve) => {
+      const onAbort = () => this.settleQuestion(id, { kind: 'cancelled' });
+      session.controller.signal.addEventListener('abort', onAbort, { once: true });
+      this.questions.set(id, {
+        id,
+        sessionId: session.id,
+        agent: session.agentName,
+        path: session.path,
+        question,
+        options,
+        session,
+        settle: (outcome) => {
+          session.controller.signal.removeEventListener('abort', onAbort);
+          resolve(outcome);
+        },
+      });
+    });
+  }
+
+  answerQuestion(id: string, answer: string): boolean {
+    return this.settleQuestion(id, { kind: 'answered', answer });
+  }
+
+  declineQuestion(id: string): boolean {
+    return this.settleQuestion(id, { kind: 'declined' });
+  }
+
+  private settleQuestion(id: string, outcome: QuestionOutcome): boolean {
+    const pending = this.questions.get(id);
+    if (!pending) return false;
+    this.questions.delete(id);
+    pending.session.emit('question.answered', {
+      question_id: id,
+      ...(outcome.kind === 'answered' ? { answer: outcome.answer } : {}),
+      ...(outcome.kind === 'declined' ? { declined: true } : {}),
+      ...(outcome.kind === 'cancelled' ? { cancelled: true } : {}),
+    });
+    pending.settle(outcome);
+    return true;
+  }
+
+  pendingPermissions(): PendingPermission[] {
+    return [...this.permissions.values()].map(({ id, sessionId, agent, path, question }) => ({ id, sessionId, agent, path, question }));
+  }
+
+  pendingQuestions(): PendingQuestion[] {
+    return [...this.questions.values()].map(({ id, sessionId, agent, path, question, options }) => ({
+      id,
+      sessionId,
+      agent,
+      path,
+      question,
+      options,
+    }));
+  }
+}

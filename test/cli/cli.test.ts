@@ -1,0 +1,156 @@
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeServer, text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
+import { runCli, startCli } from '../support/cli.js';
+
+let server: FakeServer;
+let dir: string;
+let project: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  server = await startFakeServer();
+  dir = mkdtempSync(join(tmpdir(), 'oci-cli-'));
+  project = join(dir, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  env = {
+    HOME: dir,
+    OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
+    OPENCODE_INK_DATA_DIR: join(dir, 'data'),
+    ANTHROPIC_API_KEY: 'x',
+    ANTHROPIC_BASE_URL: server.url,
+  };
+});
+
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface SessionJson {
+  id: string;
+  parent_id: string | null;
+  status: string;
+  title: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  total_cost: number;
+  total_tokens: number;
+}
+
+describe('opencode-ink run', () => {
+  it('prints the final text and records the session with its totals', async () => {
+    server.enqueue({ type: 'message', content: [{ type: 'text', text: 'Hi from the model' }], usage: { input_tokens: 100, output_tokens: 20 } });
+    const result = await runCli(['run', 'say', 'hi'], { cwd: project, env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Hi from the model\n');
+
+    const listed = await runCli(['sessions', '--json'], { cwd: project, env });
+    const sessions = JSON.parse(listed.stdout) as SessionJson[];
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ parent_id: null, status: 'idle', title: 'say hi', input_tokens: 100, output_tokens: 20, total_tokens: 120 });
+    expect(sessions[0]!.total_cost).toBeGreaterThan(0);
+  });
+
+  it('completes a multi-tool task with --yes and prints every event as JSON lines', async () => {
+    server.enqueue(
+      toolUse('write', { file_path: 'src/hello.txt', content: 'hello world\n' }),
+      toolUse('bash', { command: 'wc -c src/hello.txt' }),
+      toolUse('grep', { pattern: 'world', output_mode: 'content' }),
+      text('All done.'),
+    );
+    const result = await runCli(['run', '--yes', '--format', 'json', 'make a file'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(project, 'src/hello.txt'), 'utf8')).toBe('hello world\n');
+    expect(JSON.stringify(toolResults(server.requests[2]!))).toContain('12');
+    expect(JSON.stringify(toolResults(server.requests[3]!))).toContain('hello.txt:1:hello world');
+
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; path: string[]; ts: number });
+    expect(events[0]!.type).toBe('session.created');
+    expect(events[events.length - 1]!.type).toBe('turn.completed');
+    const kinds = new Set(events.map((e) => e.type));
+    for (const k of ['session.status', 'message.started', 'text.delta', 'tool.started', 'tool.completed', 'message.completed', 'permission.asked', 'permission.replied']) {
+      expect(kinds.has(k), k).toBe(true);
+    }
+    for (const e of events) expect(e.path).toEqual([e.session_id]);
+    const ts = events.map((e) => e.ts);
+    expect([...ts].sort((a, b) => a - b)).toEqual(ts);
+  });
+
+  it('continues the most recent session with -c', async () => {
+    server.enqueue(text('one'), text('two'));
+    await runCli(['run', 'first'], { cwd: project, env });
+    const second = await runCli(['run', '-c', 'second'], { cwd: project, env });
+    expect(second.stdout).toBe('two\n');
+    expect(server.requests[1]!.body.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('exits 1 with one line when no API key is set', async () => {
+    const { ANTHROPIC_API_KEY: _k, ...noKey } = env;
+    const result = await runCli(['run', 'hi'], { cwd: project, env: noKey });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/ANTHROPIC_API_KEY/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('exits 2 naming the file and key for a bad config', async () => {
+    writeFileSync(join(project, '.opencoderc.json'), JSON.stringify({ subagents: { max_depth: 9 } }));
+    const result = await runCli(['run', 'hi'], { cwd: project, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('.opencoderc.json');
+    expect(result.stderr).toContain('subagents.max_depth');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 for bad usage', async () => {
+    const result = await runCli(['run', '--format', 'xml', 'hi'], { cwd: project, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/xml/);
+  });
+
+  it('marks a session interrupted after the process is killed mid-run, keeping finished messages', async () => {
+    server.enqueue(toolUse('read', { file_path: 'missing.txt' }), { type: 'stall', afterEvents: 2 });
+    const { child, done } = startCli(['run', 'look around'], { cwd: project, env });
+    await server.waitForRequests(2, 10_000);
+    child.kill('SIGKILL');
+    await done;
+
+    const shown = await runCli(['sessions', '--json'], { cwd: project, env });
+    const [session] = JSON.parse(shown.stdout) as SessionJson[];
+    expect(session!.status).toBe('interrupted');
+    const detail = JSON.parse((await runCli(['sessions', 'show', session!.id, '--json'], { cwd: project, env })).stdout) as {
+      messages: Array<{ role: string; seq: number }>;
+    };
+    expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+});
+
+describe('opencode-ink agents and sessions', () => {
+  it('lists the built-in primary agents as JSON', async () => {
+    const result = await runCli(['agents', '--json'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    const agents = JSON.parse(result.stdout) as Array<{ name: string; mode: string; source: string; tools: string[] }>;
+    const build = agents.find((a) => a.name === 'build');
+    const plan = agents.find((a) => a.name === 'plan');
+    expect(build).toMatchObject({ mode: 'primary' });
+    expect(build!.source).toMatch(/agents[/\\]build\.md$/);
+    expect(plan!.tools).not.toContain('write');
+    expect(plan!.tools).toContain('read');
+  });
+
+  it('reports an unknown session id in one line with exit 2', async () => {
+    const result = await runCli(['sessions', 'show', 'nope'], { cwd: project, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/No session with id "nope"/);
+  });
+
+  it('prints the version', async () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect((await runCli(['--version'], { cwd: project, env })).stdout.trim()).toBe(pkg.version);
+  });
+});
