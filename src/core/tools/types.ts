@@ -32,6 +32,13 @@ export interface TodoAccess {
   set(todos: Todo[]): void;
 }
 
+/** How a question to the user ended; the asking tool turns each into words for the model. */
+export type QuestionOutcome =
+  | { kind: 'answered'; answer: string }
+  | { kind: 'declined' }
+  | { kind: 'unavailable' }
+  | { kind: 'cancelled' };
+
 export interface ToolContext {
   sessionId: string;
   /** The session's working directory; relative paths resolve against it. */
@@ -44,6 +51,10 @@ export interface ToolContext {
   /** Live progress for the UI (`tool.progress` event). */
   progress(metadata: Record<string, unknown>): void;
   todos: TodoAccess;
+  /** Asks the user, routed through every parent session up to the root. */
+  askUser?(question: string, options: string[]): Promise<QuestionOutcome>;
+  /** Position of this call among the calls to the same tool in one assistant message. */
+  batchIndex?: number;
 }
 
 export interface ToolResult {

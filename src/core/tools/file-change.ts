@@ -1,0 +1,38 @@
+// The one path by which write and edit change a file: show the user a unified diff under
+// the `edit` permission, then write. Nothing touches the disk before the ask resolves.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { displayPath } from './paths.js';
+import type { ToolContext } from './types.js';
+
+/** Current content, or undefined when the file does not exist. */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+export function countLines(text: string): number {
+  if (text === '') return 0;
+  const lines = text.split('\n').length;
+  return text.endsWith('\n') ? lines - 1 : lines;
+}
+
+export async function applyChange(
+  ctx: ToolContext,
+  file: string,
+  before: string,
+  after: string,
+): Promise<{ diff: string; shown: string }> {
+  const shown = displayPath(ctx.cwd, file);
+  const diff = createTwoFilesPatch(shown, shown, before, after);
+  await ctx.ask({ permission: 'edit', patterns: [shown], subject: diff });
+  ctx.signal.throwIfAborted();
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, after, 'utf8');
+  return { diff, shown };
+}

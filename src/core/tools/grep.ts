@@ -1,0 +1,344 @@
+// `grep`: regex search over file contents. Uses ripgrep when it is on PATH (fast, and its
+// rules are what users expect) and otherwise a pure JS walk with the same .gitignore rules
+// and the same output, so the model sees one format whichever backend ran. Both backends
+// only find matches; ordering (newest file first, then by path) and capping are shared.
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import ignore from 'ignore';
+import { z } from 'zod';
+import { walk } from './ignore-files.js';
+import { displayPath, resolveForTool } from './paths.js';
+import { defineTool, ToolError } from './types.js';
+
+export type GrepMode = 'content' | 'files_with_matches' | 'count';
+export type GrepBackend = 'rg' | 'js';
+
+export const MAX_GREP_FILES = 200;
+export const MAX_GREP_LINES = 500;
+export const MAX_GREP_LINE_CHARS = 500;
+export const MAX_GREP_OUTPUT_CHARS = 50_000;
+/** The JS backend reads whole files; anything bigger is almost certainly not source. */
+const MAX_JS_FILE_BYTES = 20 * 1024 * 1024;
+const RG_MAX_BUFFER = 32 * 1024 * 1024;
+
+export interface GrepQuery {
+  pattern: string;
+  /** Absolute directory or file to search. */
+  root: string;
+  /** Directory that output paths are relative to. */
+  cwd: string;
+  glob?: string;
+  mode: GrepMode;
+  ignoreCase: boolean;
+  signal?: AbortSignal;
+}
+
+interface FileHits {
+  file: string;
+  lines: { line: number; text: string }[];
+  count: number;
+}
+
+interface SearchResult {
+  files: FileHits[];
+  /** The backend stopped early (output limit), so some matches may be missing. */
+  incomplete: boolean;
+}
+
+let ripgrepLookup: Promise<string | undefined> | undefined;
+
+/** Absolute path of `rg` on PATH, looked up once per process. */
+export function findRipgrep(): Promise<string | undefined> {
+  ripgrepLookup ??= (async () => {
+    const names = process.platform === 'win32' ? ['rg.exe', 'rg.cmd'] : ['rg'];
+    for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+      if (!dir) continue;
+      for (const name of names) {
+        const candidate = path.join(dir, name);
+        try {
+          await access(candidate, constants.X_OK);
+          return candidate;
+        } catch {
+          // not here
+        }
+      }
+    }
+    return undefined;
+  })();
+  return ripgrepLookup;
+}
+
+/** `*.{ts,tsx}` → `*.ts`, `*.tsx`: rg globs support braces, gitignore patterns do not. */
+export function expandBraces(pattern: string): string[] {
+  const match = /\{([^{}]*)\}/.exec(pattern);
+  if (!match || !match[1]!.includes(',')) return [pattern];
+  const before = pattern.slice(0, match.index);
+  const after = pattern.slice(match.index + match[0].length);
+  return match[1]!.split(',').flatMap((alt) => expandBraces(before + alt + after));
+}
+
+/** Glob filter with gitignore semantics: a pattern without a slash matches the file name at any depth. */
+function globMatcher(glob: string): ignore.Ignore {
+  return ignore().add(expandBraces(glob));
+}
+
+function compileRegex(pattern: string, ignoreCase: boolean): RegExp {
+  const flags = ignoreCase ? 'i' : '';
+  try {
+    return new RegExp(pattern, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (err) {
+      throw new ToolError(`Invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`);
+    }
+  }
+}
+
+function stripEol(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+export async function searchWithJs(query: GrepQuery): Promise<SearchResult> {
+  const regex = compileRegex(query.pattern, query.ignoreCase);
+  const info = await stat(query.root);
+  const candidates: string[] = [];
+  if (info.isFile()) {
+    candidates.push(query.root);
+  } else {
+    const globFilter = query.glob ? globMatcher(query.glob) : undefined;
+    for await (const entry of walk(query.root, { signal: query.signal })) {
+      if (entry.isDir || entry.isSymlink) continue;
+      if (globFilter && !globFilter.ignores(entry.rel)) continue;
+      candidates.push(entry.absolute);
+    }
+  }
+  const files: FileHits[] = [];
+  for (const file of candidates) {
+    query.signal?.throwIfAborted();
+    let buffer: Buffer;
+    try {
+      if ((await stat(file)).size > MAX_JS_FILE_BYTES) continue;
+      buffer = await readFile(file);
+    } catch {
+      continue;
+    }
+    if (buffer.includes(0)) continue;
+    const lines = buffer.toString('utf8').split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const hits: FileHits = { file, lines: [], count: 0 };
+    lines.forEach((raw, i) => {
+      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (!regex.test(text)) return;
+      hits.count++;
+      if (query.mode === 'content') hits.lines.push({ line: i + 1, text });
+    });
+    if (hits.count > 0) files.push(hits);
+  }
+  return { files, incomplete: false };
+}
+
+class RipgrepRegexError extends Error {}
+
+export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<SearchResult> {
+  const binary = rg ?? (await findRipgrep());
+  if (!binary) throw new Error('ripgrep (rg) is not installed');
+  const info = await stat(query.root);
+  const cwd = info.isFile() ? path.dirname(query.root) : query.root;
+  const target = info.isFile() ? path.basename(query.root) : '.';
+  const args = [
+    '--no-config',
+    '--hidden',
+    '--no-require-git',
+    // Only .gitignore files count, as in the JS backend.
+    '--no-ignore-dot',
+    '--no-ignore-global',
+    '--no-ignore-exclude',
+    '--no-messages',
+    '--color=never',
+    '--glob=!.git',
+    '--glob=!node_modules',
+  ];
+  if (query.ignoreCase) args.push('--ignore-case');
+  args.push(query.mode === 'files_with_matches' ? '--files-with-matches' : '--json');
+  if (query.mode === 'files_with_matches') args.push('--null');
+  args.push('--regexp', query.pattern, '--', target);
+
+  const result = await execa(binary, args, {
+    cwd,
+    stdin: 'ignore',
+    reject: false,
+    stripFinalNewline: false,
+    maxBuffer: RG_MAX_BUFFER,
+    cancelSignal: query.signal,
+    encoding: 'utf8',
+  });
+  query.signal?.throwIfAborted();
+  const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+  if (result.exitCode === 2 && !stdout.trim()) {
+    const stderr = typeof result.stderr === 'string' ? result.stderr.trim() : '';
+    if (/regex/i.test(stderr)) throw new RipgrepRegexError(stderr);
+    throw new ToolError(`grep failed: ${stderr || 'ripgrep exited with status 2'}`);
+  }
+  const incomplete = result.isMaxBuffer;
+  const abs = (p: string): string => path.resolve(cwd, p);
+  // rg's own --glob would override .gitignore (whitelisted files are searched even when
+  // ignored), so the glob is applied here, exactly as in the JS backend.
+  const globFilter = query.glob && !info.isFile() ? globMatcher(query.glob) : undefined;
+  const wanted = (file: string): boolean =>
+    !globFilter || globFilter.ignores(path.relative(query.root, file).split(path.sep).join('/'));
+
+  if (query.mode === 'files_with_matches') {
+    const names = stdout.split('\0').filter((p) => p.length > 0);
+    if (incomplete) names.pop();
+    return {
+      files: names.map((p) => ({ file: abs(p), lines: [], count: 1 })).filter((hits) => wanted(hits.file)),
+      incomplete,
+    };
+  }
+  const byFile = new Map<string, FileHits>();
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let event: { type?: string; data?: { path?: { text?: string }; lines?: { text?: string }; line_number?: number } };
+    try {
+      event = JSON.parse(line) as typeof event;
+    } catch {
+      continue;
+    }
+    if (event.type !== 'match') continue;
+    const file = event.data?.path?.text;
+    if (file === undefined) continue;
+    const key = abs(file);
+    if (!wanted(key)) continue;
+    const hits = byFile.get(key) ?? { file: key, lines: [], count: 0 };
+    byFile.set(key, hits);
+    hits.count++;
+    if (query.mode === 'content') {
+      hits.lines.push({ line: event.data?.line_number ?? 0, text: stripEol(event.data?.lines?.text ?? '') });
+    }
+  }
+  return { files: [...byFile.values()], incomplete };
+}
+
+/** Runs the search with the chosen backend ('auto': rg when installed, or at rgPath) and formats the output. */
+export async function grep(
+  query: GrepQuery,
+  backend: GrepBackend | 'auto' = 'auto',
+  rgPath?: string,
+): Promise<{ output: string; count: number; backend: GrepBackend }> {
+  let used: GrepBackend = backend === 'auto' ? ((rgPath ?? (await findRipgrep())) ? 'rg' : 'js') : backend;
+  let result: SearchResult;
+  if (used === 'rg') {
+    try {
+      result = await searchWithRipgrep(query, rgPath);
+    } catch (err) {
+      // Patterns rg's regex engine rejects (look-around, backreferences) still work in JS.
+      if (!(err instanceof RipgrepRegexError)) throw err;
+      used = 'js';
+      result = await searchWithJs(query);
+    }
+  } else {
+    result = await searchWithJs(query);
+  }
+  return { ...format(query, await sortNewestFirst(result.files), result.incomplete), backend: used };
+}
+
+async function sortNewestFirst(files: FileHits[]): Promise<FileHits[]> {
+  const withTime = await Promise.all(
+    files.map(async (hits) => ({ hits, mtime: await stat(hits.file).then((s) => s.mtimeMs, () => 0) })),
+  );
+  withTime.sort((a, b) => b.mtime - a.mtime || (a.hits.file < b.hits.file ? -1 : a.hits.file > b.hits.file ? 1 : 0));
+  for (const { hits } of withTime) hits.lines.sort((a, b) => a.line - b.line);
+  return withTime.map((t) => t.hits);
+}
+
+function format(query: GrepQuery, files: FileHits[], incomplete: boolean): { output: string; count: number } {
+  if (files.length === 0) return { output: 'No matches found.', count: 0 };
+  const out: string[] = [];
+  let chars = 0;
+  let cut = false;
+  const push = (line: string): boolean => {
+    if (chars + line.length + 1 > MAX_GREP_OUTPUT_CHARS) {
+      cut = true;
+      return false;
+    }
+    out.push(line);
+    chars += line.length + 1;
+    return true;
+  };
+  const rel = (file: string): string => displayPath(query.cwd, file);
+  let count = 0;
+  let note = '';
+  if (query.mode === 'content') {
+    const total = files.reduce((n, f) => n + f.lines.length, 0);
+    outer: for (const hits of files) {
+      for (const { line, text } of hits.lines) {
+        if (count >= MAX_GREP_LINES) {
+          cut = true;
+          break outer;
+        }
+        const shown = text.length > MAX_GREP_LINE_CHARS ? `${text.slice(0, MAX_GREP_LINE_CHARS)}... [truncated]` : text;
+        if (!push(`${rel(hits.file)}:${line}:${shown}`)) break outer;
+        count++;
+      }
+    }
+    if (cut) note = `(Showing ${count} of ${total} matching lines. Narrow the search with a more specific pattern, path or glob.)`;
+  } else {
+    for (const hits of files) {
+      if (count >= MAX_GREP_FILES) {
+        cut = true;
+        break;
+      }
+      if (!push(query.mode === 'count' ? `${rel(hits.file)}:${hits.count}` : rel(hits.file))) break;
+      count++;
+    }
+    if (cut) note = `(Showing ${count} of ${files.length} files. Narrow the search with a more specific pattern, path or glob.)`;
+  }
+  if (incomplete) note = `${note ? `${note}\n` : ''}(The search produced too much output and stopped early; some matches are missing.)`;
+  return { output: note ? `${out.join('\n')}\n\n${note}` : out.join('\n'), count };
+}
+
+const parameters = z.object({
+  pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep / JavaScript syntax), e.g. "function\\s+\\w+".'),
+  path: z
+    .string()
+    .optional()
+    .describe('File or directory to search, absolute or relative to the working directory (default: the working directory).'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.py".'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe(
+      '"files_with_matches" (default): paths of matching files; "content": matching lines as path:line:text; "count": path:number of matching lines.',
+    ),
+  '-i': z.boolean().optional().describe('Case-insensitive search (default false).'),
+});
+
+export const grepTool = defineTool({
+  name: 'grep',
+  description: `Search file contents with a regular expression.
+
+- pattern is a regular expression (ripgrep syntax, close to JavaScript): escape literal braces and dots, e.g. "interface\\{\\}" or "foo\\.bar". Matching is per line.
+- Filter files with glob (e.g. "*.js", "**/*.{ts,tsx}") and narrow the search with path (a directory or a single file).
+- output_mode: "files_with_matches" (default) lists matching files, "content" shows matching lines as path:line:text, "count" shows matches per file. Files are ordered most recently modified first.
+- Respects .gitignore, skips .git, node_modules and binary files. Output is capped (${MAX_GREP_FILES} files or ${MAX_GREP_LINES} lines).
+- Always use this tool for content search instead of running grep or rg through bash. For open-ended searches that need several rounds, consider delegating to a sub-agent.`,
+  parameters,
+  readOnly: true,
+  async execute(args, ctx) {
+    const root = await resolveForTool(ctx, args.path);
+    if (!(await stat(root).catch(() => undefined))) throw new ToolError(`Path not found: ${displayPath(ctx.cwd, root)}.`);
+    const { output, count, backend } = await grep({
+      pattern: args.pattern,
+      root,
+      cwd: ctx.cwd,
+      glob: args.glob,
+      mode: args.output_mode ?? 'files_with_matches',
+      ignoreCase: args['-i'] ?? false,
+      signal: ctx.signal,
+    });
+    return { output, metadata: { count, backend } };
+  },
+});
