@@ -1,0 +1,375 @@
+// Sessions and their messages in SQLite. Every finished message is written in its own
+// transaction together with the session's running totals, so a crash loses at most the
+// message being streamed and totals never disagree with the messages they count.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { RunError, errorMessage } from '../errors.js';
+import type { SessionStatus } from '../events.js';
+import { newId } from '../ids.js';
+import { totalInputTokens, type Message, type Usage } from '../messages.js';
+import type { Todo } from '../tools/types.js';
+import { migrate } from './schema.js';
+
+export interface SessionRow {
+  id: string;
+  parent_id: string | null;
+  agent: string;
+  title: string;
+  task_description: string | null;
+  tool_call_id: string | null;
+  status: SessionStatus;
+  model: string;
+  cwd: string;
+  depth: number;
+  /** Every input token the model read for this session: uncached, cache writes and cache reads. */
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost: number;
+  error: string | null;
+  owner_pid: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A session with its totals including every descendant sub-agent session. */
+export interface SessionSummary extends SessionRow {
+  total_cost: number;
+  total_tokens: number;
+}
+
+export interface SessionTotals {
+  total_cost: number;
+  total_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface SessionTree {
+  session: SessionSummary;
+  children: SessionTree[];
+}
+
+export interface MessageRow {
+  id: string;
+  session_id: string;
+  seq: number;
+  role: Message['role'];
+  content: Message['content'];
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost: number | null;
+  created_at: number;
+}
+
+export interface NewSession {
+  agent: string;
+  title: string;
+  status: SessionStatus;
+  model: string;
+  cwd: string;
+  depth: number;
+  parent_id?: string | null;
+  task_description?: string | null;
+  tool_call_id?: string | null;
+}
+
+export type SessionUpdate = Partial<Pick<SessionRow, 'status' | 'title' | 'model' | 'error' | 'agent'>>;
+
+interface RawMessageRow extends Omit<MessageRow, 'content'> {
+  content: string;
+}
+
+const DESCENDANTS = `
+  WITH RECURSIVE sub(id) AS (
+    SELECT id FROM sessions WHERE id = @id
+    UNION ALL
+    SELECT s.id FROM sessions s JOIN sub ON s.parent_id = sub.id
+  )`;
+
+export class SessionStore {
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly stmt: ReturnType<SessionStore['prepare']>;
+
+  private constructor(file: string, db: Database.Database) {
+    this.file = file;
+    this.db = db;
+    this.stmt = this.prepare();
+  }
+
+  /** Opens (creating if needed) `<dataDir>/sessions.db`, or `:memory:` for throwaway stores. */
+  static open(dataDir: string | ':memory:'): SessionStore {
+    const file = dataDir === ':memory:' ? ':memory:' : join(dataDir, 'sessions.db');
+    let db: Database.Database | undefined;
+    try {
+      if (dataDir !== ':memory:') mkdirSync(dataDir, { recursive: true });
+      db = new Database(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      // Several processes (a TUI and a `run`) may share the file: wait rather than fail.
+      db.pragma('busy_timeout = 5000');
+      migrate(db, file);
+      return new SessionStore(file, db);
+    } catch (err) {
+      db?.close();
+      throw new RunError(`Cannot open the session store ${file}: ${errorMessage(err)}`);
+    }
+  }
+
+  private lastNow = 0;
+
+  /** Strictly increasing timestamps, so "most recent" is never a tie within one process. */
+  private now(): number {
+    this.lastNow = Math.max(Date.now(), this.lastNow + 1);
+    return this.lastNow;
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      insertSession: db.prepare(`
+        INSERT INTO sessions (id, parent_id, agent, title, task_description, tool_call_id, status, model, cwd, depth, owner_pid, created_at, updated_at)
+        VALUES (@id, @parent_id, @agent, @title, @task_description, @tool_call_id, @status, @model, @cwd, @depth, @owner_pid, @now, @now)`),
+      getSession: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
+      children: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE parent_id = ? ORDER BY id'),
+      nextSeq: db.prepare<[string], { next: number }>('SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM messages WHERE session_id = ?'),
+      insertMessage: db.prepare(`
+        INSERT INTO messages (id, session_id, seq, role, content, input_tokens, output_tokens, cost, created_at)
+        VALUES (@id, @session_id, @seq, @role, @content, @input_tokens, @output_tokens, @cost, @created_at)`),
+      addUsage: db.prepare(`
+        UPDATE sessions SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+          cache_read_tokens = cache_read_tokens + @cache_read, cache_write_tokens = cache_write_tokens + @cache_write,
+          cost = cost + @cost, updated_at = @now WHERE id = @id`),
+      touch: db.prepare('UPDATE sessions SET updated_at = @now WHERE id = @id'),
+      messages: db.prepare<[string], RawMessageRow>('SELECT * FROM messages WHERE session_id = ? ORDER BY seq'),
+      totals: db.prepare<{ id: string }, SessionTotals>(`${DESCENDANTS}
+        SELECT COALESCE(SUM(cost), 0) AS total_cost, COALESCE(SUM(input_tokens + output_tokens), 0) AS total_tokens,
+               COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens
+        FROM sessions WHERE id IN (SELECT id FROM sub)`),
+      roots: db.prepare<[], SessionRow>('SELECT * FROM sessions WHERE parent_id IS NULL ORDER BY updated_at DESC, id DESC'),
+      mostRecentRoot: db.prepare<[string], SessionRow>(
+        'SELECT * FROM sessions WHERE parent_id IS NULL AND cwd = ? ORDER BY updated_at DESC, id DESC LIMIT 1',
+      ),
+      // Totals of every session over its whole subtree, in one pass, for listings.
+      allTotals: db.prepare<[], { id: string; total_cost: number; total_tokens: number }>(`
+        WITH RECURSIVE anc(id, sid) AS (
+          SELECT id, id FROM sessions
+          UNION ALL
+          SELECT s.parent_id, anc.sid FROM anc JOIN sessions s ON s.id = anc.id WHERE s.parent_id IS NOT NULL
+        )
+        SELECT anc.id AS id, SUM(s.cost) AS total_cost, SUM(s.input_tokens + s.output_tokens) AS total_tokens
+        FROM anc JOIN sessions s ON s.id = anc.sid GROUP BY anc.id`),
+      all: db.prepare<[], SessionRow>('SELECT * FROM sessions ORDER BY id'),
+      running: db.prepare<[], Pick<SessionRow, 'id' | 'owner_pid'>>(
+        "SELECT id, owner_pid FROM sessions WHERE status IN ('running', 'queued')",
+      ),
+      interrupt: db.prepare("UPDATE sessions SET status = 'interrupted', owner_pid = NULL, updated_at = @now WHERE id = @id"),
+      getTodos: db.prepare<[string], { items: string }>('SELECT items FROM todos WHERE session_id = ?'),
+      setTodos: db.prepare(`
+        INSERT INTO todos (session_id, items, updated_at) VALUES (@id, @items, @now)
+        ON CONFLICT(session_id) DO UPDATE SET items = excluded.items, updated_at = excluded.updated_at`),
+    };
+  }
+
+  createSession(fields: NewSession): SessionRow {
+    const id = newId('ses');
+    this.stmt.insertSession.run({
+      id,
+      parent_id: fields.parent_id ?? null,
+      agent: fields.agent,
+      title: fields.title,
+      task_description: fields.task_description ?? null,
+      tool_call_id: fields.tool_call_id ?? null,
+      status: fields.status,
+      model: fields.model,
+      cwd: fields.cwd,
+      depth: fields.depth,
+      owner_pid: isLive(fields.status) ? process.pid : null,
+      now: this.now(),
+    });
+    return this.getSession(id)!;
+  }
+
+  getSession(id: string): SessionRow | undefined {
+    return this.stmt.getSession.get(id);
+  }
+
+  updateSession(id: string, update: SessionUpdate): void {
+    const sets: string[] = ['updated_at = @now'];
+    const params: Record<string, unknown> = { id, now: this.now() };
+    for (const key of ['status', 'title', 'model', 'error', 'agent'] as const) {
+      if (update[key] !== undefined) {
+        sets.push(`${key} = @${key}`);
+        params[key] = update[key];
+      }
+    }
+    // The owner pid is what lets the next start tell a crashed run from a live one.
+    if (update.status !== undefined) {
+      sets.push('owner_pid = @owner_pid');
+      params.owner_pid = isLive(update.status) ? process.pid : null;
+    }
+    this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params);
+  }
+
+  /** Appends a finished message and adds its usage to the session, atomically. */
+  appendMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): MessageRow {
+    return this.db.transaction((): MessageRow => {
+      const now = this.now();
+      const row: RawMessageRow = {
+        id: newId('msg'),
+        session_id: sessionId,
+        seq: this.stmt.nextSeq.get(sessionId)!.next,
+        role: message.role,
+        content: JSON.stringify(message.content),
+        input_tokens: usage ? totalInputTokens(usage.usage) : null,
+        output_tokens: usage ? usage.usage.output_tokens : null,
+        cost: usage ? usage.cost : null,
+        created_at: now,
+      };
+      this.stmt.insertMessage.run(row);
+      if (usage) {
+        this.stmt.addUsage.run({
+          id: sessionId,
+          input: totalInputTokens(usage.usage),
+          output: usage.usage.output_tokens,
+          cache_read: usage.usage.cache_read_input_tokens,
+          cache_write: usage.usage.cache_creation_input_tokens,
+          cost: usage.cost,
+          now,
+        });
+      } else {
+        this.stmt.touch.run({ id: sessionId, now });
+      }
+      return { ...row, content: message.content };
+    })();
+  }
+
+  loadMessages(sessionId: string): Message[] {
+    return this.messageRows(sessionId).map((r) => ({ role: r.role, content: r.content }));
+  }
+
+  messageRows(sessionId: string): MessageRow[] {
+    return this.stmt.messages.all(sessionId).map((r) => ({ ...r, content: parseContent(r.content) }));
+  }
+
+  children(sessionId: string): SessionRow[] {
+    return this.stmt.children.all(sessionId);
+  }
+
+  totals(sessionId: string): SessionTotals {
+    return this.stmt.totals.get({ id: sessionId })!;
+  }
+
+  /** Root sessions, most recently updated first, with totals that include their sub-agents. */
+  listRoots(): SessionSummary[] {
+    const totals = this.totalsById();
+    return this.stmt.roots.all().map((r) => withTotals(r, totals));
+  }
+
+  /** Every session: each root (most recent first) followed by its descendants depth-first. */
+  listAll(): SessionSummary[] {
+    const totals = this.totalsById();
+    const byParent = new Map<string, SessionRow[]>();
+    for (const row of this.stmt.all.all()) {
+      if (!row.parent_id) continue;
+      const list = byParent.get(row.parent_id) ?? [];
+      list.push(row);
+      byParent.set(row.parent_id, list);
+    }
+    const out: SessionSummary[] = [];
+    const visit = (row: SessionRow) => {
+      out.push(withTotals(row, totals));
+      for (const child of byParent.get(row.id) ?? []) visit(child);
+    };
+    for (const root of this.stmt.roots.all()) visit(root);
+    return out;
+  }
+
+  private totalsById(): Map<string, Pick<SessionSummary, 'total_cost' | 'total_tokens'>> {
+    return new Map(this.stmt.allTotals.all().map((t) => [t.id, { total_cost: t.total_cost, total_tokens: t.total_tokens }]));
+  }
+
+  tree(sessionId: string): SessionTree {
+    const root = this.getSession(sessionId);
+    if (!root) throw new Error(`No session with id "${sessionId}".`);
+    const build = (row: SessionRow): SessionTree => ({
+      session: { ...row, ...pickTotals(this.totals(row.id)) },
+      children: this.children(row.id).map(build),
+    });
+    return build(root);
+  }
+
+  mostRecentRoot(cwd: string): SessionRow | undefined {
+    return this.stmt.mostRecentRoot.get(cwd);
+  }
+
+  /**
+   * Marks sessions left running or queued by a process that no longer exists as interrupted.
+   * Sessions owned by a live process (another window running right now) are left alone.
+   */
+  markInterrupted(): string[] {
+    const marked: string[] = [];
+    this.db.transaction(() => {
+      for (const row of this.stmt.running.all()) {
+        if (row.owner_pid !== null && row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;
+        if (row.owner_pid === process.pid) continue;
+        this.stmt.interrupt.run({ id: row.id, now: this.now() });
+        marked.push(row.id);
+      }
+    })();
+    return marked;
+  }
+
+  getTodos(sessionId: string): Todo[] {
+    const row = this.stmt.getTodos.get(sessionId);
+    if (!row) return [];
+    try {
+      return JSON.parse(row.items) as Todo[];
+    } catch {
+      return [];
+    }
+  }
+
+  setTodos(sessionId: string, todos: Todo[]): void {
+    this.stmt.setTodos.run({ id: sessionId, items: JSON.stringify(todos), now: this.now() });
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function isLive(status: SessionStatus): boolean {
+  return status === 'running' || status === 'queued';
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function parseContent(json: string): Message['content'] {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) ? (parsed as Message['content']) : [];
+  } catch {
+    return [{ type: 'text', text: '[unreadable message]' }];
+  }
+}
+
+function pickTotals(t: SessionTotals): Pick<SessionSummary, 'total_cost' | 'total_tokens'> {
+  return { total_cost: t.total_cost, total_tokens: t.total_tokens };
+}
+
+function withTotals(row: SessionRow, totals: Map<string, Pick<SessionSummary, 'total_cost' | 'total_tokens'>>): SessionSummary {
+  return { ...row, ...(totals.get(row.id) ?? { total_cost: row.cost, total_tokens: row.input_tokens + row.output_tokens }) };
+}
