@@ -1,0 +1,36 @@
+// Provider registry: model names resolve to a provider instance and a provider-local id.
+import { ConfigError } from '../errors.js';
+import { AnthropicProvider } from './anthropic.js';
+import type { Provider } from './types.js';
+
+export { costOf, parseModelRef, resolveModelName, priceOf, DEFAULT_MODEL, MODEL_ALIASES, type Price } from './models.js';
+export type { Provider, ModelRequest, ModelResponse, StreamEvent, ToolSpec, ModelRef, StopReason } from './types.js';
+
+export interface ProviderOptions {
+  /** Falls back to `env.ANTHROPIC_API_KEY`; a missing key fails on the first request, not here. */
+  apiKey?: string | undefined;
+  baseURL?: string | undefined;
+  maxRetries?: number | undefined;
+  retryBaseDelayMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
+  /** Where the key and base URL fall back to; `process.env` unless a test isolates it. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export const PROVIDERS = ['anthropic'] as const;
+
+export function createProvider(name: string, opts: ProviderOptions = {}): Provider {
+  const env = opts.env ?? process.env;
+  switch (name) {
+    case 'anthropic':
+      return new AnthropicProvider({
+        apiKey: opts.apiKey || env.ANTHROPIC_API_KEY,
+        baseURL: opts.baseURL || env.ANTHROPIC_BASE_URL,
+        maxRetries: opts.maxRetries,
+        retryBaseDelayMs: opts.retryBaseDelayMs,
+        idleTimeoutMs: opts.idleTimeoutMs,
+      });
+    default:
+      throw new ConfigError(`Unknown provider "${name}": expected ${PROVIDERS.join(', ')}.`);
+  }
+}

@@ -1,0 +1,81 @@
+// Model names and prices. Aliases follow Claude Code (`sonnet`, `opus`, `haiku`, `inherit`)
+// so agent files from either ecosystem resolve to the same ids.
+import type { Usage } from '../messages.js';
+import type { ModelRef } from './types.js';
+
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-6';
+
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: 'anthropic/claude-sonnet-4-6',
+  opus: 'anthropic/claude-opus-4-5',
+  haiku: 'anthropic/claude-haiku-4-5',
+};
+
+/** `anthropic/claude-sonnet-4-5` → { provider, model }; a bare id belongs to anthropic. */
+export function parseModelRef(ref: string): ModelRef {
+  const trimmed = ref.trim();
+  const slash = trimmed.indexOf('/');
+  if (slash <= 0) return { provider: 'anthropic', model: trimmed };
+  return { provider: trimmed.slice(0, slash), model: trimmed.slice(slash + 1) };
+}
+
+/**
+ * A full `provider/id` for whatever an agent file, the config or a flag says. `inherit`
+ * and an absent name mean the fallback (the parent's model, or the default).
+ */
+export function resolveModelName(name: string | undefined, fallback?: string): string {
+  const trimmed = name?.trim();
+  if (!trimmed || trimmed.toLowerCase() === 'inherit') return fallback ?? DEFAULT_MODEL;
+  const alias = MODEL_ALIASES[trimmed.toLowerCase()];
+  if (alias) return alias;
+  return trimmed.includes('/') ? trimmed : `anthropic/${trimmed}`;
+}
+
+/** USD per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+}
+
+// Keyed by id prefix so dated snapshots (`claude-sonnet-4-5-20250929`) price like their
+// family; the longest matching prefix wins, so `claude-opus-4-1` beats `claude-opus-4`.
+const PRICES: Readonly<Record<string, Price>> = {
+  'claude-opus-4-5': { input: 5, output: 25 },
+  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-opus-4': { input: 15, output: 75 },
+  'claude-sonnet-4-6': { input: 3, output: 15 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-sonnet-4': { input: 3, output: 15 },
+  'claude-3-7-sonnet': { input: 3, output: 15 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+  'claude-3-5-haiku': { input: 0.8, output: 4 },
+  'claude-3-haiku': { input: 0.25, output: 1.25 },
+};
+
+// For ids the table does not know yet: a new snapshot of a family usually keeps its
+// prices, and overestimating an unknown model is safer than reporting it as free.
+const FAMILY_PRICES: ReadonlyArray<[family: string, price: Price]> = [
+  ['opus', { input: 15, output: 75 }],
+  ['haiku', { input: 1, output: 5 }],
+  ['sonnet', { input: 3, output: 15 }],
+];
+const FALLBACK_PRICE: Price = { input: 3, output: 15 };
+
+/** Prices of a model id, with or without its `provider/` prefix. */
+export function priceOf(modelId: string): Price {
+  const id = parseModelRef(modelId.toLowerCase()).model;
+  let best: string | undefined;
+  for (const key of Object.keys(PRICES)) {
+    if (id.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  }
+  if (best !== undefined) return PRICES[best]!;
+  return FAMILY_PRICES.find(([family]) => id.includes(family))?.[1] ?? FALLBACK_PRICE;
+}
+
+/** Cost in USD: cache writes cost 1.25× the input price, cache reads 0.1×. */
+export function costOf(modelId: string, usage: Usage): number {
+  const p = priceOf(modelId);
+  const inputSide =
+    usage.input_tokens * p.input + usage.cache_creation_input_tokens * p.input * 1.25 + usage.cache_read_input_tokens * p.input * 0.1;
+  return (inputSide + usage.output_tokens * p.output) / 1_000_000;
+}
