@@ -1,0 +1,54 @@
+// Applies agent fields (front-matter or a config entry) onto a definition. Files build on
+// an empty skeleton; config entries build on whatever agent of that name was loaded, so a
+// config can change one field of a built-in without repeating its prompt.
+import type { AgentDefinition } from './definition.js';
+import type { AgentConfigEntry, AgentMode } from './schema.js';
+import { selectTools } from './tools.js';
+
+export function skeleton(name: string, mode: AgentMode, source: string): AgentDefinition {
+  return { name, mode, description: '', prompt: '', hidden: false, disable: false, source };
+}
+
+export interface Applied {
+  agent: AgentDefinition;
+  /** Tool names that matched none of ours, as written. */
+  unknownTools: string[];
+}
+
+export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Applied {
+  const agent: AgentDefinition = { ...base };
+  if (fields.description !== undefined) agent.description = fields.description;
+  if (fields.mode !== undefined) agent.mode = fields.mode;
+  if (fields.model !== undefined) agent.model = fields.model;
+  if (fields.temperature !== undefined) agent.temperature = fields.temperature;
+  if (fields.top_p !== undefined) agent.top_p = fields.top_p;
+  if (fields.color !== undefined) agent.color = fields.color;
+  if (fields.hidden !== undefined) agent.hidden = fields.hidden;
+  if (fields.disable !== undefined) agent.disable = fields.disable;
+  if (fields.prompt !== undefined) agent.prompt = fields.prompt;
+  const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns;
+  if (maxTurns !== undefined) agent.maxTurns = maxTurns;
+  // Per permission key, so `{ bash: deny }` in the config keeps the file's `edit` rule.
+  if (fields.permission !== undefined) agent.permission = { ...base.permission, ...fields.permission };
+
+  let unknownTools: string[] = [];
+  if (fields.tools !== undefined) {
+    const selection = selectTools(fields.tools);
+    unknownTools = selection.unknown;
+    if (selection.allow) {
+      agent.tools = selection.allow;
+      delete agent.disabledTools;
+    } else {
+      // A map switches single tools on or off without replacing the allowlist.
+      const disabled = new Set([...(base.disabledTools ?? []), ...selection.disable]);
+      for (const name of selection.enable) disabled.delete(name);
+      if (disabled.size > 0) agent.disabledTools = [...disabled];
+      else delete agent.disabledTools;
+      if (base.tools) {
+        const missing = selection.enable.filter((name) => !base.tools?.includes(name));
+        if (missing.length > 0) agent.tools = [...base.tools, ...missing];
+      }
+    }
+  }
+  return { agent, unknownTools };
+}

@@ -1,0 +1,27 @@
+// The resolved form of an agent, whatever file style or config entry it came from.
+import type { PermissionConfig } from '../permission/schema.js';
+import type { AgentMode } from './schema.js';
+
+export interface AgentDefinition {
+  name: string;
+  mode: AgentMode;
+  /** What the parent model reads when choosing a sub-agent; may be empty. */
+  description: string;
+  /** The system prompt (the markdown body). */
+  prompt: string;
+  /** As written: an alias (`sonnet`), `inherit` or `provider/id`; resolved by the engine. */
+  model?: string;
+  temperature?: number;
+  top_p?: number;
+  /** Allowlist of tool names; undefined means every tool. */
+  tools?: string[];
+  /** Tools switched off by an OpenCode-style `tools: { name: false }` map. */
+  disabledTools?: string[];
+  permission?: PermissionConfig;
+  maxTurns?: number;
+  color?: string;
+  hidden: boolean;
+  disable: boolean;
+  /** Absolute path of the file that defined it, or `config`. */
+  source: string;
+}

@@ -1,0 +1,97 @@
+// Reads the configuration: defaults → `<config dir>/config.json` → `.opencoderc.json` files
+// from the git root down to the working directory (nearer wins). Each file is parsed and
+// validated on its own so that an error names the file the user has to fix.
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { findProject } from '../project.js';
+import { describeIssue } from './issues.js';
+import { JsoncSyntaxError, parseJsonc } from './jsonc.js';
+import { deepMerge, isPlainObject, substituteEnv } from './merge.js';
+import { configDir } from './paths.js';
+import { ConfigSchema, type Config } from './schema.js';
+
+export const GLOBAL_CONFIG_FILE = 'config.json';
+export const PROJECT_CONFIG_FILE = '.opencoderc.json';
+
+export interface LoadConfigOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** The files that were read, lowest precedence first. */
+  sources: string[];
+}
+
+/**
+ * The directories whose `.opencoderc.json` apply, farthest first: from the git root down to
+ * `cwd`. Outside a repository only `cwd` counts, so a stray file in a parent folder (or the
+ * home folder) does not leak into unrelated projects.
+ */
+export function projectConfigDirs(cwd: string): string[] {
+  const start = resolve(cwd);
+  const project = findProject(start);
+  if (!project.isGitRepo) return [start];
+  const dirs = [project.root];
+  const rel = relative(project.root, start);
+  let current = project.root;
+  for (const part of rel ? rel.split(sep) : []) {
+    current = join(current, part);
+    dirs.push(current);
+  }
+  return dirs;
+}
+
+export function loadConfig({ cwd, env }: LoadConfigOptions): LoadedConfig {
+  const candidates = [join(configDir(env), GLOBAL_CONFIG_FILE), ...projectConfigDirs(cwd).map((dir) => join(dir, PROJECT_CONFIG_FILE))];
+  const sources: string[] = [];
+  let merged: Record<string, unknown> = {};
+  for (const file of candidates) {
+    const data = readConfigFile(file, env);
+    if (data === undefined) continue;
+    sources.push(file);
+    merged = deepMerge(merged, data);
+  }
+  const result = ConfigSchema.safeParse(merged);
+  if (!result.success) {
+    // Each file was valid on its own, so only a combination can fail here; name them all.
+    const issue = result.error.issues[0];
+    const what = issue ? describeIssue(ConfigSchema, merged, issue) : 'is invalid.';
+    throw new ConfigError(`${sources.join(' + ') || 'default configuration'}: ${what}`);
+  }
+  return { config: result.data, sources };
+}
+
+/**
+ * One file's settings, `{env:VAR}` resolved and validated, but without defaults applied
+ * (defaults are applied once, after merging, so a later file never resets an earlier one).
+ * Returns undefined when the file does not exist.
+ */
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new ConfigError(`${file}: cannot be read (${code ?? String(err)}).`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseJsonc(text);
+  } catch (err) {
+    if (err instanceof JsoncSyntaxError) throw new ConfigError(`${file}: ${err.message}.`);
+    throw err;
+  }
+  // An empty (or comments-only) file is a file with nothing set yet, not an error.
+  const data = substituteEnv(parsed ?? {}, env);
+  const result = ConfigSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ConfigError(`${file}: ${issue ? describeIssue(ConfigSchema, data, issue) : 'is invalid.'}`);
+  }
+  if (!isPlainObject(data)) throw new ConfigError(`${file}: the top level must be an object.`);
+  return data;
+}

@@ -1,0 +1,29 @@
+// Where configuration and data live (DESIGN §2): an explicit override, then the XDG base
+// directory, then the XDG fallback under the home folder. Empty variables count as unset,
+// as the XDG spec asks, so `XDG_CONFIG_HOME= opencode-ink` behaves like no variable.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+const APP = 'opencode-ink';
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value && value.length > 0 ? value : undefined;
+}
+
+function home(env: NodeJS.ProcessEnv): string {
+  return nonEmpty(env.HOME) ?? homedir();
+}
+
+export function configDir(env: NodeJS.ProcessEnv): string {
+  const explicit = nonEmpty(env.OPENCODE_INK_CONFIG_DIR);
+  if (explicit) return explicit;
+  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
+  return xdg ? join(xdg, APP) : join(home(env), '.config', APP);
+}
+
+export function dataDir(env: NodeJS.ProcessEnv): string {
+  const explicit = nonEmpty(env.OPENCODE_INK_DATA_DIR);
+  if (explicit) return explicit;
+  const xdg = nonEmpty(env.XDG_DATA_HOME);
+  return xdg ? join(xdg, APP) : join(home(env), '.local', 'share', APP);
+}

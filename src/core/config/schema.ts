@@ -1,0 +1,82 @@
+// The configuration's shape and defaults (DESIGN §3). Strict objects: a misspelt key would
+// otherwise be dropped silently and the user would wonder why the setting does nothing.
+// Nested sections use `prefault` so a partial section is filled in with the other defaults.
+import { z } from 'zod';
+import { AgentConfigEntrySchema } from '../agents/schema.js';
+import { PermissionConfigSchema } from '../permission/schema.js';
+
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-6';
+export const DEFAULT_AGENT = 'build';
+
+export const DEFAULT_KEYBINDS = {
+  leader: 'ctrl+x',
+  session_child_cycle: '<leader>right',
+  session_child_cycle_reverse: '<leader>left',
+  session_parent: '<leader>up',
+  session_child_first: '<leader>down',
+  session_list: '<leader>l',
+} as const;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const AnthropicProviderSchema = z.strictObject({
+  apiKey: z.string().optional(),
+  // Empty is allowed: an unset `{env:ANTHROPIC_BASE_URL}` becomes '' and then means "the SDK default".
+  baseURL: z
+    .string()
+    .refine((v) => v === '' || isHttpUrl(v), { message: 'must be an http:// or https:// URL' })
+    .optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+  idleTimeoutMs: z.number().int().min(1000).optional(),
+});
+
+export const CommandConfigSchema = z.strictObject({
+  template: z.string(),
+  description: z.string().optional(),
+  agent: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  subtask: z.boolean().optional(),
+});
+
+export const SubagentSettingsSchema = z.strictObject({
+  max_depth: z.number().int().min(1).max(5).default(1),
+  max_concurrency: z.number().int().min(1).default(5),
+  max_per_batch: z.number().int().min(1).default(10),
+  max_turns: z.number().int().min(1).default(20),
+  timeout_seconds: z.number().min(1).default(600),
+  approvals: z.enum(['bubble', 'deny']).default('bubble'),
+});
+
+export const KeybindsSchema = z.strictObject({
+  leader: z.string().min(1).default(DEFAULT_KEYBINDS.leader),
+  session_child_cycle: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cycle),
+  session_child_cycle_reverse: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cycle_reverse),
+  session_parent: z.string().min(1).default(DEFAULT_KEYBINDS.session_parent),
+  session_child_first: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_first),
+  session_list: z.string().min(1).default(DEFAULT_KEYBINDS.session_list),
+});
+
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  model: z.string().min(1).default(DEFAULT_MODEL),
+  default_agent: z.string().min(1).default(DEFAULT_AGENT),
+  provider: z.strictObject({ anthropic: AnthropicProviderSchema.optional() }).prefault({}),
+  agent: z.record(z.string(), AgentConfigEntrySchema).prefault({}),
+  command: z.record(z.string(), CommandConfigSchema).prefault({}),
+  permission: PermissionConfigSchema.prefault({}),
+  subagents: SubagentSettingsSchema.prefault({}),
+  keybinds: KeybindsSchema.prefault({}),
+});
+
+/** The validated configuration, every default filled in. */
+export type Config = z.output<typeof ConfigSchema>;
+/** What a config file may contain. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type CommandConfig = z.output<typeof CommandConfigSchema>;
