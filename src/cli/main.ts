@@ -1,12 +1,13 @@
 // Command-line entry: parses arguments with commander and maps every failure to one clear
 // line on stderr and an exit code (2 usage/config, 1 failed run); stacks only with --debug.
+import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { UserFacingError, errorMessage } from '../core/errors.js';
 import { agentsCommand } from './commands/agents.js';
 import { runCommand } from './commands/run.js';
 import { sessionShow, sessionsList } from './commands/sessions.js';
 import { loadContext, type CliContext } from './context.js';
-import { packageVersion } from './package-root.js';
+import { packageRoot, packageVersion } from './package-root.js';
 
 interface SharedOptions {
   model?: string;
@@ -32,20 +33,29 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     .version(packageVersion(), '-v, --version')
     .option('--debug', 'print stack traces for errors')
     .exitOverride()
+    // The UI and `run` share option names (-c, -m, ...): each command owns what follows it.
+    .enablePositionalOptions()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run opencode-ink --help for usage)');
 
   const shared = (cmd: Command) =>
     cmd
-      .option('-m, --model <provider/model>', 'model to use, e.g. anthropic/claude-sonnet-4-5')
+      .option('-m, --model <provider/model>', 'model to use, e.g. anthropic/claude-sonnet-4-6')
       .option('--agent <name>', 'primary agent (default: build)')
       .option('-s, --session <id>', 'continue that session')
       .option('-c, --continue', 'continue the most recent session in this directory');
 
-  shared(program.argument('[prompt...]', 'first prompt for the interactive UI')).action(async () => {
-    io.stderr.write('The interactive UI is not part of this build yet; use opencode-ink run "<prompt>".\n');
-    exitCode = 2;
-  });
+  shared(program.argument('[prompt...]', 'first prompt for the interactive UI'))
+    .option('--demo', 'run the offline scripted demo (no API key needed)')
+    .action(async (words: string[], opts: SharedOptions & { demo?: boolean }) => {
+      // Loaded on demand: `run` and the listing commands never load Ink or React.
+      const { startTui } = await import('../ui/launch.js');
+      exitCode = await startTui(() => context(), {
+        ...opts,
+        ...(words.length ? { prompt: words.join(' ') } : {}),
+        builtinAgentsDir: join(packageRoot(), 'agents'),
+      });
+    });
 
   shared(program.command('run').description('run one prompt to completion without the interactive UI'))
     .argument('<prompt...>', 'the prompt')
@@ -69,7 +79,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     .argument('<id>', 'session id')
     .option('--json', 'print JSON', false)
     .action((id: string, opts: { json: boolean }) => {
-      io.stdout.write(`${sessionShow(context(), id, opts)}\n`);
+      // `--json` after the id may be claimed by the parent `sessions` command, which has one too.
+      const json = opts.json || (sessions.opts() as { json?: boolean }).json === true;
+      io.stdout.write(`${sessionShow(context(), id, { json })}\n`);
     });
 
   program

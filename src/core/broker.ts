@@ -7,6 +7,7 @@ import type { PermissionReply } from './events.js';
 import { newId } from './ids.js';
 import type { PermissionOutcome, PermissionQuestion } from './permission/gate.js';
 import { wildcardMatch } from './permission/rules.js';
+import type { QuestionOutcome } from './tools/types.js';
 
 export interface BrokerMode {
   /** Someone (the TUI) can answer questions and permission requests. */
@@ -15,11 +16,7 @@ export interface BrokerMode {
   autoApprove: boolean;
 }
 
-export type QuestionOutcome =
-  | { kind: 'answered'; answer: string }
-  | { kind: 'declined' }
-  | { kind: 'unavailable' }
-  | { kind: 'cancelled' };
+export type { QuestionOutcome };
 
 export interface PendingPermission {
   id: string;

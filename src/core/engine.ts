@@ -7,15 +7,27 @@ import { runTurn, type LoopDeps, type TurnOutcome } from './agent/loop.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, errorMessage } from './errors.js';
 import { EventBus, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
-import type { Message } from './messages.js';
-import { PermissionGate, TreeApprovals } from './permission/gate.js';
-import { DEFAULT_RULES, deniesEntirely, permissionKeyOf, rulesFromConfig, type Ruleset } from './permission/rules.js';
+import type { Message, TextPart } from './messages.js';
+import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permission/gate.js';
+import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
 import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
 import type { Provider } from './provider/types.js';
-import type { SessionRow, SessionStore } from './store/index.js';
+import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
+import {
+  ASK_USER_TOOL,
+  TASK_TOOL,
+  askUserTool,
+  childRoutes,
+  createTaskTool,
+  selectToolNames,
+  SubagentSupervisor,
+  type ChildRunOptions,
+  type SubagentHost,
+  type SubagentSettings,
+} from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import type { Tool } from './tools/types.js';
 
@@ -56,11 +68,17 @@ export class Engine {
   private readonly providers = new Map<string, Provider>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
+  private readonly supervisor: SubagentSupervisor;
+  /** Turns and background tasks still under way, per root session. */
+  private readonly busy = new Map<string, number>();
+  private readonly settleWaiters = new Map<string, Array<() => void>>();
+  private readonly lastOutcomes = new Map<string, TurnOutcome>();
 
   constructor(private readonly options: EngineOptions) {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
+    this.supervisor = new SubagentSupervisor(this.subagentHost());
   }
 
   on(listener: EventListener): () => void {
@@ -95,12 +113,58 @@ export class Engine {
     return this.options.store.getSession(id);
   }
 
+  /** A stored session with its messages, for views that load history on demand. */
+  history(sessionId: string): { session: SessionRow; messages: Message[] } | undefined {
+    const session = this.options.store.getSession(sessionId);
+    if (!session) return undefined;
+    return { session, messages: this.options.store.loadMessages(sessionId) };
+  }
+
+  children(sessionId: string): SessionRow[] {
+    return this.options.store.children(sessionId);
+  }
+
+  /** Root sessions, most recent first, with totals that include their sub-agents. */
+  listRoots(): SessionSummary[] {
+    return this.options.store.listRoots();
+  }
+
+  mostRecentRoot(): SessionRow | undefined {
+    return this.options.store.mostRecentRoot(this.options.cwd);
+  }
+
+  /** Switches the primary agent of an idle root session (Tab in the TUI, `/agent`). */
+  setAgent(sessionId: string, agentName: string): SessionRow {
+    const row = this.idleRoot(sessionId);
+    const agent = this.primaryAgent(agentName);
+    const model = agent.model && !this.options.model ? this.pickModel(undefined, agent) : row.model;
+    this.options.store.updateSession(row.id, { agent: agent.name, model });
+    this.live.delete(row.id);
+    return this.options.store.getSession(row.id)!;
+  }
+
+  /** Changes the model of an idle root session (`/model`); aliases like `opus` resolve here. */
+  setModel(sessionId: string, model: string): SessionRow {
+    const row = this.idleRoot(sessionId);
+    const resolved = resolveModelName(model, resolveModelName(this.options.config.model));
+    this.options.store.updateSession(row.id, { model: resolved });
+    this.live.delete(row.id);
+    return this.options.store.getSession(row.id)!;
+  }
+
+  private idleRoot(sessionId: string): SessionRow {
+    const row = this.options.store.getSession(sessionId);
+    if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
+    if (this.running.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before switching.');
+    return row;
+  }
+
   /** Runs one user turn to completion in a root session. */
   async prompt(sessionId: string, text: string): Promise<TurnOutcome> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.running.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
-    const session = this.liveSession(row);
+    const session = this.openSession(row);
     if (row.title === 'New session' && text.trim()) {
       this.options.store.updateSession(row.id, { title: titleFrom(text) });
     }
@@ -118,6 +182,34 @@ export class Engine {
 
   isRunning(sessionId: string): boolean {
     return this.running.has(sessionId);
+  }
+
+  /** Cancels every running turn, children and background tasks included (quitting). */
+  cancelAll(): void {
+    for (const id of this.running) this.live.get(id)?.controller.abort();
+  }
+
+  /**
+   * Resolves when a root session has nothing left under way: no running turn, no background
+   * task, and no turn started by a background result. `run` waits on this before exiting.
+   */
+  settled(rootId: string): Promise<void> {
+    if (!this.busy.get(rootId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.settleWaiters.get(rootId) ?? [];
+      list.push(resolve);
+      this.settleWaiters.set(rootId, list);
+    });
+  }
+
+  /** The outcome of the last turn that ended in this session, e.g. one a background result started. */
+  lastOutcome(sessionId: string): TurnOutcome | undefined {
+    return this.lastOutcomes.get(sessionId);
+  }
+
+  /** Sub-agents the model can start with `task`. */
+  subagents(): AgentDefinition[] {
+    return this.supervisor.catalogue();
   }
 
   answerQuestion(id: string, answer: string): boolean {
@@ -140,20 +232,113 @@ export class Engine {
     return this.broker.pendingPermissions();
   }
 
-  private async runLive(session: LiveSession, input: Message): Promise<TurnOutcome> {
+  private async runLive(session: LiveSession, input: Message, opts?: ChildRunOptions): Promise<TurnOutcome> {
+    const root = session.path[0]!;
+    this.markBusy(root, +1);
     this.running.add(session.id);
+    try {
+      let next: Message | undefined = input;
+      let outcome: TurnOutcome;
+      do {
+        outcome = await this.runOneTurn(session, next, opts);
+        // Results of background tasks that arrived as the turn ended start the next one.
+        next = session.inbox.length && outcome.status !== 'cancelled' ? { role: 'user', content: session.inbox.splice(0) } : undefined;
+      } while (next);
+      this.lastOutcomes.set(session.id, outcome);
+      return outcome;
+    } finally {
+      this.running.delete(session.id);
+      this.markBusy(root, -1);
+    }
+  }
+
+  private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions): Promise<TurnOutcome> {
     session.controller = new AbortController();
+    const unlink = linkSignals(session.controller, opts?.links ?? []);
     this.setStatus(session, 'running');
     let outcome: TurnOutcome;
     try {
       outcome = await runTurn(session, this.loopDeps(), input);
     } finally {
-      this.running.delete(session.id);
+      unlink();
     }
-    if (outcome.status === 'failed') session.emit('error', { message: outcome.error ?? 'The turn failed.' });
-    this.setStatus(session, statusAfter(outcome, session.depth), outcome.error);
+    const stopped = outcome.status === 'cancelled' ? opts?.stopReason() : undefined;
+    if (stopped) {
+      this.setStatus(session, 'failed', stopped);
+    } else {
+      if (outcome.status === 'failed') session.emit('error', { message: outcome.error ?? 'The turn failed.' });
+      this.setStatus(session, statusAfter(outcome, session.depth), outcome.error);
+    }
     session.emit('turn.completed', { usage: outcome.usage, cost: outcome.cost });
     return outcome;
+  }
+
+  private markBusy(rootId: string, delta: number): void {
+    const count = (this.busy.get(rootId) ?? 0) + delta;
+    if (count > 0) {
+      this.busy.set(rootId, count);
+      return;
+    }
+    this.busy.delete(rootId);
+    const waiters = this.settleWaiters.get(rootId) ?? [];
+    this.settleWaiters.delete(rootId);
+    for (const resolve of waiters) resolve();
+  }
+
+  private subagentHost(): SubagentHost {
+    return {
+      settings: this.subagentSettings(),
+      store: this.options.store,
+      agent: (name) => this.options.agents.get(name),
+      subagents: () =>
+        [...this.options.agents.values()].filter((a) => (a.mode === 'subagent' || a.mode === 'all') && !a.disable),
+      resolveModel: (name, fallback) => resolveModelName(name, fallback),
+      createChild: (parent, fields) => {
+        const row = this.options.store.createSession({
+          ...fields,
+          parent_id: parent.id,
+          status: 'queued',
+          cwd: parent.cwd,
+          depth: parent.depth + 1,
+        });
+        this.emitFor(row.id, row.agent, [...parent.path, row.id], 'session.created', {
+          parent_id: parent.id,
+          title: row.title,
+          tool_call_id: fields.tool_call_id,
+        });
+        this.emitFor(row.id, row.agent, [...parent.path, row.id], 'session.status', { status: 'queued' });
+        return row;
+      },
+      openChild: (row, parent, narrow) => this.openSession(row, parent, narrow),
+      runChild: (child, input, opts) => this.runLive(child, input, opts),
+      isRunning: (id) => this.running.has(id),
+      onEvent: (listener) => this.bus.on(listener),
+      deliver: (parent, text) => this.deliver(parent, { type: 'text', text }),
+      trackBackground: (rootId, work) => {
+        this.markBusy(rootId, +1);
+        void work.finally(() => this.markBusy(rootId, -1));
+      },
+    };
+  }
+
+  /** A background result reaches its parent: folded into a running turn, or starting one. */
+  private deliver(parent: LiveSession, part: TextPart): void {
+    parent.inbox.push(part);
+    if (this.running.has(parent.id)) return;
+    // An idle root starts a new turn; a finished child only records it (its own task call already returned).
+    if (parent.depth > 0) {
+      const message: Message = { role: 'user', content: parent.inbox.splice(0) };
+      parent.history.push(message);
+      this.options.store.appendMessage(parent.id, message);
+      return;
+    }
+    void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) }).catch((err: unknown) => {
+      parent.emit('error', { message: errorMessage(err) });
+    });
+  }
+
+  private subagentSettings(): SubagentSettings {
+    return this.options.config.subagents;
   }
 
   private setStatus(session: LiveSession, status: SessionStatus, error?: string): void {
@@ -184,21 +369,51 @@ export class Engine {
     return provider;
   }
 
-  private liveSession(row: SessionRow): LiveSession {
+  private openSession(row: SessionRow, parent?: LiveSession, narrow?: readonly string[]): LiveSession {
     const existing = this.live.get(row.id);
     if (existing) return existing;
     const agent = this.options.agents.get(row.agent) ?? this.primaryAgent(this.options.config.default_agent);
     const ruleset = this.rulesetFor(agent);
-    const path = [row.id];
+    const chain = parent ? [ruleset, ...parent.gate.rulesets] : [ruleset];
+    const path = parent ? [...parent.path, row.id] : [row.id];
+    const depth = parent ? parent.depth + 1 : 0;
     const store = this.options.store;
+    const settings = this.subagentSettings();
     const emit = <K extends EventType>(type: K, payload: EventPayloads[K]) => this.emitFor(row.id, agent.name, path, type, payload);
+    const routes = parent
+      ? childRoutes(parent, settings)
+      : {
+          askUser: (origin: LiveSession, question: string, options: string[]) => this.broker.askQuestion(origin, question, options),
+          askPermission: (origin: LiveSession, question: PermissionQuestion) => this.broker.askPermission(origin, question),
+        };
+
+    // Tools are built per session: `task` closes over this session as the parent.
+    const self: { current?: LiveSession } = {};
+    const catalogue = this.supervisor.catalogue();
+    const candidates: Tool[] = [
+      ...this.tools,
+      ...(catalogue.length ? [createTaskTool(catalogue, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx))] : []),
+      askUserTool as unknown as Tool,
+    ];
+    const gate = selectToolNames({
+      available: candidates.map((t) => t.name),
+      agent,
+      chain,
+      depth,
+      maxDepth: settings.max_depth,
+      parentTools: parent?.tools.map((t) => t.name),
+      narrow,
+    });
+    const chosen = new Set(gate.names);
+
     const session: LiveSession = {
       id: row.id,
       agentName: agent.name,
       model: row.model,
       cwd: row.cwd,
-      depth: row.depth ?? 0,
+      depth,
       path,
+      parent,
       systemPrompt: buildSystemPrompt(agent.prompt, {
         cwd: row.cwd,
         projectRoot: this.project.root,
@@ -206,14 +421,19 @@ export class Engine {
         platform: process.platform,
         date: this.options.now?.() ?? new Date(),
       }),
-      tools: selectTools(this.tools, agent, ruleset),
-      gate: new PermissionGate([ruleset], this.approvalsFor(row.id), (q) => this.broker.askPermission(session, q)),
+      tools: candidates.filter((t) => chosen.has(t.name)),
+      missingToolHints: gate.hints,
+      gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
-      maxTurns: agent.maxTurns ?? ROOT_TURN_SAFETY_CAP,
+      askUser: routes.askUser,
+      askPermission: routes.askPermission,
+      maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
       history: store.loadMessages(row.id),
       controller: new AbortController(),
+      inbox: [],
       emit,
     };
+    self.current = session;
     this.live.set(row.id, session);
     return session;
   }
@@ -252,14 +472,28 @@ export class Engine {
   }
 }
 
-/** The tools an agent may see: its allowlist, minus disabled ones and those its rules deny outright. */
-export function selectTools(all: readonly Tool[], agent: AgentDefinition, ruleset: Ruleset): Tool[] {
-  const allow = agent.tools ? new Set(agent.tools) : undefined;
-  const disabled = new Set(agent.disabledTools ?? []);
-  return all.filter(
-    (tool) =>
-      (!allow || allow.has(tool.name)) && !disabled.has(tool.name) && !deniesEntirely(ruleset, permissionKeyOf(tool.name)),
-  );
+/** The tool names a root session of this agent would see (for `opencode-ink agents`). */
+export function rootToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
+  const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
+  return selectToolNames({
+    available: [...BUILTIN_TOOLS.map((t) => t.name), ...(hasSubagents ? [TASK_TOOL] : []), ASK_USER_TOOL],
+    agent,
+    chain: [ruleset],
+    depth: 0,
+    maxDepth: config.subagents.max_depth,
+  }).names;
+}
+
+/** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */
+function linkSignals(controller: AbortController, signals: readonly AbortSignal[]): () => void {
+  const abort = () => controller.abort();
+  for (const signal of signals) {
+    if (signal.aborted) controller.abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  }
+  return () => {
+    for (const signal of signals) signal.removeEventListener('abort', abort);
+  };
 }
 
 function statusAfter(outcome: TurnOutcome, depth: number): SessionStatus {

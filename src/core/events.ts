@@ -3,7 +3,8 @@
 
 import type { Usage } from './messages.js';
 
-export type SessionStatus = 'running' | 'idle' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+/** `queued`: a sub-agent waiting for a free slot under its parent's `max_concurrency`. */
+export type SessionStatus = 'queued' | 'running' | 'idle' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 export type PermissionReply = 'once' | 'always' | 'reject';
 

@@ -65,9 +65,9 @@ describe('agent loop', () => {
     const results = toolResults(h.server.requests[1]!);
     expect(results.map((r) => r.tool_use_id)).toEqual(['toolu_1', 'toolu_2', 'toolu_3']);
     expect(results[0]!.is_error ?? false).toBe(false);
-    expect(JSON.stringify(results[1])).toMatch(/Invalid arguments for tool "read"[\s\S]*file_path/);
+    expect(String(results[1]!.content)).toMatch(/Invalid arguments for tool "read"[\s\S]*file_path/);
     expect(results[1]!.is_error).toBe(true);
-    expect(JSON.stringify(results[2])).toMatch(/Unknown tool \\"teleport\\"/);
+    expect(String(results[2]!.content)).toMatch(/Unknown tool "teleport"/);
     expect(results[2]!.is_error).toBe(true);
   });
 

@@ -1,8 +1,6 @@
 // `opencode-ink agents`: every agent with its mode, model, tools and where it came from.
 import type { AgentDefinition } from '../../core/agents/index.js';
-import { selectTools } from '../../core/engine.js';
-import { DEFAULT_RULES, rulesFromConfig } from '../../core/permission/rules.js';
-import { BUILTIN_TOOLS } from '../../core/tools/index.js';
+import { rootToolNames } from '../../core/engine.js';
 import type { CliContext } from '../context.js';
 import { table } from '../format.js';
 
@@ -16,17 +14,17 @@ export interface AgentListing {
 }
 
 export function agentListings(ctx: CliContext): AgentListing[] {
+  const hasSubagents = [...ctx.agents.values()].some((a) => a.mode !== 'primary' && !a.disable);
   return [...ctx.agents.values()]
     .filter((a) => !a.disable)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((agent) => {
-      const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(ctx.config.permission), ...rulesFromConfig(agent.permission)];
       return {
         name: agent.name,
         mode: agent.mode,
         description: agent.description,
         model: agent.model ?? null,
-        tools: selectTools(BUILTIN_TOOLS, agent, ruleset).map((t) => t.name),
+        tools: rootToolNames(agent, ctx.config, hasSubagents),
         source: agent.source,
       };
     });

@@ -41,12 +41,15 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   const onSignal = () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    engine.cancel(sessionId);
+    engine.cancelAll();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const outcome = await engine.prompt(sessionId, prompt);
+    const first = await engine.prompt(sessionId, prompt);
+    // Background tasks may still be running; their results start further turns.
+    await engine.settled(sessionId);
+    const outcome = engine.lastOutcome(sessionId) ?? first;
     if (opts.format === 'text' && outcome.text) io.stdout.write(outcome.text.endsWith('\n') ? outcome.text : `${outcome.text}\n`);
     switch (outcome.status) {
       case 'completed':

@@ -72,6 +72,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     const signal = session.controller.signal;
     if (signal.aborted) return outcome('cancelled');
     if (session.maxTurns !== undefined && steps >= session.maxTurns) return outcome('max_turns');
+    // Background task results that arrived meanwhile go in before the model speaks again.
+    if (session.inbox.length) append({ role: 'user', content: session.inbox.splice(0) });
     steps++;
 
     const messageId = newId('msg');

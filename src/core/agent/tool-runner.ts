@@ -14,9 +14,10 @@ export const CANCELLED_RESULT = 'Cancelled by the user before the tool finished.
 
 export async function runToolCalls(session: LiveSession, calls: readonly ToolUsePart[]): Promise<ToolResultPart[]> {
   const results = new Map<string, ToolResultPart>();
+  const positions = batchPositions(calls);
   for (const group of planGroups(session, calls)) {
     if (session.controller.signal.aborted) break;
-    const outcomes = await Promise.all(group.map((call) => runOne(session, call)));
+    const outcomes = await Promise.all(group.map((call) => runOne(session, call, positions.get(call.id) ?? 0)));
     for (const r of outcomes) results.set(r.tool_use_id, r);
   }
   return calls.map(
@@ -51,13 +52,25 @@ function planGroups(session: LiveSession, calls: readonly ToolUsePart[]): ToolUs
   return groups;
 }
 
+/** Each call's index among the calls to the same tool in this message (for per-message caps). */
+function batchPositions(calls: readonly ToolUsePart[]): Map<string, number> {
+  const seen = new Map<string, number>();
+  const positions = new Map<string, number>();
+  for (const call of calls) {
+    const n = seen.get(call.name) ?? 0;
+    positions.set(call.id, n);
+    seen.set(call.name, n + 1);
+  }
+  return positions;
+}
+
 function findTool(session: LiveSession, name: string): Tool | undefined {
   return session.tools.find((t) => t.name === name);
 }
 
-async function runOne(session: LiveSession, call: ToolUsePart): Promise<ToolResultPart> {
+async function runOne(session: LiveSession, call: ToolUsePart, batchIndex: number): Promise<ToolResultPart> {
   session.emit('tool.started', { call_id: call.id, tool: call.name, input: call.input });
-  const { content, isError } = await execute(session, call);
+  const { content, isError } = await execute(session, call, batchIndex);
   const capped =
     content.length > MAX_RESULT_CHARS
       ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
@@ -66,11 +79,13 @@ async function runOne(session: LiveSession, call: ToolUsePart): Promise<ToolResu
   return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
 }
 
-async function execute(session: LiveSession, call: ToolUsePart): Promise<{ content: string; isError: boolean }> {
+async function execute(session: LiveSession, call: ToolUsePart, batchIndex: number): Promise<{ content: string; isError: boolean }> {
   const tool = findTool(session, call.name);
   if (!tool) {
     const available = session.tools.map((t) => t.name).join(', ');
-    return { content: `Unknown tool "${call.name}". Available tools: ${available}.`, isError: true };
+    const hint = session.missingToolHints[call.name];
+    const why = hint ? ` ${hint}` : '';
+    return { content: `Unknown tool "${call.name}".${why} Available tools: ${available}.`, isError: true };
   }
   const parsed = tool.parameters.safeParse(call.input ?? {});
   if (!parsed.success) {
@@ -89,6 +104,8 @@ async function execute(session: LiveSession, call: ToolUsePart): Promise<{ conte
     ask: (request) => session.gate.check(request, call.name, call.id),
     progress: (metadata) => session.emit('tool.progress', { call_id: call.id, metadata }),
     todos: session.todos,
+    askUser: (question, options) => session.askUser(session, question, options),
+    batchIndex,
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };

@@ -1,0 +1,82 @@
+// Gate A (which tools a session sees) and the question/permission routes a parent hands to
+// its child. Both are pure functions of the parent's state, so a child can only ever hold
+// a subset of what its parent holds and can only reach the user through its parent.
+import type { AgentDefinition } from '../agents/index.js';
+import type { LiveSession, PermissionRoute, QuestionRoute } from '../agent/live-session.js';
+import { deniesEntirely, permissionKeyOf, type Ruleset } from '../permission/rules.js';
+
+export const TASK_TOOL = 'task';
+export const ASK_USER_TOOL = 'ask_user';
+const TODO_TOOLS = new Set(['todowrite', 'todoread']);
+
+export interface ToolGateInput {
+  /** Every tool that exists for this session, in display order. */
+  available: readonly string[];
+  agent: Pick<AgentDefinition, 'tools' | 'disabledTools'>;
+  /** The session's ruleset first, then each ancestor's. */
+  chain: readonly Ruleset[];
+  depth: number;
+  maxDepth: number;
+  /** The parent's tool names; absent for a root session. */
+  parentTools?: readonly string[] | undefined;
+  /** `task.tools` of the call that started this child. */
+  narrow?: readonly string[] | undefined;
+}
+
+export interface ToolGateResult {
+  names: string[];
+  /** Why a tool the model might expect is absent, for the error it gets if it calls it anyway. */
+  hints: Record<string, string>;
+}
+
+export function selectToolNames(input: ToolGateInput): ToolGateResult {
+  const allow = input.agent.tools ? new Set(input.agent.tools) : undefined;
+  const disabled = new Set(input.agent.disabledTools ?? []);
+  const parent = input.parentTools ? new Set(input.parentTools) : undefined;
+  const narrow = input.narrow ? new Set(input.narrow.map((n) => n.toLowerCase())) : undefined;
+  const hints: Record<string, string> = {};
+
+  const names = input.available.filter((name) => {
+    // Questions are always possible: the route decides whether anyone can answer.
+    if (name === ASK_USER_TOOL) return true;
+    if (allow && !allow.has(name)) return false;
+    if (disabled.has(name)) return false;
+    if (input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)))) return false;
+    if (name === TASK_TOOL && input.depth >= input.maxDepth) {
+      hints[TASK_TOOL] =
+        input.depth === 0
+          ? 'Sub-agents are disabled.'
+          : `Sub-agents at depth ${input.depth} cannot start further sub-agents (subagents.max_depth is ${input.maxDepth}); do the work yourself.`;
+      return false;
+    }
+    if (input.depth > 0 && TODO_TOOLS.has(name) && !allow?.has(name)) return false;
+    if (parent && !parent.has(name)) return false;
+    if (narrow && !narrow.has(name)) return false;
+    return true;
+  });
+  return { names, hints };
+}
+
+export interface RouteSettings {
+  approvals: 'bubble' | 'deny';
+}
+
+/**
+ * The handlers a parent gives its child: each forwards to the parent's own handler with the
+ * child still named as the origin, so the request climbs one level at a time and reaches
+ * the root broker labelled with the child's path.
+ */
+export function childRoutes(parent: LiveSession, settings: RouteSettings): { askUser: QuestionRoute; askPermission: PermissionRoute } {
+  return {
+    askUser: (origin, question, options) => parent.askUser(origin, question, options),
+    askPermission: (origin, question) => {
+      if (settings.approvals === 'deny') {
+        return Promise.resolve({
+          reply: 'reject',
+          message: `${question.tool} (${question.subject.split('\n')[0]}) needs approval, and sub-agents may not ask for it (subagents.approvals is "deny").`,
+        });
+      }
+      return parent.askPermission(origin, question);
+    },
+  };
+}

@@ -1,0 +1,245 @@
+/*
+ * Sub-agents: the `task` tool and everything behind it (DESIGN §7).
+ *
+ * Contract
+ * - Spawn: a `task` call names a sub-agent (mode `subagent` or `all`); anything else is an
+ *   error result listing the available ones. The child session row (parent_id, tool_call_id,
+ *   task_description, agent, status `queued`) exists before the child runs; its history
+ *   starts with only the prompt; its system prompt is its own agent's, never the parent's.
+ * - Model: `task.model` > the agent's `model` > the parent's current model.
+ * - Gate A, tools: the agent's allowlist ∩ the parent's tools ∩ `task.tools`. `task` exists
+ *   only while depth < subagents.max_depth; todo tools only at depth 0 unless the agent
+ *   lists them; `ask_user` always.
+ * - Gate B, permissions: a child's rules are evaluated together with every ancestor's and
+ *   the strictest wins (deny > ask > allow). "Always allow" covers the whole tree.
+ * - Routing: a child's questions and permission asks go to closures its parent gave it,
+ *   which forward to the parent's own; the root hands them to the broker. With
+ *   `approvals: "deny"` a child's ask becomes a denial.
+ * - Parallel: the task calls of one message start together; at most max_concurrency run per
+ *   parent turn (the rest wait as `queued`), calls beyond max_per_batch are refused.
+ * - Limits: max_turns (call > agent > config) and timeout_seconds stop a child; its last
+ *   text comes back with a note saying why.
+ * - Cancel: a foreground child's turn is linked to its parent's, so cancelling the parent
+ *   cancels it and its processes; cancelling the child alone gives `state="cancelled"`.
+ * - Background: the call returns `state="running"` at once; the result is delivered to the
+ *   parent later as a message, starting a parent turn if the parent is idle.
+ * - Resume: `session_id` continues a child of the calling session with its full history.
+ */
+import type { LiveSession } from '../agent/live-session.js';
+import type { TurnOutcome } from '../agent/loop.js';
+import type { AgentDefinition } from '../agents/index.js';
+import type { CoreEvent, EventListener } from '../events.js';
+import type { Message } from '../messages.js';
+import type { SessionRow, SessionStore } from '../store/index.js';
+import { ToolError, type ToolContext, type ToolResult } from '../tools/types.js';
+import { Limiter } from './limiter.js';
+import { formatTaskResult, withNote, type TaskState } from './result.js';
+import type { TaskArgs } from './task-tool.js';
+
+export { askUserTool } from './ask-user-tool.js';
+export { ASK_USER_TOOL, TASK_TOOL, childRoutes, selectToolNames, type ToolGateInput } from './gates.js';
+export { Limiter } from './limiter.js';
+export { formatTaskResult, type TaskState } from './result.js';
+export { createTaskTool, type TaskArgs } from './task-tool.js';
+
+export interface SubagentSettings {
+  max_depth: number;
+  max_concurrency: number;
+  max_per_batch: number;
+  max_turns: number;
+  timeout_seconds: number;
+  approvals: 'bubble' | 'deny';
+}
+
+export interface ChildRunOptions {
+  /** Signals that cancel the child's turn: the parent's turn (foreground) and the timeout. */
+  links: AbortSignal[];
+  /** Why the run was stopped when it was not the user, e.g. a timeout; decides the final status. */
+  stopReason(): string | undefined;
+}
+
+/** What the supervisor needs from the engine that owns the sessions. */
+export interface SubagentHost {
+  readonly settings: SubagentSettings;
+  readonly store: SessionStore;
+  agent(name: string): AgentDefinition | undefined;
+  subagents(): AgentDefinition[];
+  resolveModel(name: string | undefined, fallback: string): string;
+  /** Creates and announces a child session row. */
+  createChild(parent: LiveSession, fields: { agent: string; title: string; task_description: string; tool_call_id: string; model: string }): SessionRow;
+  /** The live state for a child row, built with gates A and B and the parent's routes. */
+  openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined): LiveSession;
+  runChild(child: LiveSession, input: Message, opts: ChildRunOptions): Promise<TurnOutcome>;
+  isRunning(sessionId: string): boolean;
+  onEvent(listener: EventListener): () => void;
+  /** Hands a finished background task's result to its parent session. */
+  deliver(parent: LiveSession, text: string): void;
+  /** Keeps the process alive (and `run` waiting) until background work ends. */
+  trackBackground(rootId: string, work: Promise<unknown>): void;
+}
+
+export class SubagentSupervisor {
+  /** One limiter per parent turn: children of different turns or parents do not share slots. */
+  private readonly limiters = new WeakMap<AbortSignal, Limiter>();
+
+  constructor(private readonly host: SubagentHost) {}
+
+  /** Available to the model as sub-agent types, in a stable order. */
+  catalogue(): AgentDefinition[] {
+    return this.host.subagents();
+  }
+
+  async runTask(parent: LiveSession, args: TaskArgs, ctx: ToolContext): Promise<ToolResult> {
+    const { settings } = this.host;
+    if ((ctx.batchIndex ?? 0) >= settings.max_per_batch) {
+      throw new ToolError(
+        `Too many tasks in one message: at most ${settings.max_per_batch} start per message (subagents.max_per_batch), so this one was not started. Send it again once the others have finished.`,
+      );
+    }
+    const { row, agent } = args.session_id ? this.resumable(parent, args.session_id) : this.spawnable(parent, args, ctx);
+    const child = this.host.openChild(row, parent, args.tools);
+    child.maxTurns = args.max_turns ?? agent.maxTurns ?? settings.max_turns;
+    if (args.model && args.session_id) child.model = this.host.resolveModel(args.model, parent.model);
+
+    const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
+    const progress = this.trackProgress(child, ctx);
+    if (args.run_in_background) {
+      const work = this.execute(parent, child, input, ctx, false)
+        .then((result) => {
+          this.host.deliver(parent, `Background task "${args.description}" (${agent.name}) has finished:\n${result.output}`);
+        })
+        .finally(progress.stop);
+      this.host.trackBackground(parent.path[0]!, work);
+      return {
+        output: formatTaskResult(child.id, 'running', `Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.`),
+        metadata: { session_id: child.id, state: 'running', agent: agent.name },
+      };
+    }
+    try {
+      return await this.execute(parent, child, input, ctx, true);
+    } finally {
+      progress.stop();
+    }
+  }
+
+  private spawnable(parent: LiveSession, args: TaskArgs, ctx: ToolContext): { row: SessionRow; agent: AgentDefinition } {
+    const agent = this.host.agent(args.subagent_type);
+    const names = this.catalogue()
+      .map((a) => a.name)
+      .join(', ');
+    if (!agent || agent.disable) throw new ToolError(`Unknown sub-agent type "${args.subagent_type}". Available sub-agents: ${names}.`);
+    if (agent.mode === 'primary') {
+      throw new ToolError(`"${agent.name}" is a primary agent and cannot run as a sub-agent. Available sub-agents: ${names}.`);
+    }
+    const model = this.host.resolveModel(args.model ?? agent.model, parent.model);
+    const row = this.host.createChild(parent, {
+      agent: agent.name,
+      title: `${args.description} (@${agent.name} subagent)`,
+      task_description: args.description,
+      tool_call_id: ctx.callId,
+      model,
+    });
+    return { row, agent };
+  }
+
+  private resumable(parent: LiveSession, sessionId: string): { row: SessionRow; agent: AgentDefinition } {
+    const row = this.host.store.getSession(sessionId);
+    if (!row || row.parent_id !== parent.id) {
+      throw new ToolError(
+        `Cannot resume "${sessionId}": session_id must be the id of a task started from this session (the id in its <task id="..."> result).`,
+      );
+    }
+    if (this.host.isRunning(row.id)) throw new ToolError(`Task ${row.id} is still running; wait for its result before sending it more work.`);
+    const agent = this.host.agent(row.agent);
+    if (!agent) throw new ToolError(`Cannot resume "${sessionId}": its agent "${row.agent}" no longer exists.`);
+    return { row, agent };
+  }
+
+  private async execute(parent: LiveSession, child: LiveSession, input: Message, ctx: ToolContext, foreground: boolean): Promise<ToolResult> {
+    const { settings } = this.host;
+    const parentSignal = parent.controller.signal;
+    const limiter = this.limiterFor(parentSignal);
+    let release: (() => void) | undefined;
+    try {
+      release = await limiter.acquire(foreground ? parentSignal : undefined);
+    } catch {
+      this.host.store.updateSession(child.id, { status: 'cancelled' });
+      child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
+      return this.result(child, 'cancelled', 'Cancelled before it started.');
+    }
+    const timeout = AbortSignal.timeout(settings.timeout_seconds * 1000);
+    let outcome: TurnOutcome;
+    try {
+      outcome = await this.host.runChild(child, input, {
+        links: foreground ? [parentSignal, timeout] : [timeout],
+        stopReason: () => (timeout.aborted ? `timed out after ${settings.timeout_seconds} s (subagents.timeout_seconds)` : undefined),
+      });
+    } finally {
+      release();
+    }
+    switch (outcome.status) {
+      case 'completed':
+        return this.result(child, 'completed', outcome.text);
+      case 'max_turns':
+        return this.result(
+          child,
+          'completed',
+          withNote(outcome.text, `Stopped after reaching its limit of ${child.maxTurns ?? outcome.steps} model requests; the work may be unfinished.`),
+        );
+      case 'cancelled':
+        if (timeout.aborted) {
+          return this.result(child, 'failed', withNote(outcome.text, `Stopped: timed out after ${settings.timeout_seconds} s; the work may be unfinished.`));
+        }
+        return this.result(child, 'cancelled', withNote(outcome.text, 'Cancelled by the user.'));
+      case 'failed':
+        return this.result(child, 'failed', withNote(outcome.text, `Failed: ${outcome.error ?? 'unknown error'}`));
+    }
+  }
+
+  private result(child: LiveSession, state: TaskState, body: string): ToolResult {
+    return {
+      output: formatTaskResult(child.id, state, body),
+      isError: state === 'failed',
+      metadata: { session_id: child.id, state, agent: child.agentName },
+    };
+  }
+
+  private limiterFor(signal: AbortSignal): Limiter {
+    let limiter = this.limiters.get(signal);
+    if (!limiter) {
+      limiter = new Limiter(this.host.settings.max_concurrency);
+      this.limiters.set(signal, limiter);
+    }
+    return limiter;
+  }
+
+  /** Reports the child's state on the parent's `task` call: status, tool calls, latest tool. */
+  private trackProgress(child: LiveSession, ctx: ToolContext): { stop: () => void } {
+    let toolCalls = 0;
+    let latestTool: string | undefined;
+    let status = 'queued';
+    const started = Date.now();
+    const report = () =>
+      ctx.progress({
+        session_id: child.id,
+        agent: child.agentName,
+        status,
+        tool_calls: toolCalls,
+        ...(latestTool ? { latest_tool: latestTool } : {}),
+        elapsed_ms: Date.now() - started,
+      });
+    report();
+    const stop = this.host.onEvent((event: CoreEvent) => {
+      if (event.session_id !== child.id) return;
+      if (event.type === 'tool.started') {
+        toolCalls++;
+        latestTool = event.tool;
+        report();
+      } else if (event.type === 'session.status') {
+        status = event.status;
+        report();
+      }
+    });
+    return { stop };
+  }
+}

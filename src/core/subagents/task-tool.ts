@@ -1,0 +1,74 @@
+// `task`: the tool a parent model calls to start a sub-agent. Its description carries the
+// catalogue of sub-agents and its schema names them, so the model picks from what exists;
+// everything it does is delegated to the supervisor.
+import { z } from 'zod';
+import type { AgentDefinition } from '../agents/index.js';
+import { defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/types.js';
+
+export interface TaskArgs {
+  description: string;
+  prompt: string;
+  subagent_type: string;
+  session_id?: string | undefined;
+  model?: string | undefined;
+  tools?: string[] | undefined;
+  run_in_background?: boolean | undefined;
+  max_turns?: number | undefined;
+  command?: string | undefined;
+}
+
+export type RunTask = (args: TaskArgs, ctx: ToolContext) => Promise<ToolResult>;
+
+/** Builds the `task` tool for one parent session, offering the given sub-agents. */
+export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTask): Tool {
+  const names = subagents.map((a) => a.name);
+  const listing = names.join(', ');
+  const parameters = z.object({
+    description: z.string().min(1).describe('A short (3-5 words) label for the task, shown to the user.'),
+    prompt: z
+      .string()
+      .min(1)
+      .describe('The full task for the sub-agent. It sees nothing else of this conversation, so include goals, paths, constraints and what to report back.'),
+    subagent_type: z
+      .enum(names as [string, ...string[]], {
+        error: (issue) => `"${String(issue.input)}" is not an available sub-agent type; use one of: ${listing}`,
+      })
+      .describe('Which sub-agent to run.'),
+    session_id: z
+      .string()
+      .optional()
+      .describe('Continue an earlier task of yours: the id from its <task id="..."> result. Its history is kept.'),
+    model: z
+      .string()
+      .optional()
+      .describe('Model for this task (sonnet, opus, haiku, or provider/model). Defaults to the agent\'s model, then yours.'),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe('Restrict the sub-agent to these tool names. Can only narrow its tools, never add ones it would not have.'),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe('Return at once; the result arrives later as a message. Use for long work you do not need right away.'),
+    max_turns: z.number().int().positive().max(500).optional().describe('Cap on the sub-agent\'s model requests.'),
+    command: z.string().optional().describe('The slash command that triggered this task, if any.'),
+  });
+
+  const catalogue = subagents.map((a) => `- ${a.name}: ${a.description || '(no description)'}`).join('\n');
+  return defineTool({
+    name: 'task',
+    description: [
+      'Start a sub-agent that works on a task in its own session, with its own context window and tools, and returns its final report to you.',
+      'Use it for broad searches across the codebase, for independent pieces of work that can proceed in parallel, and for work whose details would flood your context. For a quick lookup of a known file, use read or grep directly instead.',
+      'Several task calls in one message run in parallel. The sub-agent sees only your prompt: make it self-contained and say exactly what it should return. Its report is for you, not the user: pass on what matters.',
+      'The result looks like <task id="..." state="completed|failed|cancelled|running"><task_result>...</task_result></task>; pass that id as session_id to follow up with the same sub-agent.',
+      '',
+      'Available sub-agents:',
+      catalogue,
+    ].join('\n'),
+    parameters,
+    readOnly: false,
+    runsTogether: true,
+    execute: (args, ctx) => run(args, ctx),
+  }) as unknown as Tool;
+}

@@ -1,0 +1,52 @@
+// Scripts the fake server per conversation instead of per request: parallel sub-agents hit
+// the server in no fixed order, so each session's replies are keyed by the first user
+// message it sent (its prompt), which tests make unique.
+import type { FakeServer, RecordedRequest, ScriptedReply } from './fake-anthropic.js';
+
+export type ReplyScript = ScriptedReply | ((req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+export function firstUserText(req: RecordedRequest): string {
+  const first = req.body.messages[0];
+  if (!first) return '';
+  if (typeof first.content === 'string') return first.content;
+  const parts = first.content as Array<{ type: string; text?: string }>;
+  return parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text ?? '')
+    .join('');
+}
+
+/** Each key is a session's prompt; its replies are served in order to that session's requests. */
+export function scriptConversations(server: FakeServer, scripts: Record<string, ReplyScript[]>): void {
+  const queues = new Map(Object.entries(scripts).map(([k, v]) => [k, [...v]]));
+  server.setHandler(async (req) => {
+    const key = firstUserText(req);
+    const queue = queues.get(key);
+    const next = queue?.shift();
+    if (!next) {
+      return { type: 'http_error', status: 400, errorType: 'invalid_request_error', message: `no scripted reply for conversation "${key.slice(0, 60)}"` };
+    }
+    return typeof next === 'function' ? next(req) : next;
+  });
+}
+
+/** Requests of one conversation, in arrival order. */
+export function requestsOf(server: FakeServer, prompt: string): RecordedRequest[] {
+  return server.requests.filter((r) => firstUserText(r) === prompt);
+}
+
+/** The largest number of requests that were in flight at the same time among `requests`. */
+export function maxOverlap(requests: readonly RecordedRequest[]): number {
+  const edges = requests.flatMap((r) => [
+    { t: r.receivedAt, d: 1 },
+    { t: r.finishedAt ?? Number.POSITIVE_INFINITY, d: -1 },
+  ]);
+  edges.sort((a, b) => a.t - b.t || a.d - b.d);
+  let current = 0;
+  let max = 0;
+  for (const e of edges) {
+    current += e.d;
+    max = Math.max(max, current);
+  }
+  return max;
+}
