@@ -1,0 +1,151 @@
+// A permission request (possibly bubbled up from a sub-agent): Allow once / Always allow
+// (this session tree) / Deny / Deny with a note. The subject — a command, a diff — is
+// capped to the screen so the choices are never pushed off it.
+
+import type { ReactNode } from 'react';
+import { Box, Text, useStdout } from 'ink';
+import { roleColor } from '../../theme.js';
+import { printableText } from '../../keys/key-event.js';
+import { useRefState } from '../../keys/ref-state.js';
+import { useKeys } from '../../keys/key-router.js';
+import { DialogFrame, OptionList } from './DialogFrame.js';
+
+export type ApprovalReply = 'once' | 'always' | 'reject';
+
+export interface ApprovalDialogProps {
+  asker: string;
+  tool: string;
+  subject: string;
+  /** Injected renderer (e.g. a diff view); gets the line budget the dialog can spare. */
+  renderSubject?: (subject: string, maxLines: number) => ReactNode;
+  position: number;
+  total: number;
+  onReply: (reply: ApprovalReply, note?: string) => void;
+  /** Overrides the budget derived from the terminal height. */
+  maxSubjectLines?: number;
+  isActive?: boolean;
+}
+
+export const APPROVAL_CHOICES = ['Allow once', 'Always allow (this session tree)', 'Deny', 'Deny with a note'] as const;
+
+/** Rows the frame, header, choices and footer take around the subject. */
+const CHROME_ROWS = 14;
+
+export function ApprovalDialog(props: ApprovalDialogProps) {
+  return <ApprovalBody key={`${props.asker}\u0000${props.tool}\u0000${props.subject}`} {...props} />;
+}
+
+interface ApprovalState {
+  selected: number;
+  noting: boolean;
+  note: string;
+}
+
+function ApprovalBody({ asker, tool, subject, renderSubject, position, total, onReply, maxSubjectLines, isActive = true }: ApprovalDialogProps) {
+  const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
+  const { stdout } = useStdout();
+  const budget = Math.max(3, maxSubjectLines ?? (stdout.rows ?? 24) - CHROME_ROWS);
+  const { selected, noting, note } = get();
+
+  const choose = (index: number): void => {
+    if (index === 0) onReply('once');
+    else if (index === 1) onReply('always');
+    else if (index === 2) onReply('reject');
+    else set({ ...get(), selected: 3, noting: true });
+  };
+
+  useKeys(
+    (input, key) => {
+      const s = get();
+      if (s.noting) {
+        if (key.escape) return set({ ...s, noting: false, note: '' });
+        if (key.return) {
+          const text = s.note.trim();
+          return text === '' ? onReply('reject') : onReply('reject', text);
+        }
+        if (key.backspace || key.delete) return set({ ...s, note: Array.from(s.note).slice(0, -1).join('') });
+        const typed = printableText(input, key).replace(/\n/g, ' ');
+        if (typed !== '') set({ ...s, note: s.note + typed });
+        return;
+      }
+      // Dismissing a permission request must never grant it.
+      if (key.escape) return onReply('reject');
+      if (key.upArrow) return set({ ...s, selected: (s.selected + 3) % 4 });
+      if (key.downArrow) return set({ ...s, selected: (s.selected + 1) % 4 });
+      if (key.return) return choose(s.selected);
+      const digit = Number.parseInt(input, 10);
+      if (!key.ctrl && !key.meta && input.length === 1 && digit >= 1 && digit <= 4) choose(digit - 1);
+    },
+    { isActive },
+  );
+
+  return (
+    <DialogFrame
+      title="Permission"
+      asker={asker}
+      position={position}
+      total={total}
+      color={roleColor('warning')}
+      footer={noting ? 'Enter deny with this note · Esc back' : '↑↓ choose · Enter confirm · 1-4 shortcut · Esc deny'}
+    >
+      <Text>
+        wants to use <Text bold color={roleColor('toolName')}>{tool}</Text>
+      </Text>
+      <Box marginY={1} flexDirection="column">
+        {renderSubject ? renderSubject(subject, budget) : <SubjectText tool={tool} subject={subject} maxLines={budget} />}
+      </Box>
+      <OptionList options={APPROVAL_CHOICES} selected={selected} />
+      {noting ? (
+        <Text>
+          <Text color={roleColor('muted')}>Note: </Text>
+          {note}
+          <Text inverse> </Text>
+        </Text>
+      ) : null}
+    </DialogFrame>
+  );
+}
+
+/**
+ * Long lines wrap rather than truncate — the user must see the whole command they
+ * approve — so the cap counts screen rows, not lines.
+ */
+export function capSubject(subject: string, maxRows: number, width: number): { shown: string[]; hidden: number } {
+  const lines = subject.split('\n');
+  const rows = (line: string): number => Math.max(1, Math.ceil(line.length / Math.max(1, width)));
+  if (lines.reduce((n, l) => n + rows(l), 0) <= maxRows) return { shown: lines, hidden: 0 };
+  const shown: string[] = [];
+  // The last row of the budget is kept for the "more" notice.
+  let used = 0;
+  for (const line of lines) {
+    if (used + rows(line) > maxRows - 1) break;
+    shown.push(line);
+    used += rows(line);
+  }
+  // Never show nothing: the start of a huge one-line subject beats a bare count.
+  if (shown.length === 0 && lines[0] !== undefined) shown.push(lines[0]);
+  return { shown, hidden: lines.length - shown.length };
+}
+
+function SubjectText({ tool, subject, maxLines }: { tool: string; subject: string; maxLines: number }) {
+  const { stdout } = useStdout();
+  const isCommand = tool === 'bash';
+  // Border, padding and the "$ " gutter.
+  const width = Math.min(stdout.columns ?? 80, 80) - 6;
+  const { shown, hidden } = capSubject(subject, maxLines, width);
+  return (
+    <>
+      {shown.map((line, i) => (
+        <Text key={i} color={isCommand ? roleColor('code') : undefined}>
+          {isCommand ? (i === 0 ? '$ ' : '  ') : ''}
+          {line}
+        </Text>
+      ))}
+      {hidden > 0 ? (
+        <Text color={roleColor('muted')}>
+          … {hidden} more line{hidden === 1 ? '' : 's'}
+        </Text>
+      ) : null}
+    </>
+  );
+}

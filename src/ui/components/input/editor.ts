@@ -1,0 +1,109 @@
+// Pure text-buffer operations for the prompt: a string plus a cursor offset. Lines are
+// '\n'-separated; every operation returns a new buffer so the reducer stays pure.
+
+export interface Buffer {
+  text: string;
+  /** Offset into `text`, 0..text.length. */
+  cursor: number;
+}
+
+export const EMPTY: Buffer = { text: '', cursor: 0 };
+
+export function fromText(text: string): Buffer {
+  return { text, cursor: text.length };
+}
+
+export function insert(b: Buffer, s: string): Buffer {
+  return { text: b.text.slice(0, b.cursor) + s + b.text.slice(b.cursor), cursor: b.cursor + s.length };
+}
+
+/** Deletes the code point before the cursor (not half a surrogate pair). */
+export function backspace(b: Buffer): Buffer {
+  if (b.cursor === 0) return b;
+  const start = prevIndex(b.text, b.cursor);
+  return { text: b.text.slice(0, start) + b.text.slice(b.cursor), cursor: start };
+}
+
+export function deleteForward(b: Buffer): Buffer {
+  if (b.cursor >= b.text.length) return b;
+  return { text: b.text.slice(0, b.cursor) + b.text.slice(nextIndex(b.text, b.cursor)), cursor: b.cursor };
+}
+
+export function left(b: Buffer): Buffer {
+  return b.cursor === 0 ? b : { ...b, cursor: prevIndex(b.text, b.cursor) };
+}
+
+export function right(b: Buffer): Buffer {
+  return b.cursor >= b.text.length ? b : { ...b, cursor: nextIndex(b.text, b.cursor) };
+}
+
+export function lineStart(b: Buffer): number {
+  return b.text.lastIndexOf('\n', b.cursor - 1) + 1;
+}
+
+export function lineEnd(b: Buffer): number {
+  const end = b.text.indexOf('\n', b.cursor);
+  return end === -1 ? b.text.length : end;
+}
+
+export function home(b: Buffer): Buffer {
+  return { ...b, cursor: lineStart(b) };
+}
+
+export function end(b: Buffer): Buffer {
+  return { ...b, cursor: lineEnd(b) };
+}
+
+/** Ctrl+U, as in readline: removes from the start of the line to the cursor. */
+export function killToLineStart(b: Buffer): Buffer {
+  const start = lineStart(b);
+  return { text: b.text.slice(0, start) + b.text.slice(b.cursor), cursor: start };
+}
+
+/** Ctrl+K: removes from the cursor to the end of the line. */
+export function killToLineEnd(b: Buffer): Buffer {
+  return { text: b.text.slice(0, b.cursor) + b.text.slice(lineEnd(b)), cursor: b.cursor };
+}
+
+/** Ctrl+W: removes trailing whitespace, then the word before the cursor. */
+export function deleteWordBefore(b: Buffer): Buffer {
+  let i = b.cursor;
+  while (i > 0 && /[ \t]/.test(b.text[i - 1] ?? '')) i--;
+  while (i > 0 && !/\s/.test(b.text[i - 1] ?? '')) i--;
+  // At a line start with nothing else to take, join with the previous line.
+  if (i === b.cursor && i > 0) i--;
+  return { text: b.text.slice(0, i) + b.text.slice(b.cursor), cursor: i };
+}
+
+export function cursorLine(b: Buffer): { line: number; column: number; lineCount: number } {
+  const before = b.text.slice(0, b.cursor);
+  const line = countNewlines(before);
+  return { line, column: b.cursor - lineStart(b), lineCount: countNewlines(b.text) + 1 };
+}
+
+/** Moves one line up or down keeping the column where the target line allows it. */
+export function verticalMove(b: Buffer, delta: -1 | 1): Buffer {
+  const lines = b.text.split('\n');
+  const { line, column } = cursorLine(b);
+  const target = line + delta;
+  if (target < 0 || target >= lines.length) return b;
+  let offset = 0;
+  for (let i = 0; i < target; i++) offset += (lines[i] ?? '').length + 1;
+  return { ...b, cursor: offset + Math.min(column, (lines[target] ?? '').length) };
+}
+
+function countNewlines(s: string): number {
+  let n = 0;
+  for (const ch of s) if (ch === '\n') n++;
+  return n;
+}
+
+function prevIndex(text: string, i: number): number {
+  const code = text.charCodeAt(i - 1);
+  return code >= 0xdc00 && code <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+}
+
+function nextIndex(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  return code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? i + 2 : i + 1;
+}

@@ -1,0 +1,153 @@
+// The prompt's behaviour as a pure reducer: (state, key, environment) → new state plus the
+// effects the component must run (submit, interrupt, exit, cycle agent). Keeping it pure
+// lets bursts of key events be applied in order without waiting for React renders.
+
+import type { KeyFlags } from '../../keys/key-event.js';
+import { printableText } from '../../keys/key-event.js';
+import * as ed from './editor.js';
+import { applyCompletion, menuContext, menuItems, type CompletionSources, type MenuContext, type MenuItem } from './completion.js';
+
+export interface PromptState {
+  buffer: ed.Buffer;
+  /** -1 while editing the draft; otherwise how many entries back from the newest. */
+  historyIndex: number;
+  /** The unsent text kept while browsing history. */
+  draft: ed.Buffer;
+  menuIndex: number;
+  /** Esc closed the menu; it stays closed until the text changes. */
+  menuDismissed: boolean;
+  /** A first Ctrl+C on an empty prompt arms exit until this time. */
+  exitArmedUntil: number | undefined;
+}
+
+export type PromptEffect =
+  | { type: 'submit'; text: string }
+  | { type: 'interrupt' }
+  | { type: 'exit' }
+  | { type: 'cycleAgent'; reverse: boolean };
+
+export interface PromptEnv extends CompletionSources {
+  /** Oldest first, newest last. */
+  history: readonly string[];
+  now: number;
+  exitWindowMs: number;
+}
+
+export interface OpenMenu {
+  context: MenuContext;
+  items: MenuItem[];
+  index: number;
+}
+
+export const initialPromptState: PromptState = {
+  buffer: ed.EMPTY,
+  historyIndex: -1,
+  draft: ed.EMPTY,
+  menuIndex: 0,
+  menuDismissed: false,
+  exitArmedUntil: undefined,
+};
+
+export function openMenu(state: PromptState, sources: CompletionSources): OpenMenu | undefined {
+  if (state.menuDismissed) return undefined;
+  const context = menuContext(state.buffer);
+  if (!context) return undefined;
+  const items = menuItems(context, sources);
+  if (items.length === 0) return undefined;
+  return { context, items, index: Math.min(state.menuIndex, items.length - 1) };
+}
+
+export function isExitArmed(state: PromptState, now: number): boolean {
+  return state.exitArmedUntil !== undefined && now <= state.exitArmedUntil;
+}
+
+interface Result {
+  state: PromptState;
+  effects: PromptEffect[];
+}
+
+export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, env: PromptEnv): Result {
+  const isCtrlC = Boolean(key.ctrl) && input === 'c';
+  // Any other key cancels a pending "press Ctrl+C again".
+  const state: PromptState = isCtrlC ? prev : { ...prev, exitArmedUntil: undefined };
+  const none = (s: PromptState): Result => ({ state: s, effects: [] });
+  const edit = (b: ed.Buffer): Result => none(withBuffer(state, b));
+
+  if (isCtrlC) {
+    if (state.buffer.text !== '') return none({ ...initialPromptState });
+    if (isExitArmed(state, env.now)) return { state: { ...state, exitArmedUntil: undefined }, effects: [{ type: 'exit' }] };
+    return none({ ...state, exitArmedUntil: env.now + env.exitWindowMs });
+  }
+
+  const menu = openMenu(state, env);
+  const b = state.buffer;
+
+  if (menu) {
+    const n = menu.items.length;
+    if (key.upArrow) return none({ ...state, menuIndex: (menu.index - 1 + n) % n });
+    if (key.downArrow) return none({ ...state, menuIndex: (menu.index + 1) % n });
+    if (key.escape) return none({ ...state, menuDismissed: true });
+    const item = menu.items[menu.index];
+    if (item && key.tab) return edit(applyCompletion(b, menu.context, item));
+    if (item && key.return && !key.shift && !key.meta) {
+      // A command typed out in full runs on Enter instead of needing a second press.
+      const exact = menu.context.kind === 'command' && item.label === `/${menu.context.query}`;
+      if (!exact) return edit(applyCompletion(b, menu.context, item));
+    }
+  }
+
+  if (key.return) {
+    if (key.shift || key.meta) return edit(ed.insert(b, '\n'));
+    if (b.cursor > 0 && b.text[b.cursor - 1] === '\\') return edit(ed.insert(ed.backspace(b), '\n'));
+    const text = b.text.replace(/\s+$/, '');
+    if (text.trim() === '') return none(state);
+    return { state: { ...initialPromptState }, effects: [{ type: 'submit', text }] };
+  }
+  if (key.escape) return { state, effects: [{ type: 'interrupt' }] };
+  if (key.tab) return { state, effects: [{ type: 'cycleAgent', reverse: Boolean(key.shift) }] };
+  if (key.upArrow) return ed.cursorLine(b).line > 0 ? none({ ...state, buffer: ed.verticalMove(b, -1) }) : none(historyStep(state, env.history, 1));
+  if (key.downArrow) {
+    const { line, lineCount } = ed.cursorLine(b);
+    return line < lineCount - 1 ? none({ ...state, buffer: ed.verticalMove(b, 1) }) : none(historyStep(state, env.history, -1));
+  }
+  if (key.leftArrow) return none({ ...state, buffer: ed.left(b) });
+  if (key.rightArrow) return none({ ...state, buffer: ed.right(b) });
+  if (key.home) return none({ ...state, buffer: ed.home(b) });
+  if (key.end) return none({ ...state, buffer: ed.end(b) });
+  // Terminals send DEL (0x7f) for Backspace and Ink reports it as `delete`, so both erase
+  // backwards; forward delete is Ctrl+D.
+  if (key.backspace || key.delete) return edit(ed.backspace(b));
+
+  if (key.ctrl) {
+    switch (input) {
+      case 'a': return none({ ...state, buffer: ed.home(b) });
+      case 'e': return none({ ...state, buffer: ed.end(b) });
+      case 'u': return edit(ed.killToLineStart(b));
+      case 'k': return edit(ed.killToLineEnd(b));
+      case 'w': return edit(ed.deleteWordBefore(b));
+      case 'd': return edit(ed.deleteForward(b));
+      case 'b': return none({ ...state, buffer: ed.left(b) });
+      case 'f': return none({ ...state, buffer: ed.right(b) });
+      default: return none(state);
+    }
+  }
+  // Ctrl+J arrives as a bare line feed.
+  if (input === '\n') return edit(ed.insert(b, '\n'));
+  const text = printableText(input, key);
+  return text === '' ? none(state) : edit(ed.insert(b, text));
+}
+
+function withBuffer(state: PromptState, buffer: ed.Buffer): PromptState {
+  if (buffer.text === state.buffer.text) return { ...state, buffer };
+  return { ...state, buffer, menuIndex: 0, menuDismissed: false };
+}
+
+/** `older` = 1 goes back in time, -1 forward; past the newest entry is the saved draft. */
+function historyStep(state: PromptState, history: readonly string[], older: 1 | -1): PromptState {
+  const index = state.historyIndex + older;
+  if (index < -1 || index >= history.length) return state;
+  const draft = state.historyIndex === -1 ? state.buffer : state.draft;
+  const buffer = index === -1 ? draft : ed.fromText(history[history.length - 1 - index] ?? '');
+  // A recalled "/cmd" must not pop the menu and steal the next Up.
+  return { ...state, buffer, draft, historyIndex: index, menuIndex: 0, menuDismissed: index !== -1 };
+}

@@ -1,0 +1,139 @@
+// The one-line footer: agent, model, tokens, cost (descendants included), sub-agent
+// activity and the session title — or, in a child view, where you are among siblings.
+// Always fits the width (80 columns by default) by shortening the title first.
+
+import { Box, Text } from 'ink';
+import { MAX_WIDTH, agentColor as defaultAgentColor, roleColor } from '../theme.js';
+
+export interface StatusLineProps {
+  agent: string;
+  agentColor?: string;
+  /** `provider/model` or a bare model id; the provider prefix is not shown. */
+  model: string;
+  /** Total tokens, descendants included. */
+  tokens: number;
+  /** USD, descendants included. */
+  cost: number;
+  /** Sub-agents running / waiting for a slot. */
+  running: number;
+  queued: number;
+  title: string;
+  /** Set in a child view: `label (index of total)`, index 1-based. */
+  view?: { label: string; index: number; total: number };
+  width?: number;
+}
+
+const SEP = ' · ';
+
+export function formatTokens(n: number): string {
+  const compact = (v: number, unit: string): string => `${v >= 100 ? Math.round(v) : Number(v.toFixed(1))}${unit}`;
+  if (n < 1000) return `${Math.round(n)} tok`;
+  if (n < 1_000_000) return `${compact(n / 1000, 'k')} tok`;
+  return `${compact(n / 1_000_000, 'M')} tok`;
+}
+
+export function formatCost(cost: number): string {
+  return `$${cost.toFixed(2)}`;
+}
+
+export function formatActivity(running: number, queued: number, short = false): string {
+  if (running === 0 && queued === 0) return '';
+  const parts: string[] = [];
+  if (running > 0) parts.push(short ? `${running} running` : `${running} sub-agent${running === 1 ? '' : 's'} running`);
+  if (queued > 0) parts.push(`${queued} queued`);
+  return parts.join(', ');
+}
+
+/** Terminal columns a string takes: wide CJK and emoji count two, combining marks none. */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) {
+    if (/\p{M}/u.test(ch)) continue;
+    w += isWide(ch.codePointAt(0) ?? 0) || /\p{Extended_Pictographic}/u.test(ch) ? 2 : 1;
+  }
+  return w;
+}
+
+export function truncate(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s;
+  if (width <= 0) return '';
+  let out = '';
+  let w = 0;
+  for (const ch of s) {
+    const cw = displayWidth(ch);
+    if (w + cw > width - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return `${out}…`;
+}
+
+/** The segments to print, agent first, fitted to `width`. */
+export function statusSegments(props: StatusLineProps, width: number): string[] {
+  const model = props.model.includes('/') ? props.model.slice(props.model.indexOf('/') + 1) : props.model;
+  const build = (short: boolean): string[] => {
+    const head = props.view
+      ? [`${props.view.label} (${props.view.index} of ${props.view.total})`, formatTokens(props.tokens), formatCost(props.cost)]
+      : [props.agent, model, formatTokens(props.tokens), formatCost(props.cost)];
+    const activity = formatActivity(props.running, props.queued, short);
+    return activity ? [...head, activity] : head;
+  };
+  const title = props.title.replace(/\s+/g, ' ').trim();
+  if (props.view || title === '') {
+    const long = build(false);
+    return displayWidth(long.join(SEP)) <= width ? long : fitAll(build(true), width);
+  }
+  // Wordy activity first, then the terse one, before the title starts losing words.
+  for (const short of [false, true]) {
+    const line = [...build(short), title];
+    if (displayWidth(line.join(SEP)) <= width) return line;
+  }
+  const head = build(true);
+  const room = width - displayWidth(head.join(SEP)) - SEP.length;
+  // A title cut to a stub says nothing; below that, drop it.
+  if (room >= 8) return [...head, truncate(title, room)];
+  return fitAll(head, width);
+}
+
+function fitAll(segments: string[], width: number): string[] {
+  if (displayWidth(segments.join(SEP)) <= width) return segments;
+  // Narrow terminal: cut the line as a whole, keeping the agent's own segment intact when it fits.
+  const joined = truncate(segments.join(SEP), width);
+  return [joined];
+}
+
+export function StatusLine(props: StatusLineProps) {
+  const width = Math.min(props.width ?? MAX_WIDTH, MAX_WIDTH);
+  const segments = statusSegments(props, width);
+  const [first = '', ...rest] = segments;
+  const color = props.agentColor ?? defaultAgentColor(props.view ? props.view.label : props.agent);
+  const muted = roleColor('muted');
+  return (
+    <Box width={width}>
+      <Text wrap="truncate-end">
+        <Text color={color} bold>
+          {first}
+        </Text>
+        {rest.map((seg, i) => (
+          <Text key={i}>
+            <Text color={muted}>{SEP}</Text>
+            {seg}
+          </Text>
+        ))}
+      </Text>
+    </Box>
+  );
+}
+
+function isWide(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
+}

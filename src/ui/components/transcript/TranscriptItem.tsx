@@ -1,0 +1,69 @@
+// One transcript item as drawn in a session view: the user's message, assistant
+// markdown, a tool call (or a sub-agent block for `task`), or an error.
+
+import { Box, Text } from 'ink';
+import { memo } from 'react';
+import type { TranscriptEntry } from '../../state/selectors.js';
+import type { TranscriptItem as Item, UiState } from '../../state/types.js';
+import { Markdown } from '../../render/markdown.js';
+import { MAX_WIDTH, roleColor } from '../../theme.js';
+import { TaskBlock } from '../tree/TaskBlock.js';
+import { ToolCall } from './ToolCall.js';
+
+export interface TranscriptItemProps {
+  item: Item;
+  /** For an assistant item cut into pieces (see transcriptView): the piece to draw. */
+  text?: string;
+  /** Whether `text` is the final piece (where a retry note belongs); defaults to true. */
+  last?: boolean;
+  /** Show more of a tool call's output or diff. */
+  expanded?: boolean;
+  width?: number;
+  /** Needed to draw `task` calls as sub-agent blocks; without it they draw as plain calls. */
+  state?: UiState;
+  now?: number;
+  agentColors?: Readonly<Record<string, string>>;
+}
+
+export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItemProps) {
+  const { item, expanded, state, now = 0, agentColors } = props;
+  const width = Math.min(props.width ?? MAX_WIDTH, MAX_WIDTH);
+  switch (item.kind) {
+    case 'user':
+      return (
+        <Box width={width}>
+          <Text color={roleColor('user')}>› </Text>
+          <Box flexGrow={1}>
+            <Text color={roleColor('user')}>{item.text}</Text>
+          </Box>
+        </Box>
+      );
+    case 'assistant': {
+      const text = props.text ?? item.text;
+      return (
+        <Box flexDirection="column" width={width}>
+          {text.trim() ? <Markdown text={text} width={width} /> : null}
+          {item.abandoned && props.last !== false ? (
+            <Text color={roleColor('warning')}>⟳ retrying: {item.abandoned}</Text>
+          ) : null}
+        </Box>
+      );
+    }
+    case 'tool':
+      if (item.tool === 'task' && state) {
+        return <TaskBlock state={state} call={item} now={now} width={width} {...(agentColors ? { agentColors } : {})} />;
+      }
+      return <ToolCall call={item} width={width} now={now} {...(expanded !== undefined ? { expanded } : {})} />;
+    case 'error':
+      return (
+        <Box width={width}>
+          <Text color={roleColor('error')}>✗ {item.message}</Text>
+        </Box>
+      );
+  }
+});
+
+/** Draws an entry of transcriptView(): whole items, or one piece of a cut assistant text. */
+export function TranscriptEntryView({ entry, ...rest }: { entry: TranscriptEntry } & Omit<TranscriptItemProps, 'item' | 'text'>) {
+  return 'text' in entry ? <TranscriptItem item={entry.item} text={entry.text} last={entry.last} {...rest} /> : <TranscriptItem item={entry.item} {...rest} />;
+}

@@ -1,0 +1,76 @@
+// How a sub-agent's state reads at a glance: which state a task call is in, its glyph or
+// spinner frame, and elapsed time. Spinners derive from `now` so no component owns a timer.
+
+import { childOfCall, toolCallsOf } from '../../state/selectors.js';
+import type { SessionStatus, ToolCallItem, UiState } from '../../state/types.js';
+import { GLYPHS, SPINNER_FRAMES, roleColor, type Role } from '../../theme.js';
+
+export type TaskState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+function fromStatus(status: SessionStatus | string | undefined): TaskState | undefined {
+  switch (status) {
+    case 'queued':
+    case 'running':
+    case 'completed':
+    case 'failed':
+    case 'cancelled':
+      return status;
+    case 'interrupted':
+      return 'cancelled';
+    default:
+      return undefined;
+  }
+}
+
+export function taskState(state: UiState, call: ToolCallItem): TaskState {
+  if (call.done && call.output) {
+    // The task result names the final state; it wins over a child status we may have missed.
+    const m = /<task [^>]*state="(\w+)"/.exec(call.output);
+    const parsed = fromStatus(m?.[1]);
+    if (parsed && parsed !== 'running') return parsed;
+  }
+  const child = childOfCall(state, call);
+  const fromChild = fromStatus(child?.status);
+  if (fromChild) return fromChild;
+  const fromMeta = fromStatus(typeof call.metadata['status'] === 'string' ? call.metadata['status'] : undefined);
+  if (fromMeta) return fromMeta;
+  if (call.done) return call.isError ? 'failed' : 'completed';
+  return child?.status === 'idle' ? 'completed' : 'queued';
+}
+
+export function isActive(s: TaskState): boolean {
+  return s === 'queued' || s === 'running';
+}
+
+export function stateGlyph(s: TaskState, now: number): string {
+  return s === 'running' ? (SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length] ?? '') : GLYPHS[s];
+}
+
+export function stateColor(s: TaskState): string | undefined {
+  const roles: Record<TaskState, Role> = { queued: 'queued', running: 'running', completed: 'success', failed: 'error', cancelled: 'warning' };
+  return roleColor(roles[s]);
+}
+
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** Undefined while queued: time waiting for a slot is not time working. */
+export function taskElapsed(state: UiState, call: ToolCallItem, now: number): number | undefined {
+  const child = childOfCall(state, call);
+  if (child?.startedAt !== undefined) return (child.finishedAt ?? (call.done ? call.endedAt : undefined) ?? now) - child.startedAt;
+  const meta = call.metadata['elapsed_ms'];
+  if (typeof meta === 'number') return meta;
+  return undefined;
+}
+
+export function taskToolCount(state: UiState, call: ToolCallItem): number {
+  const child = childOfCall(state, call);
+  const seen = child ? toolCallsOf(state, child.id).length : 0;
+  const meta = call.metadata['tool_calls'];
+  return Math.max(seen, typeof meta === 'number' ? meta : 0);
+}

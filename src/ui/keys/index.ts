@@ -1,0 +1,17 @@
+// The UI's one raw keypress layer: keybind parsing, the leader keymap and its hook.
+
+export { toChord, printableText, type Chord, type KeyFlags } from './key-event.js';
+export { parseKeybind, matchesChord, chordEquals, formatKeybind, KeybindError, type Keybind } from './keybind.js';
+export {
+  createKeymap,
+  DEFAULT_KEYBINDS,
+  KEYMAP_ACTIONS,
+  LEADER_TIMEOUT_MS,
+  type Keymap,
+  type KeymapAction,
+  type KeybindConfig,
+  type KeymapOptions,
+} from './keymap.js';
+export { useKeymap, type UseKeymapOptions, type KeymapState } from './use-keymap.js';
+export { useRefState } from './ref-state.js';
+export { KeyRouter, useKeys, useLeaderPending, type KeyRouterProps, type KeyHandler } from './key-router.js';

@@ -1,0 +1,99 @@
+// The single owner of raw key input. The keymap sees every key first; a key it consumes
+// (the leader chord, the key completing `<leader>X`, or one swallowed after the leader)
+// never reaches components. Routing is synchronous: Ink may deliver several keys before
+// React runs effects, so subscriptions and `isActive` are read through refs, not effects.
+
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useInput, type Key } from 'ink';
+import type { Keymap, KeymapAction } from './keymap.js';
+import { LEADER_TIMEOUT_MS } from './keymap.js';
+
+export type KeyHandler = (input: string, key: Key) => void;
+
+interface Subscription {
+  handler: { current: KeyHandler };
+  active: { current: boolean };
+}
+
+interface Router {
+  subscribe(sub: Subscription): () => void;
+  pending: boolean;
+}
+
+const RouterContext = createContext<Router | undefined>(undefined);
+
+export interface KeyRouterProps {
+  keymap?: Keymap;
+  onAction?: (action: KeymapAction) => void;
+  /** Injectable clock for tests. */
+  now?: () => number;
+  /** How long the pending flag stays up; match the keymap's own timeout. */
+  timeoutMs?: number;
+  /** False while the whole UI must ignore keys. */
+  isActive?: boolean;
+  children?: ReactNode;
+}
+
+export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER_TIMEOUT_MS, isActive = true, children }: KeyRouterProps) {
+  const subs = useRef(new Set<Subscription>());
+  const [pending, setPending] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  useInput(
+    (input, key) => {
+      if (keymap) {
+        const at = now();
+        const wasPending = keymap.isPending(at);
+        const action = keymap.handle(input, key, at);
+        const isPending = keymap.isPending(at);
+        setPending(isPending);
+        clearTimeout(timer.current);
+        if (isPending) timer.current = setTimeout(() => setPending(false), timeoutMs);
+        if (action) onAction?.(action);
+        if (action || wasPending || isPending) return;
+      }
+      // Copy first: a handler may unmount a component (and unsubscribe) mid-dispatch.
+      for (const sub of [...subs.current]) if (sub.active.current && subs.current.has(sub)) sub.handler.current(input, key);
+    },
+    { isActive },
+  );
+
+  const subscribe = useMemo(
+    () => (sub: Subscription) => {
+      subs.current.add(sub);
+      return () => {
+        subs.current.delete(sub);
+      };
+    },
+    [],
+  );
+  const router = useMemo<Router>(() => ({ subscribe, pending }), [subscribe, pending]);
+  return <RouterContext.Provider value={router}>{children}</RouterContext.Provider>;
+}
+
+/**
+ * Like Ink's useInput, but under a KeyRouter the keymap filters keys first. Without a
+ * router (standalone use, component tests) it falls back to Ink's useInput.
+ */
+export function useKeys(handler: KeyHandler, options: { isActive?: boolean } = {}): void {
+  const isActive = options.isActive ?? true;
+  const router = useContext(RouterContext);
+  const handlerRef = useRef(handler);
+  const activeRef = useRef(isActive);
+  // Assigned during render so a key arriving before effects run sees the latest props.
+  handlerRef.current = handler;
+  activeRef.current = isActive;
+  const hasRouter = router !== undefined;
+  const subscribe = router?.subscribe;
+  useEffect(() => {
+    if (!subscribe) return;
+    return subscribe({ handler: handlerRef, active: activeRef });
+  }, [subscribe]);
+  useInput((input, key) => handlerRef.current(input, key), { isActive: isActive && !hasRouter });
+}
+
+/** True while a leader chord waits for its second key (for a "ctrl+x …" hint). */
+export function useLeaderPending(): boolean {
+  return useContext(RouterContext)?.pending ?? false;
+}

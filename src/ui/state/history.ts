@@ -1,0 +1,101 @@
+// Builds a session's transcript from stored messages (resuming a session, or entering a
+// child that already finished) so it renders exactly like one followed live.
+
+import type { Message } from '../../core/messages.js';
+import type { SessionStatus } from '../../core/events.js';
+import { emptyUsage } from '../../core/messages.js';
+import { Draft, newSessionNode } from './draft.js';
+import { isFinalStatus } from './reducer.js';
+import type { SessionMeta, UiState } from './types.js';
+
+const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
+
+/** Replaces the session's items with the stored history; live fields of a running session are kept. */
+export function loadHistory(state: UiState, sessionId: string, messages: Message[], meta: SessionMeta): UiState {
+  const d = new Draft(state);
+  const parent = meta.parent_id ? d.session(meta.parent_id) : undefined;
+  const path = parent ? [...parent.path, sessionId] : meta.parent_id ? [meta.parent_id, sessionId] : [sessionId];
+  const status: SessionStatus = STATUSES.has(meta.status) ? (meta.status as SessionStatus) : 'idle';
+  const fields = {
+    parentId: meta.parent_id,
+    agent: meta.agent,
+    title: meta.title,
+    description: meta.parent_id ? (meta.task_description ?? meta.title) : '',
+    toolCallId: meta.tool_call_id ?? null,
+    status,
+    path,
+    depth: path.length - 1,
+    createdAt: meta.created_at,
+    usage: { ...emptyUsage(), input_tokens: meta.input_tokens ?? 0, output_tokens: meta.output_tokens ?? 0 },
+    turnUsage: emptyUsage(),
+    cost: meta.cost ?? 0,
+    ...(isFinalStatus(status) && meta.updated_at !== undefined ? { finishedAt: meta.updated_at } : {}),
+  };
+  if (d.session(sessionId)) Object.assign(d.editSession(sessionId) ?? {}, fields);
+  else d.addSession(newSessionNode({ id: sessionId, ...fields }));
+
+  // Start from an empty list: loading twice must not duplicate.
+  const items = d.editItems(sessionId);
+  items.length = 0;
+  const ts = meta.created_at;
+  const byCall = new Map<string, number>();
+  for (const message of messages) {
+    for (const part of message.content) {
+      if (part.type === 'text' && part.text) {
+        if (message.role === 'user') d.pushItem(sessionId, (id) => ({ kind: 'user', id, text: part.text, ts }));
+        else d.pushItem(sessionId, (id) => ({ kind: 'assistant', id, messageId: null, text: part.text, cuts: [], done: true, ts }));
+      } else if (part.type === 'tool_use') {
+        const child = part.name === 'task' ? findChildFor(d, sessionId, part.id) : undefined;
+        d.pushItem(sessionId, (id) => ({
+          kind: 'tool',
+          id,
+          callId: part.id,
+          tool: part.name,
+          input: part.input,
+          isError: false,
+          metadata: {},
+          startedAt: ts,
+          done: false,
+          ...(child ? { childSessionId: child } : {}),
+        }));
+        byCall.set(part.id, items.length - 1);
+      } else if (part.type === 'tool_result') {
+        const index = byCall.get(part.tool_use_id);
+        const call = index === undefined ? undefined : items[index];
+        if (index === undefined || call?.kind !== 'tool') continue;
+        const childId = call.tool === 'task' ? (call.childSessionId ?? taskIdFromResult(part.content)) : undefined;
+        items[index] = {
+          ...call,
+          output: part.content,
+          isError: part.is_error === true,
+          done: true,
+          endedAt: ts,
+          ...(childId ? { childSessionId: childId, metadata: { ...call.metadata, session_id: childId } } : {}),
+        };
+      }
+    }
+  }
+  // A stored call without a result was cut off (crash, cancel): it will never finish.
+  if (status !== 'running' && status !== 'queued') {
+    items.forEach((item, index) => {
+      if (item.kind === 'tool' && !item.done) items[index] = { ...item, done: true, isError: true };
+    });
+  }
+
+  // Link both ways, whichever of parent and child was loaded first.
+  if (meta.tool_call_id && meta.parent_id) {
+    const loc = d.callLocation(meta.tool_call_id);
+    const call = loc ? d.items(loc.sessionId)[loc.index] : undefined;
+    if (loc && call?.kind === 'tool') d.replaceItem(loc.sessionId, loc.index, { ...call, childSessionId: sessionId });
+  }
+  return d.finish(state);
+}
+
+function findChildFor(d: Draft, parentId: string, callId: string): string | undefined {
+  return (d.state.children[parentId] ?? []).find((id) => d.session(id)?.toolCallId === callId);
+}
+
+/** The task tool's result opens with `<task id="<child id>" state="…">`. */
+export function taskIdFromResult(output: string): string | undefined {
+  return /<task id="([^"]+)"/.exec(output)?.[1];
+}

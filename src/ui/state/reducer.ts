@@ -1,0 +1,296 @@
+// Folds core events (and the user's own messages) into UiState. Pure: same state and
+// event give the same result, and unchanged parts keep their identity.
+
+import type { CoreEvent, EventOf } from '../../core/events.js';
+import { addUsage, emptyUsage } from '../../core/messages.js';
+import { Draft, newSessionNode } from './draft.js';
+import { countLines, findSafeCut } from './markdown-split.js';
+import type { AssistantItem, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
+
+export type UiInput = CoreEvent | UserMessageAction;
+
+/** A live tail longer than this is cut at a safe markdown boundary into <Static>. */
+export const LIVE_TAIL_LINES = 20;
+
+const FINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
+
+export function isFinalStatus(status: SessionStatus): boolean {
+  return FINAL.has(status);
+}
+
+export function reduce(state: UiState, input: UiInput): UiState {
+  const d = new Draft(state);
+  if (input.type === 'ui.user_message') {
+    ensureKnown(d, input.session_id, undefined, [input.session_id], input.ts);
+    closeAssistant(d, input.session_id);
+    d.pushItem(input.session_id, (id) => ({ kind: 'user', id, text: input.text, ts: input.ts }));
+    return d.finish(state);
+  }
+  const e = input;
+  if (e.type === 'session.created') {
+    onCreated(d, e);
+    return d.finish(state);
+  }
+  ensureKnown(d, e.session_id, e.agent, e.path, e.ts);
+  const sid = e.session_id;
+  switch (e.type) {
+    case 'session.status':
+      onStatus(d, e);
+      break;
+    case 'message.started': {
+      closeAssistant(d, sid);
+      const s = d.editSession(sid);
+      if (s) s.messageId = e.message_id;
+      break;
+    }
+    case 'message.retrying':
+      onRetrying(d, sid, e.reason);
+      break;
+    case 'text.delta':
+      onText(d, sid, e.text, e.ts);
+      break;
+    case 'thinking.delta':
+      if (!d.session(sid)?.thinking) setThinking(d, sid, true);
+      break;
+    case 'tool.started':
+      onToolStarted(d, e);
+      break;
+    case 'tool.progress':
+      editCall(d, e.call_id, (call) => {
+        const childId = e.metadata['session_id'];
+        return {
+          ...call,
+          metadata: { ...call.metadata, ...e.metadata },
+          ...(typeof childId === 'string' ? { childSessionId: childId } : {}),
+        };
+      });
+      break;
+    case 'tool.completed':
+      editCall(d, e.call_id, (call) => ({ ...call, output: e.output, isError: e.is_error, endedAt: e.ts, done: true }));
+      break;
+    case 'message.completed': {
+      closeAssistant(d, sid);
+      const s = d.editSession(sid);
+      if (s) {
+        s.turnUsage = addUsage(s.turnUsage, e.usage);
+        s.messageId = null;
+        s.thinking = false;
+      }
+      break;
+    }
+    case 'turn.completed': {
+      const s = d.editSession(sid);
+      if (s) {
+        // turn.completed's usage sums the turn's messages, already shown live via turnUsage.
+        s.usage = addUsage(s.usage, e.usage);
+        s.turnUsage = emptyUsage();
+        s.cost += e.cost;
+      }
+      break;
+    }
+    case 'question.asked':
+      if (!d.state.questions.some((q) => q.questionId === e.question_id)) {
+        d.setQueues({
+          questions: [
+            ...d.state.questions,
+            { questionId: e.question_id, sessionId: sid, agent: e.agent, path: e.path, question: e.question, options: e.options, ts: e.ts },
+          ],
+        });
+      }
+      break;
+    case 'question.answered':
+      if (d.state.questions.some((q) => q.questionId === e.question_id)) {
+        d.setQueues({ questions: d.state.questions.filter((q) => q.questionId !== e.question_id) });
+      }
+      break;
+    case 'permission.asked':
+      if (!d.state.permissions.some((p) => p.requestId === e.request_id)) {
+        d.setQueues({
+          permissions: [
+            ...d.state.permissions,
+            {
+              requestId: e.request_id,
+              sessionId: sid,
+              agent: e.agent,
+              path: e.path,
+              tool: e.tool,
+              subject: e.subject,
+              permission: e.permission,
+              patterns: e.patterns,
+              ts: e.ts,
+            },
+          ],
+        });
+      }
+      break;
+    case 'permission.replied':
+      if (d.state.permissions.some((p) => p.requestId === e.request_id)) {
+        d.setQueues({ permissions: d.state.permissions.filter((p) => p.requestId !== e.request_id) });
+      }
+      break;
+    case 'error':
+      closeAssistant(d, sid);
+      d.pushItem(sid, (id) => ({ kind: 'error', id, message: e.message, ts: e.ts }));
+      break;
+  }
+  return d.finish(state);
+}
+
+/** Events can reach a UI that missed `session.created` (late subscribe): make a node from the envelope. */
+function ensureKnown(d: Draft, id: string, agent: string | undefined, path: string[], ts: number): void {
+  if (d.session(id)) return;
+  d.addSession(newSessionNode({ id, agent: agent ?? '', path: path.length ? path : [id], createdAt: ts }));
+}
+
+function onCreated(d: Draft, e: EventOf<'session.created'>): void {
+  const path = e.path.length ? e.path : [e.session_id];
+  const call = e.tool_call_id ? findCall(d, e.tool_call_id) : undefined;
+  const input = call && isRecord(call.input) ? call.input : undefined;
+  const description = typeof input?.['description'] === 'string' ? input['description'] : descriptionFromTitle(e.title);
+  const fields = {
+    agent: e.agent,
+    title: e.title,
+    description: e.parent_id ? description : '',
+    parentId: e.parent_id,
+    toolCallId: e.tool_call_id,
+    path,
+    depth: path.length - 1,
+  };
+  const existing = d.session(e.session_id);
+  if (existing) {
+    Object.assign(d.editSession(e.session_id) ?? {}, fields);
+  } else {
+    d.addSession(newSessionNode({ id: e.session_id, createdAt: e.ts, ...fields }));
+  }
+  if (call && e.tool_call_id) {
+    editCall(d, e.tool_call_id, (c) => ({ ...c, childSessionId: e.session_id }));
+    // The child's history starts with the task prompt; show it like a user message.
+    if (typeof input?.['prompt'] === 'string' && d.items(e.session_id).length === 0) {
+      const prompt = input['prompt'];
+      d.pushItem(e.session_id, (id) => ({ kind: 'user', id, text: prompt, ts: e.ts }));
+    }
+  }
+}
+
+/** The engine titles children `<description> (@<agent> subagent)`. */
+export function descriptionFromTitle(title: string): string {
+  const m = /^(.*) \(@[^)]+ subagent\)$/.exec(title);
+  return m?.[1] ?? title;
+}
+
+function onStatus(d: Draft, e: EventOf<'session.status'>): void {
+  const s = d.editSession(e.session_id);
+  if (!s) return;
+  s.status = e.status;
+  if (e.reason !== undefined) s.statusReason = e.reason;
+  else delete s.statusReason;
+  if (e.status === 'running') {
+    s.startedAt ??= e.ts;
+    // A resumed child runs again: it is no longer finished.
+    delete s.finishedAt;
+  } else if (isFinalStatus(e.status)) {
+    s.finishedAt = e.ts;
+  }
+  if (e.status !== 'running' && e.status !== 'queued') {
+    s.thinking = false;
+    s.messageId = null;
+    closeAssistant(d, e.session_id);
+    closeDanglingCalls(d, e.session_id, e.ts);
+  }
+}
+
+function onText(d: Draft, sid: string, text: string, ts: number): void {
+  if (d.session(sid)?.thinking) setThinking(d, sid, false);
+  const items = d.items(sid);
+  const last = items[items.length - 1];
+  let item: AssistantItem;
+  let index: number;
+  if (last?.kind === 'assistant' && !last.done) {
+    index = items.length - 1;
+    item = { ...last, text: last.text + text };
+  } else {
+    const messageId = d.session(sid)?.messageId ?? null;
+    const created = d.pushItem(sid, (id) => ({ kind: 'assistant', id, messageId, text: '', cuts: [], done: false, ts }));
+    index = d.items(sid).length - 1;
+    item = { ...(created as AssistantItem), text };
+  }
+  const from = item.cuts[item.cuts.length - 1] ?? 0;
+  if (countLines(item.text, from) > LIVE_TAIL_LINES) {
+    const cut = findSafeCut(item.text, from);
+    if (cut !== null && cut > from) item = { ...item, cuts: [...item.cuts, cut] };
+  }
+  d.replaceItem(sid, index, item);
+}
+
+function onRetrying(d: Draft, sid: string, reason: string): void {
+  setThinking(d, sid, false);
+  const items = d.items(sid);
+  const index = items.length - 1;
+  const last = items[index];
+  if (last?.kind !== 'assistant' || last.done) return;
+  if (last.cuts.length === 0) {
+    d.replaceItem(sid, index, { ...last, text: '' });
+  } else {
+    // Part of it is already printed and cannot be taken back: close it with a note and let
+    // the retried stream start a fresh item.
+    d.replaceItem(sid, index, { ...last, done: true, abandoned: reason });
+  }
+}
+
+function onToolStarted(d: Draft, e: EventOf<'tool.started'>): void {
+  closeAssistant(d, e.session_id);
+  setThinking(d, e.session_id, false);
+  if (findCall(d, e.call_id)) return;
+  // A child may already have announced itself for this call (events from parallel producers).
+  const child = (d.state.children[e.session_id] ?? []).find((id) => d.session(id)?.toolCallId === e.call_id);
+  d.pushItem(e.session_id, (id) => ({
+    kind: 'tool',
+    id,
+    callId: e.call_id,
+    tool: e.tool,
+    input: e.input,
+    isError: false,
+    metadata: {},
+    startedAt: e.ts,
+    done: false,
+    ...(child ? { childSessionId: child } : {}),
+  }));
+}
+
+function setThinking(d: Draft, sid: string, on: boolean): void {
+  if (d.session(sid)?.thinking === on) return;
+  const s = d.editSession(sid);
+  if (s) s.thinking = on;
+}
+
+function closeAssistant(d: Draft, sid: string): void {
+  const items = d.items(sid);
+  const last = items[items.length - 1];
+  if (last?.kind === 'assistant' && !last.done) d.replaceItem(sid, items.length - 1, { ...last, done: true });
+}
+
+/** A session that stopped will not complete its open calls: close them so they can leave the live area. */
+function closeDanglingCalls(d: Draft, sid: string, ts: number): void {
+  const items = d.items(sid);
+  items.forEach((item, index) => {
+    if (item.kind === 'tool' && !item.done) d.replaceItem(sid, index, { ...item, done: true, endedAt: ts });
+  });
+}
+
+function findCall(d: Draft, callId: string): ToolCallItem | undefined {
+  const loc = d.callLocation(callId);
+  if (!loc) return undefined;
+  const item = d.items(loc.sessionId)[loc.index];
+  return item?.kind === 'tool' ? item : undefined;
+}
+
+function editCall(d: Draft, callId: string, update: (call: ToolCallItem) => ToolCallItem): void {
+  const loc = d.callLocation(callId);
+  const call = findCall(d, callId);
+  if (!loc || !call) return;
+  d.replaceItem(loc.sessionId, loc.index, update(call));
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

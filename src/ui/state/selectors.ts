@@ -1,0 +1,139 @@
+// Read-only views derived from UiState: the session tree, totals that include
+// descendants, agent path labels, and the finished/live split that feeds <Static>.
+
+import { addUsage, emptyUsage } from '../../core/messages.js';
+import type { Usage } from '../../core/messages.js';
+import type { AssistantItem, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
+
+export function childrenOf(state: UiState, sessionId: string): SessionNode[] {
+  const ids = state.children[sessionId] ?? [];
+  return ids.map((id) => state.sessions[id]).filter((s): s is SessionNode => s !== undefined);
+}
+
+/** Every session below `sessionId` (not itself), depth first in creation order. */
+export function descendantsOf(state: UiState, sessionId: string): SessionNode[] {
+  const out: SessionNode[] = [];
+  const visit = (id: string) => {
+    for (const child of childrenOf(state, id)) {
+      out.push(child);
+      visit(child.id);
+    }
+  };
+  visit(sessionId);
+  return out;
+}
+
+export interface Totals {
+  usage: Usage;
+  /** Input (including cache reads and writes) plus output tokens. */
+  tokens: number;
+  cost: number;
+}
+
+export function sessionUsage(session: SessionNode): Usage {
+  return addUsage(session.usage, session.turnUsage);
+}
+
+/** What the user is charged for a session: its own usage plus all its descendants'. */
+export function subtreeTotals(state: UiState, sessionId: string): Totals {
+  const root = state.sessions[sessionId];
+  let usage = emptyUsage();
+  let cost = 0;
+  for (const s of root ? [root, ...descendantsOf(state, sessionId)] : []) {
+    usage = addUsage(usage, sessionUsage(s));
+    cost += s.cost;
+  }
+  const tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
+  return { usage, tokens, cost };
+}
+
+export function runningCount(state: UiState, rootId: string): number {
+  return descendantsOf(state, rootId).filter((s) => s.status === 'running').length;
+}
+
+export function queuedCount(state: UiState, rootId: string): number {
+  return descendantsOf(state, rootId).filter((s) => s.status === 'queued').length;
+}
+
+/** `explore (Find API routes)` for a child, the bare agent name for a root. */
+export function sessionLabel(session: SessionNode): string {
+  return session.parentId && session.description ? `${session.agent} (${session.description})` : session.agent;
+}
+
+/** `build › explore (Find API routes)`: how dialogs and breadcrumbs name a session. */
+export function agentPath(state: UiState, sessionId: string): string {
+  const session = state.sessions[sessionId];
+  const ids = session?.path ?? [sessionId];
+  return ids
+    .map((id) => state.sessions[id])
+    .filter((s): s is SessionNode => s !== undefined)
+    .map(sessionLabel)
+    .join(' › ');
+}
+
+/** The root of the tree a session belongs to. */
+export function rootOf(state: UiState, sessionId: string): string {
+  return state.sessions[sessionId]?.path[0] ?? sessionId;
+}
+
+/** A piece of transcript as it is drawn: whole items, or one cut of a long assistant text. */
+export type TranscriptEntry =
+  | { key: string; item: Exclude<TranscriptItem, AssistantItem> }
+  | { key: string; item: AssistantItem; text: string; streaming: boolean; last: boolean };
+
+export interface TranscriptView {
+  /** Never changes again once listed: render with <Static>. Only ever grows. */
+  finished: TranscriptEntry[];
+  live: TranscriptEntry[];
+}
+
+function isDone(item: TranscriptItem): boolean {
+  return item.kind === 'user' || item.kind === 'error' || item.done;
+}
+
+/**
+ * Finished is the longest prefix of done items, plus the already-cut pieces of the first
+ * open assistant text; everything after stays live. The prefix rule keeps the finished
+ * list append-only, which <Static> needs.
+ */
+export function transcriptView(state: UiState, sessionId: string): TranscriptView {
+  const items = state.items[sessionId] ?? [];
+  const finished: TranscriptEntry[] = [];
+  const live: TranscriptEntry[] = [];
+  let open = false;
+  for (const item of items) {
+    if (item.kind !== 'assistant') {
+      if (!open && isDone(item)) finished.push({ key: item.id, item });
+      else {
+        open = true;
+        live.push({ key: item.id, item });
+      }
+      continue;
+    }
+    const bounds = [0, ...item.cuts, item.text.length];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const last = i + 2 === bounds.length;
+      const text = item.text.slice(bounds[i], bounds[i + 1]);
+      // The tail piece is empty while nothing follows the last cut; it still marks "open".
+      if (last && !text && item.cuts.length > 0 && item.done) continue;
+      const entry: TranscriptEntry = { key: `${item.id}#${i}`, item, text, streaming: last && !item.done, last };
+      if (!open && (!last || item.done)) finished.push(entry);
+      else {
+        open = true;
+        live.push(entry);
+      }
+    }
+  }
+  return { finished, live };
+}
+
+/** The tool calls of a session, oldest first. */
+export function toolCallsOf(state: UiState, sessionId: string): ToolCallItem[] {
+  return (state.items[sessionId] ?? []).filter((i): i is ToolCallItem => i.kind === 'tool');
+}
+
+/** The child session a task call spawned, once known. */
+export function childOfCall(state: UiState, call: ToolCallItem): SessionNode | undefined {
+  const id = call.childSessionId ?? (typeof call.metadata['session_id'] === 'string' ? call.metadata['session_id'] : undefined);
+  return id ? state.sessions[id] : undefined;
+}

@@ -1,0 +1,150 @@
+// The UI's normalised model: sessions by id, each with an ordered list of transcript
+// items. Plain data only, so the reducer and selectors are testable without React.
+
+import type { SessionStatus, PermissionReply } from '../../core/events.js';
+import type { Usage } from '../../core/messages.js';
+
+export type { SessionStatus, PermissionReply, Usage };
+
+export interface SessionNode {
+  id: string;
+  parentId: string | null;
+  agent: string;
+  title: string;
+  /** The `task` call's `description` for a child; empty for a root. */
+  description: string;
+  status: SessionStatus;
+  statusReason?: string;
+  /** 0 for a root session. */
+  depth: number;
+  /** Session ids from the root down to and including this one. */
+  path: string[];
+  /** The parent's `task` call that spawned this session. */
+  toolCallId: string | null;
+  createdAt: number;
+  /** First time the session went `running`; undefined while queued. */
+  startedAt?: number;
+  /** Set when the session reaches a final status (`completed|failed|cancelled|interrupted`). */
+  finishedAt?: number;
+  /** Usage of finished turns (from `turn.completed`). */
+  usage: Usage;
+  /** Usage of the turn in flight (from `message.completed`), folded into `usage` at turn end. */
+  turnUsage: Usage;
+  cost: number;
+  /** The assistant message streaming now, if any. */
+  messageId: string | null;
+  /** True while thinking deltas stream; the text itself is never kept. */
+  thinking: boolean;
+  /** Bumped on each change to this session or its items, for cheap memo checks. */
+  version: number;
+}
+
+export interface UserItem {
+  kind: 'user';
+  id: string;
+  text: string;
+  ts: number;
+}
+
+export interface AssistantItem {
+  kind: 'assistant';
+  id: string;
+  messageId: string | null;
+  text: string;
+  /**
+   * Offsets in `text` where a finished prefix was cut off for `<Static>`. Only ever
+   * appended to, so pieces already printed never change.
+   */
+  cuts: number[];
+  /** No more text will arrive (message completed, or a later item followed). */
+  done: boolean;
+  ts: number;
+  /** Set when a retry abandoned this text after part of it was already printed. */
+  abandoned?: string;
+}
+
+export interface ToolCallItem {
+  kind: 'tool';
+  id: string;
+  callId: string;
+  tool: string;
+  input: unknown;
+  output?: string;
+  isError: boolean;
+  metadata: Record<string, unknown>;
+  startedAt: number;
+  endedAt?: number;
+  done: boolean;
+  /** For `task` calls: the child session it spawned, once known. */
+  childSessionId?: string;
+}
+
+export interface ErrorItem {
+  kind: 'error';
+  id: string;
+  message: string;
+  ts: number;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolCallItem | ErrorItem;
+
+export interface PendingQuestion {
+  questionId: string;
+  sessionId: string;
+  agent: string;
+  path: string[];
+  question: string;
+  options: string[];
+  ts: number;
+}
+
+export interface PendingPermission {
+  requestId: string;
+  sessionId: string;
+  agent: string;
+  path: string[];
+  tool: string;
+  subject: string;
+  permission: string;
+  patterns: string[];
+  ts: number;
+}
+
+export interface UiState {
+  sessions: Readonly<Record<string, SessionNode>>;
+  /** Root session ids in creation order. */
+  roots: readonly string[];
+  /** Child ids per parent id, in creation order. */
+  children: Readonly<Record<string, readonly string[]>>;
+  items: Readonly<Record<string, readonly TranscriptItem[]>>;
+  /** Where each tool call lives, so progress/completion events find it in O(1). */
+  calls: Readonly<Record<string, { sessionId: string; index: number }>>;
+  /** Oldest first: the dialog shows them in the order they were asked. */
+  questions: readonly PendingQuestion[];
+  permissions: readonly PendingPermission[];
+  /** Increments on every change; the frame scheduler compares it. */
+  version: number;
+}
+
+/** Inputs that do not come from the core: the UI knows what the user typed. */
+export interface UserMessageAction {
+  type: 'ui.user_message';
+  session_id: string;
+  text: string;
+  ts: number;
+}
+
+/** Fields a stored session row provides when its history is loaded from the database. */
+export interface SessionMeta {
+  parent_id: string | null;
+  agent: string;
+  title: string;
+  task_description?: string | null;
+  tool_call_id?: string | null;
+  status: SessionStatus | string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost?: number;
+  created_at: number;
+  updated_at?: number;
+}

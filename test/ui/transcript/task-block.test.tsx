@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { render } from 'ink-testing-library';
+import { TaskBlock } from '../../../src/ui/components/tree/TaskBlock.js';
+import { TranscriptItem } from '../../../src/ui/components/transcript/TranscriptItem.js';
+import { ToolCall } from '../../../src/ui/components/transcript/ToolCall.js';
+import { reduce, type ToolCallItem, type UiState } from '../../../src/ui/state/index.js';
+import { displayWidth } from '../../../src/ui/render/text.js';
+import { A, B, G, ROOT, ev, run, treeEvents } from '../state/fixtures.js';
+
+const call = (s: UiState, sid: string, id: string) => s.items[sid]?.find((i): i is ToolCallItem => i.kind === 'tool' && i.callId === id) as ToolCallItem;
+const block = (s: UiState, sid: string, id: string, now = 10_000, extra: Partial<Parameters<typeof TaskBlock>[0]> = {}) =>
+  render(<TaskBlock state={s} call={call(s, sid, id)} now={now} {...extra} />).lastFrame() ?? '';
+
+describe('TaskBlock states', () => {
+  it('shows a queued child with its agent, description and no elapsed time', () => {
+    const out = block(run(treeEvents()), ROOT, 'callB');
+    expect(out).toBe('◌ general Review tests · queued');
+  });
+
+  it('shows a running child with live elapsed time, tool count, latest tools and the nested grandchild', () => {
+    const s = run(treeEvents());
+    const at10s = block(s, ROOT, 'callA', 10 + 12_000);
+    const lines = at10s.split('\n');
+    expect(lines[0]).toMatch(/^\S explore Find API routes · running · 12s · 2 tools$/);
+    expect(lines[1]).toBe('  ⎿ read src/a.ts');
+    expect(lines[2]).toMatch(/^ {2}\S explore Deep dive · running · 11s$/);
+    // Time moves with `now`.
+    expect(block(s, ROOT, 'callA', 10 + 75_000).split('\n')[0]).toContain('1m 15s');
+  });
+
+  it('shows completed, failed and cancelled with their glyphs and a failure reason', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', output: `<task id="${A}" state="completed"><task_result>ok</task_result></task>`, is_error: false }, 5011));
+    expect(block(s, ROOT, 'callA', 99_999)).toBe('✓ explore Find API routes · completed · 5s · 2 tools');
+
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }, 100));
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'failed', reason: 'timed out after 60 s' }, 2100));
+    expect(block(s, ROOT, 'callB', 99_999)).toBe('✗ general Review tests · failed · 2s\n  timed out after 60 s');
+
+    s = reduce(s, ev('session.status', G, [ROOT, A, G], 'explore', { status: 'cancelled' }, 3015));
+    expect(block(s, A, 'callG', 99_999)).toBe('⊘ explore Deep dive · cancelled · 3s');
+  });
+
+  it('never shows child thinking', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('thinking.delta', A, [ROOT, A], 'explore', { text: 'SECRET THOUGHT' }));
+    expect(block(s, ROOT, 'callA')).not.toContain('SECRET');
+  });
+});
+
+describe('TaskBlock nesting', () => {
+  /** Child A spawns `n` grandchildren; the first one spawns a great-grandchild that spawns another. */
+  const wide = (n: number) => {
+    const events = treeEvents();
+    for (let i = 0; i < n; i++) {
+      const id = `g${i}`;
+      events.push(ev('tool.started', A, [ROOT, A], 'explore', { call_id: `cg${i}`, tool: 'task', input: { description: `Sub ${i}`, prompt: 'p', subagent_type: 'explore' } }, 20));
+      events.push(ev('session.created', id, [ROOT, A, id], 'explore', { parent_id: A, title: `Sub ${i}`, tool_call_id: `cg${i}` }, 20));
+      events.push(ev('session.status', id, [ROOT, A, id], 'explore', { status: 'running' }, 20));
+    }
+    const d3 = [ROOT, A, 'g0', 'd3'];
+    const d4 = [...d3, 'd4'];
+    events.push(ev('tool.started', 'g0', [ROOT, A, 'g0'], 'explore', { call_id: 'c3', tool: 'task', input: { description: 'Level three', prompt: 'p', subagent_type: 'general' } }, 21));
+    events.push(ev('session.created', 'd3', d3, 'general', { parent_id: 'g0', title: 'Level three', tool_call_id: 'c3' }, 21));
+    events.push(ev('session.status', 'd3', d3, 'general', { status: 'running' }, 21));
+    events.push(ev('tool.started', 'd3', d3, 'general', { call_id: 'c4', tool: 'task', input: { description: 'Level four', prompt: 'p', subagent_type: 'general' } }, 22));
+    events.push(ev('session.created', 'd4', d4, 'general', { parent_id: 'd3', title: 'Level four', tool_call_id: 'c4' }, 22));
+    events.push(ev('session.status', 'd4', d4, 'general', { status: 'running' }, 22));
+    return run(events);
+  };
+
+  it('caps children per level with +N more', () => {
+    const out = block(wide(4), ROOT, 'callA', 30_000, { maxChildren: 3 });
+    // Deep dive + Sub 0..3 = 5 grandchildren; 3 shown.
+    expect(out).toContain('Deep dive');
+    expect(out).toContain('Sub 0');
+    expect(out).toContain('Sub 1');
+    expect(out).not.toContain('Sub 2');
+    expect(out).toMatch(/^ {2}\+2 more$/m);
+  });
+
+  it('collapses levels deeper than maxDepth into +N more', () => {
+    const out = block(wide(1), ROOT, 'callA', 30_000, { maxDepth: 2 });
+    expect(out).toMatch(/^ {4}\S general Level three · running/m);
+    expect(out).not.toContain('Level four');
+    expect(out).toMatch(/^ {6}\+1 more$/m);
+    const shallow = block(wide(1), ROOT, 'callA', 30_000, { maxDepth: 1 });
+    expect(shallow).not.toContain('Level three');
+    // Sub 0's whole subtree (Level three and four) is counted.
+    expect(shallow).toMatch(/^ {4}\+2 more$/m);
+  });
+
+  it('fits 80 columns even with long descriptions and commands', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('tool.started', A, [ROOT, A], 'explore', { call_id: 'long', tool: 'bash', input: { command: 'echo ' + 'x'.repeat(200) } }));
+    const created = reduce(
+      s,
+      ev('tool.started', ROOT, [ROOT], 'build', { call_id: 'cL', tool: 'task', input: { description: 'D'.repeat(120), prompt: 'p', subagent_type: 'explore' } }),
+    );
+    for (const id of ['callA', 'cL']) {
+      const out = block(created, ROOT, id);
+      for (const line of out.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(80);
+      expect(out).toContain('…');
+    }
+  });
+});
+
+describe('TranscriptItem', () => {
+  it('summarises tool calls in one line and shows an edit diff', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('tool.started', A, [ROOT, A], 'explore', { call_id: 'e', tool: 'edit', input: { file_path: 'src/x.ts', old_string: 'a\nb\n', new_string: 'a\nc\nd\n' } }));
+    s = reduce(s, ev('tool.completed', A, [ROOT, A], 'explore', { call_id: 'e', output: 'Edited', is_error: false }));
+    const out = render(<TranscriptItem item={call(s, A, 'e')} />).lastFrame() ?? '';
+    expect(out.split('\n')[0]).toBe('● edit src/x.ts (+2 −1)');
+    expect(out).toMatch(/2 - b/);
+    expect(out).toMatch(/3 \+ d/);
+  });
+
+  it('shows the tail of bash output collapsed and more when expanded', () => {
+    let s = run(treeEvents());
+    const output = Array.from({ length: 12 }, (_, i) => `out ${i}`).join('\n');
+    s = reduce(s, ev('tool.started', A, [ROOT, A], 'explore', { call_id: 'b', tool: 'bash', input: { command: 'npm test' } }));
+    s = reduce(s, ev('tool.completed', A, [ROOT, A], 'explore', { call_id: 'b', output, is_error: false }));
+    const collapsed = render(<ToolCall call={call(s, A, 'b')} />).lastFrame() ?? '';
+    expect(collapsed.split('\n')).toEqual(['● bash npm test', '  … 9 more lines', '  out 9', '  out 10', '  out 11']);
+    const expanded = render(<ToolCall call={call(s, A, 'b')} expanded />).lastFrame() ?? '';
+    expect(expanded).toContain('out 0');
+    expect(expanded).not.toContain('more lines');
+  });
+
+  it('draws a task call as a sub-agent block when given state, and user/assistant items', () => {
+    const s = run(treeEvents());
+    const task = render(<TranscriptItem item={call(s, ROOT, 'callB')} state={s} />).lastFrame();
+    expect(task).toBe('◌ general Review tests · queued');
+    const items = s.items[ROOT] ?? [];
+    expect(render(<TranscriptItem item={items[0]!} />).lastFrame()).toBe('› Map the API');
+    expect(render(<TranscriptItem item={items[1]!} />).lastFrame()).toBe('Delegating.');
+  });
+});
