@@ -1,0 +1,175 @@
+// The scripted conversation behind `--demo`: a main agent that fans out to three
+// sub-agents, one of which asks the user a question and one of which needs an approval,
+// then edits a file (a second approval, shown as a diff). Replies are chosen by
+// conversation (the first user message) and step (assistant messages so far), so the
+// script is stateless and survives retries.
+import type { DemoBlock, DemoReply } from './sse.js';
+
+export const DEMO_PROMPT = 'Add rate limiting to the login route. Map the code first.';
+
+/** The small project the demo runs in (a temporary folder), so its tools have real files. */
+export const DEMO_FILES: Record<string, string> = {
+  'package.json': `${JSON.stringify({ name: 'demo-api', version: '1.0.0', type: 'module', scripts: { test: 'node --test tests/' } }, null, 2)}\n`,
+  'src/server.ts': [
+    "import { createApp } from './app.js';",
+    "import { authenticate } from './auth/middleware.js';",
+    "import { login, logout } from './routes/session.js';",
+    "import { listUsers } from './routes/users.js';",
+    '',
+    'const app = createApp();',
+    '',
+    "app.post('/v1/login', login);",
+    "app.post('/v2/login', login);",
+    "app.post('/v2/logout', authenticate, logout);",
+    "app.get('/v2/users', authenticate, listUsers);",
+    '',
+    'app.listen(3000);',
+    '',
+  ].join('\n'),
+  'src/auth/middleware.ts': [
+    "import { verifyToken } from './tokens.js';",
+    '',
+    '/** Rejects requests without a valid bearer token. */',
+    'export function authenticate(req, res, next) {',
+    "  const header = req.headers.authorization ?? '';",
+    "  const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;",
+    '  if (!token || !verifyToken(token)) return res.status(401).end();',
+    '  next();',
+    '}',
+    '',
+  ].join('\n'),
+  'src/auth/tokens.ts': "export function verifyToken(token) {\n  return token.length > 10;\n}\n",
+  'src/routes/session.ts': 'export function login(req, res) {\n  res.json({ token: "..." });\n}\nexport function logout(req, res) {\n  res.end();\n}\n',
+  'src/routes/users.ts': 'export function listUsers(req, res) {\n  res.json([]);\n}\n',
+  'src/app.ts': 'export function createApp() {\n  return { get() {}, post() {}, listen() {} };\n}\n',
+  'tests/auth.test.js': "import { test } from 'node:test';\ntest('rejects missing token', () => {});\n",
+};
+
+interface Request {
+  messages: Array<{ role: string; content: unknown }>;
+}
+
+type Step = (req: Request) => DemoReply;
+
+const ROUTES_TASK = 'List every HTTP route in src/ and say which file defines the login route.';
+const AUTH_TASK = 'Find how requests are authenticated (middleware, tokens) under src/auth.';
+const TESTS_TASK = 'Find how the tests are run and whether authentication has tests. List the test folder.';
+
+let ids = 0;
+const tool = (name: string, input: unknown): DemoBlock => ({ type: 'tool_use', id: `toolu_demo_${++ids}`, name, input });
+const say = (text: string): DemoBlock => ({ type: 'text', text });
+const reply = (...content: DemoBlock[]): DemoReply => ({ content, chunkDelayMs: 25, delayMs: 250 });
+
+/** The text of the last tool result in the request (what a tool or the user answered). */
+function lastToolResult(req: Request): string {
+  const last = req.messages[req.messages.length - 1];
+  if (!last || !Array.isArray(last.content)) return '';
+  for (const part of last.content as Array<{ type: string; content?: unknown }>) {
+    if (part.type !== 'tool_result') continue;
+    if (typeof part.content === 'string') return part.content;
+    if (Array.isArray(part.content)) return (part.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
+  }
+  return '';
+}
+
+const SCRIPTS: Record<string, Step[]> = {
+  [DEMO_PROMPT]: [
+    () =>
+      reply(
+        say("I'll map the code first: three sub-agents will look at routes, authentication and tests in parallel."),
+        tool('task', { description: 'Find API routes', prompt: ROUTES_TASK, subagent_type: 'explore' }),
+        tool('task', { description: 'Find auth middleware', prompt: AUTH_TASK, subagent_type: 'explore' }),
+        tool('task', { description: 'Check the test setup', prompt: TESTS_TASK, subagent_type: 'general' }),
+      ),
+    (req) => {
+      const both = /both/i.test(JSON.stringify(req.messages));
+      const routes = both ? "app.post('/v1/login', rateLimit, login);\napp.post('/v2/login', rateLimit, login);" : "app.post('/v1/login', login);\napp.post('/v2/login', rateLimit, login);";
+      return reply(
+        say('The sub-agents agree: login lives in `src/server.ts` and has no throttling. Adding a limiter there.'),
+        tool('edit', {
+          file_path: 'src/server.ts',
+          old_string: "app.post('/v1/login', login);\napp.post('/v2/login', login);",
+          new_string: `${routes}`,
+        }),
+      );
+    },
+    (req) => {
+      const applied = !/denied|rejected|declined/i.test(lastToolResult(req));
+      return reply(
+        say(
+          applied
+            ? [
+                '## Done',
+                '',
+                '- **Routes**: `src/server.ts` defines `/v1/login` and `/v2/login`.',
+                '- **Auth**: bearer tokens checked by `authenticate` in `src/auth/middleware.ts`.',
+                '- **Change**: login now goes through `rateLimit`:',
+                '',
+                '```ts',
+                "app.post('/v2/login', rateLimit, login);",
+                '```',
+                '',
+                'Next step would be defining `rateLimit` (e.g. 5 attempts per minute per IP) and a test in `tests/auth.test.js`.',
+              ].join('\n')
+            : 'Understood, I left `src/server.ts` unchanged. The findings above still hold.',
+        ),
+      );
+    },
+  ],
+  [ROUTES_TASK]: [
+    () => reply(tool('glob', { pattern: 'src/**/*.ts' })),
+    () => reply(tool('read', { file_path: 'src/server.ts' })),
+    () =>
+      reply(
+        say('Login is registered twice.'),
+        tool('ask_user', {
+          question: 'Login exists as /v1/login and /v2/login. Which should get the rate limit?',
+          options: ['/v2/login only', 'Both', '/v1/login only'],
+        }),
+      ),
+    (req) =>
+      reply(
+        say(
+          `Routes in \`src/server.ts\`: POST /v1/login, POST /v2/login, POST /v2/logout (auth), GET /v2/users (auth). ${lastToolResult(req) || 'The user gave no preference.'}`,
+        ),
+      ),
+  ],
+  [AUTH_TASK]: [
+    () => reply(tool('grep', { pattern: 'authenticate|verifyToken', path: 'src', output_mode: 'content' })),
+    () => reply(tool('read', { file_path: 'src/auth/middleware.ts' })),
+    () => reply(say('`authenticate` reads a bearer token and checks it with `verifyToken` (src/auth/tokens.ts); login itself is unauthenticated and unthrottled.')),
+  ],
+  [TESTS_TASK]: [
+    () => reply(tool('list', { path: '.' })),
+    () => reply(tool('bash', { command: 'ls tests', description: 'List the test folder' })),
+    (req) => reply(say(`Tests run with \`node --test tests/\`. Test files: ${lastToolResult(req).trim() || 'none found'}; there is one auth test.`)),
+  ],
+};
+
+const FALLBACK: DemoReply = {
+  content: [
+    {
+      type: 'text',
+      text: 'This is a scripted demo, so it can only replay its script. Set ANTHROPIC_API_KEY and start opencode-ink without --demo to talk to Claude.',
+    },
+  ],
+  chunkDelayMs: 10,
+};
+
+function firstUserText(req: Request): string {
+  const first = req.messages[0];
+  if (!first) return '';
+  if (typeof first.content === 'string') return first.content;
+  return (first.content as Array<{ type: string; text?: string }>)
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text ?? '')
+    .join('');
+}
+
+/** The scripted reply for a request: by conversation and by how far it has got. */
+export function demoReply(req: Request): DemoReply {
+  const steps = SCRIPTS[firstUserText(req).trim()];
+  const step = req.messages.filter((m) => m.role === 'assistant').length;
+  const next = steps?.[step];
+  return next ? next(req) : FALLBACK;
+}

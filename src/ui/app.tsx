@@ -1,0 +1,425 @@
+// The whole interactive screen. It subscribes to core events (through a frame scheduler so
+// a burst of deltas costs one render), draws the viewed session's transcript, the pending
+// question/approval queue and the input, and turns keys into core API calls. No agent
+// logic lives here.
+import { Box, Static, Text, useApp, useStdout } from 'ink';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { PermissionReply } from '../core/events.js';
+import { errorMessage } from '../core/errors.js';
+import type { SessionRow } from '../core/store/index.js';
+import type { UiCore } from './core-api.js';
+import { ApprovalDialog } from './components/dialogs/ApprovalDialog.js';
+import { AskUserDialog } from './components/dialogs/AskUserDialog.js';
+import { PromptInput } from './components/input/PromptInput.js';
+import type { NamedItem } from './components/input/completion.js';
+import { SessionPicker } from './components/session-picker.js';
+import { StatusLine } from './components/status-line.js';
+import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
+import { useNow } from './components/tree/use-now.js';
+import { HelpView, AgentsView } from './screens/info-views.js';
+import { KeyRouter, useLeaderPending } from './keys/key-router.js';
+import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
+import { navigate, siblingPosition } from './navigation.js';
+import { DiffView } from './render/diff-view.js';
+import { BUILTIN_COMMANDS, parseSlash } from './slash.js';
+import {
+  agentPath,
+  createUiStore,
+  FrameScheduler,
+  queuedCount,
+  runningCount,
+  sessionLabel,
+  subtreeTotals,
+  transcriptView,
+  useFrameState,
+  type TranscriptEntry,
+  type UiState,
+  type UiStore,
+} from './state/index.js';
+import { agentColor, MAX_WIDTH, roleColor } from './theme.js';
+
+/** Clears the screen and scrollback so a remounted <Static> starts on a clean terminal. */
+const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
+
+export interface AppProps {
+  core: UiCore;
+  /** The root session shown first (new or resumed). */
+  rootId: string;
+  keybinds?: KeybindConfig;
+  /** Sent as the first prompt once the screen is up. */
+  initialPrompt?: string;
+  /** A line printed above the transcript, e.g. the demo label. */
+  banner?: string;
+  inputHistory?: { entries: readonly string[]; append(entry: string): void };
+  completeFile?: (prefix: string) => readonly string[];
+  agentColors?: Readonly<Record<string, string>>;
+  onExit?: () => void;
+}
+
+type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | undefined;
+
+type StaticEntry = { key: string; header: true } | (TranscriptEntry & { header?: false });
+
+export function App(props: AppProps) {
+  const keymap = useMemo(() => createKeymap(props.keybinds ?? {}), [props.keybinds]);
+  const [viewId, setViewId] = useState(props.rootId);
+  const [rootId, setRootId] = useState(props.rootId);
+  const [epoch, setEpoch] = useState(0);
+  const [overlay, setOverlay] = useState<Overlay>();
+  const { stdout, write } = useStdout();
+
+  const { store, frames } = useMemo(() => {
+    const s = createUiStore();
+    // Loaded before the scheduler takes its first snapshot, so the first frame shows it.
+    loadTree(props.core, s, props.rootId, true);
+    return { store: s, frames: new FrameScheduler(s) };
+    // The initial root only: later roots are loaded by openRoot.
+  }, []);
+  useEffect(() => () => frames.dispose(), [frames]);
+  useEffect(() => props.core.on((event) => store.dispatch(event)), [props.core, store]);
+
+  // A clean re-print: clear the terminal, then remount <Static> under a new key.
+  const repaint = useCallback(() => {
+    write(CLEAR_SCREEN);
+    setEpoch((e) => e + 1);
+  }, [write]);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onResize = () => {
+      clearTimeout(timer);
+      timer = setTimeout(repaint, 80);
+    };
+    stdout.on('resize', onResize);
+    return () => {
+      clearTimeout(timer);
+      stdout.off('resize', onResize);
+    };
+  }, [stdout, repaint]);
+
+  const showView = useCallback(
+    (id: string) => {
+      if (id === viewId) return;
+      loadTree(props.core, store, id, false);
+      setViewId(id);
+      repaint();
+    },
+    [viewId, props.core, store, repaint],
+  );
+
+  const openRoot = useCallback(
+    (id: string) => {
+      loadTree(props.core, store, id, true);
+      setRootId(id);
+      setViewId(id);
+      repaint();
+    },
+    [props.core, store, repaint],
+  );
+
+  const onAction = useCallback(
+    (action: KeymapAction) => {
+      if (action === 'session_list') {
+        setOverlay({ kind: 'picker' });
+        return;
+      }
+      const next = navigate(store.getState(), viewId, action);
+      showView(next);
+    },
+    [store, viewId, showView],
+  );
+
+  return (
+    <KeyRouter keymap={keymap} onAction={onAction}>
+      <Screen
+        {...props}
+        store={store}
+        frames={frames}
+        rootId={rootId}
+        viewId={viewId}
+        epoch={epoch}
+        overlay={overlay}
+        setOverlay={setOverlay}
+        openRoot={openRoot}
+        showView={showView}
+      />
+    </KeyRouter>
+  );
+}
+
+interface ScreenProps extends AppProps {
+  store: UiStore;
+  frames: FrameScheduler<UiState>;
+  viewId: string;
+  epoch: number;
+  overlay: Overlay;
+  setOverlay: (o: Overlay) => void;
+  openRoot: (id: string) => void;
+  showView: (id: string) => void;
+}
+
+function Screen(props: ScreenProps) {
+  const { core, store, frames, rootId, viewId, overlay, setOverlay } = props;
+  const state = useFrameState(frames);
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH);
+  const leaderPending = useLeaderPending();
+  const [row, setRow] = useState<SessionRow | undefined>(() => core.history(rootId)?.session);
+  const [queued, setQueued] = useState<string[]>([]);
+  const [notice, setNotice] = useState<string>();
+  const [history, setHistory] = useState<readonly string[]>(props.inputHistory?.entries ?? []);
+  const busy = useRef(false);
+
+  useEffect(() => setRow(core.history(rootId)?.session), [core, rootId]);
+
+  const view = transcriptView(state, viewId);
+  const viewed = state.sessions[viewId];
+  const isChildView = viewId !== rootId && Boolean(viewed?.parentId);
+  const active = Object.values(state.sessions).some((s) => s.status === 'running' || s.status === 'queued');
+  const now = useNow(active);
+
+  const send = useCallback(
+    (text: string) => {
+      busy.current = true;
+      store.dispatch({ type: 'ui.user_message', session_id: rootId, text, ts: Date.now() });
+      core
+        .prompt(rootId, text)
+        .catch((err: unknown) => setNotice(errorMessage(err)))
+        .finally(() => {
+          busy.current = false;
+          setQueued((q) => {
+            const [next, ...rest] = q;
+            if (next !== undefined) queueMicrotask(() => send(next));
+            return rest;
+          });
+        });
+    },
+    [core, rootId, store],
+  );
+
+  const runCommand = useCallback(
+    (name: string, args: string): boolean => {
+      switch (name) {
+        case 'exit':
+        case 'quit':
+          props.onExit?.();
+          exit();
+          return true;
+        case 'new': {
+          const created = core.createSession({ agent: row?.agent });
+          props.openRoot(created.id);
+          return true;
+        }
+        case 'sessions':
+          setOverlay({ kind: 'picker' });
+          return true;
+        case 'help':
+          setOverlay({ kind: 'help' });
+          return true;
+        case 'agents':
+          setOverlay({ kind: 'agents' });
+          return true;
+        case 'model':
+        case 'agent': {
+          if (!args) {
+            setNotice(name === 'model' ? `Model: ${row?.model ?? '?'} — use /model <provider/id>.` : `Agent: ${row?.agent ?? '?'} — use /agent <name>.`);
+            return true;
+          }
+          try {
+            const updated = name === 'model' ? core.setModel(rootId, args) : core.setAgent(rootId, args);
+            setRow(updated);
+            setNotice(name === 'model' ? `Model set to ${updated.model}.` : `Agent set to ${updated.agent}.`);
+          } catch (err) {
+            setNotice(errorMessage(err));
+          }
+          return true;
+        }
+        default:
+          return false;
+      }
+    },
+    [core, exit, props, rootId, row, setOverlay],
+  );
+
+  const onSubmit = useCallback(
+    (text: string) => {
+      const trimmed = text.trim();
+      if (!trimmed) return;
+      setNotice(undefined);
+      props.inputHistory?.append(text);
+      setHistory((h) => [...h, text]);
+      const slash = parseSlash(trimmed);
+      if (slash && runCommand(slash.name, slash.args)) return;
+      if (slash) {
+        setNotice(`Unknown command /${slash.name}. Type /help for the list.`);
+        return;
+      }
+      if (busy.current || core.isRunning(rootId)) setQueued((q) => [...q, text]);
+      else send(text);
+    },
+    [core, props.inputHistory, rootId, runCommand, send],
+  );
+
+  // The first prompt from the command line, once.
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current || !props.initialPrompt) return;
+    started.current = true;
+    send(props.initialPrompt);
+  }, [props.initialPrompt, send]);
+
+  const cycleAgent = useCallback(
+    (reverse: boolean) => {
+      const agents = core.primaryAgents();
+      if (agents.length < 2 || !row) return;
+      const at = agents.findIndex((a) => a.name === row.agent);
+      const next = agents[(at + (reverse ? agents.length - 1 : 1)) % agents.length]!;
+      try {
+        setRow(core.setAgent(rootId, next.name));
+      } catch (err) {
+        setNotice(errorMessage(err));
+      }
+    },
+    [core, rootId, row],
+  );
+
+  const permission = state.permissions[0];
+  const question = permission ? undefined : state.questions[0];
+  const dialogOpen = Boolean(permission ?? question);
+  const inputActive = !dialogOpen && !overlay && !leaderPending;
+
+  const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
+  const totals = subtreeTotals(state, isChildView ? viewId : rootId);
+  const position = isChildView ? siblingPosition(state, viewId) : undefined;
+  const subagents: NamedItem[] = useMemo(() => core.subagents().map((a) => ({ name: a.name, description: a.description })), [core]);
+  const agentName = isChildView ? (viewed?.agent ?? '') : (row?.agent ?? viewed?.agent ?? '');
+
+  return (
+    <Box flexDirection="column" width={width}>
+      <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
+        {(entry) =>
+          entry.header ? (
+            <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
+          ) : (
+            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} {...agentColorsProp(props.agentColors)} />
+          )
+        }
+      </Static>
+      {view.live.map((entry) => (
+        <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} {...agentColorsProp(props.agentColors)} />
+      ))}
+      {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
+      {permission ? (
+        <ApprovalDialog
+          key={permission.requestId}
+          asker={agentPath(state, permission.sessionId)}
+          tool={permission.tool}
+          subject={permission.subject}
+          renderSubject={permission.permission === 'edit' ? (subject, maxLines) => <DiffView diff={subject} maxLines={maxLines} width={width - 4} /> : undefined}
+          position={1}
+          total={state.permissions.length}
+          onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
+        />
+      ) : null}
+      {question ? (
+        <AskUserDialog
+          key={question.questionId}
+          asker={agentPath(state, question.sessionId)}
+          question={question.question}
+          options={question.options}
+          position={1}
+          total={state.questions.length}
+          waiting={state.questions.slice(1).map((q) => agentPath(state, q.sessionId))}
+          onAnswer={(text) => core.answerQuestion(question.questionId, text)}
+          onDecline={() => core.declineQuestion(question.questionId)}
+        />
+      ) : null}
+      {overlay?.kind === 'picker' ? (
+        <SessionPicker
+          sessions={core.listRoots()}
+          onSelect={(id) => {
+            setOverlay(undefined);
+            props.openRoot(id);
+          }}
+          onCancel={() => setOverlay(undefined)}
+        />
+      ) : null}
+      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} onClose={() => setOverlay(undefined)} /> : null}
+      {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
+      <PromptInput
+        onSubmit={onSubmit}
+        onInterrupt={() => {
+          core.cancel(rootId);
+        }}
+        onExitRequest={() => {
+          props.onExit?.();
+          exit();
+        }}
+        onCycleAgent={cycleAgent}
+        history={history}
+        commands={BUILTIN_COMMANDS}
+        subagents={subagents}
+        {...(props.completeFile ? { completeFile: props.completeFile } : {})}
+        queued={queued}
+        disabled={isChildView}
+        disabledHint={`read-only sub-agent view · ${describeKey(props.keybinds, 'session_parent')} back to the parent`}
+        isActive={inputActive}
+        prompt={agentName}
+        promptColor={agentColor(agentName, props.agentColors?.[agentName]) ?? 'cyan'}
+        placeholder={leaderPending ? 'leader…' : 'Ask anything · / for commands · @ to mention'}
+      />
+      <StatusLine
+        agent={agentName}
+        {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
+        model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
+        tokens={totals.tokens}
+        cost={totals.cost}
+        running={runningCount(state, rootId)}
+        queued={queuedCount(state, rootId)}
+        title={isChildView && viewed ? (viewed.description || viewed.title) : (state.sessions[rootId]?.title ?? row?.title ?? '')}
+        {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
+        width={width}
+      />
+    </Box>
+  );
+}
+
+function Header({ banner, state, viewId, isChildView }: { banner?: string | undefined; state: UiState; viewId: string; isChildView: boolean }): ReactNode {
+  const node = state.sessions[viewId];
+  return (
+    <Box flexDirection="column">
+      {banner ? <Text color={roleColor('warning')}>{banner}</Text> : null}
+      {isChildView && node ? (
+        <Text color={roleColor('muted')}>{agentPath(state, viewId)} · sub-agent session (read-only)</Text>
+      ) : null}
+      {!isChildView && node ? <Text color={roleColor('muted')}>{sessionLabel(node)} · {node.title}</Text> : null}
+    </Box>
+  );
+}
+
+function agentColorsProp(colors: Readonly<Record<string, string>> | undefined) {
+  return colors ? { agentColors: colors } : {};
+}
+
+function describeKey(config: KeybindConfig | undefined, action: KeymapAction): string {
+  const described = createKeymap(config ?? {}).describe().find((d) => d.action === action);
+  return described?.keys[0] ?? action;
+}
+
+/**
+ * Loads a stored session and (for trees) all its descendants into the UI store, so a
+ * resumed session or an already-finished child renders like one followed live.
+ */
+export function loadTree(core: UiCore, store: UiStore, sessionId: string, recursive: boolean): void {
+  const known = store.getState().sessions[sessionId];
+  // A session the UI followed live already has its items; reloading would drop live fields.
+  if (!known || (store.getState().items[sessionId]?.length ?? 0) === 0) {
+    const loaded = core.history(sessionId);
+    if (!loaded) return;
+    store.loadHistory(sessionId, loaded.messages, loaded.session);
+  }
+  if (!recursive) return;
+  for (const child of core.children(sessionId)) loadTree(core, store, child.id, true);
+}

@@ -1,0 +1,22 @@
+// The slice of the core engine the UI calls. Components depend on this shape, not on the
+// Engine class, so the UI stays a pure consumer of the core API and its events.
+import type { Engine } from '../core/engine.js';
+
+export type UiCore = Pick<
+  Engine,
+  | 'on'
+  | 'prompt'
+  | 'cancel'
+  | 'isRunning'
+  | 'answerQuestion'
+  | 'declineQuestion'
+  | 'replyPermission'
+  | 'primaryAgents'
+  | 'subagents'
+  | 'createSession'
+  | 'history'
+  | 'children'
+  | 'listRoots'
+  | 'setAgent'
+  | 'setModel'
+>;

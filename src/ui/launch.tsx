@@ -1,0 +1,197 @@
+// Starts the interactive UI: checks the terminal, builds the engine, picks the session,
+// renders the app and restores the terminal however the process ends. Loaded lazily by
+// the CLI so `run` never pays for Ink and React.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { render } from 'ink';
+import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
+import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
+import { Engine } from '../core/engine.js';
+import { ConfigError } from '../core/errors.js';
+import { FileIndex } from '../core/file-index.js';
+import { SessionStore } from '../core/store/index.js';
+import { DEMO_FILES, DEMO_PROMPT } from '../demo/script.js';
+import { startDemoServer } from '../demo/server.js';
+import { App } from './app.js';
+import { addInputHistory, loadInputHistory, saveInputHistory } from './input-history.js';
+import { NoKeyScreen } from './screens/NoKeyScreen.js';
+
+export interface TuiContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  config: Config;
+  store: SessionStore;
+  agents: Map<string, AgentDefinition>;
+}
+
+export interface TuiOptions {
+  prompt?: string;
+  model?: string;
+  agent?: string;
+  session?: string;
+  continue?: boolean;
+  demo?: boolean;
+  /** The package's `agents/` folder (the demo loads only these). */
+  builtinAgentsDir: string;
+}
+
+const RESTORE_TERMINAL = '\u001B[?25h\u001B[0m';
+
+export function assertInteractiveTerminal(): void {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new ConfigError('The interactive UI needs a terminal; for scripts and pipes use: opencode-ink run "<prompt>".');
+  }
+}
+
+export function hasCredentials(config: Config, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.ANTHROPIC_API_KEY || config.provider?.anthropic?.apiKey);
+}
+
+/** Runs the TUI until the user quits; resolves with the exit code. */
+export async function startTui(load: () => TuiContext, opts: TuiOptions): Promise<number> {
+  assertInteractiveTerminal();
+  if (opts.demo) return runDemo(opts);
+  const ctx = load();
+  if (!hasCredentials(ctx.config, ctx.env)) {
+    const choice = await askNoKey();
+    if (choice === 'quit') return 0;
+    return runDemo(opts);
+  }
+  const engine = new Engine({ cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, interactive: true, ...(opts.model ? { model: opts.model } : {}) });
+  const rootId = pickSession(engine, ctx.store, ctx.cwd, opts);
+  const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
+  let history = await loadInputHistory(historyFile);
+  const files = FileIndex.start(ctx.cwd);
+  return renderApp(engine, {
+    rootId,
+    ...(opts.prompt ? { initialPrompt: opts.prompt } : {}),
+    keybinds: ctx.config.keybinds,
+    agentColors: colorsOf(ctx.agents),
+    inputHistory: {
+      entries: history,
+      append(entry) {
+        history = addInputHistory(history, entry);
+        void saveInputHistory(historyFile, history);
+      },
+    },
+    completeFile: (prefix) => files.complete(prefix),
+  });
+}
+
+async function askNoKey(): Promise<'demo' | 'quit'> {
+  let choice: 'demo' | 'quit' = 'quit';
+  const instance = render(<NoKeyScreen onChoice={(c) => (choice = c)} />, { exitOnCtrlC: false });
+  await instance.waitUntilExit();
+  instance.clear();
+  return choice;
+}
+
+/**
+ * The demo is hermetic: built-in agents, default config, an in-memory store and a
+ * throwaway project folder, talking to a local scripted endpoint through the real SDK.
+ */
+async function runDemo(opts: TuiOptions): Promise<number> {
+  const server = await startDemoServer();
+  const project = mkdtempSync(join(tmpdir(), 'opencode-ink-demo-'));
+  try {
+    for (const [name, content] of Object.entries(DEMO_FILES)) {
+      mkdirSync(dirname(join(project, name)), { recursive: true });
+      writeFileSync(join(project, name), content);
+    }
+    const config = ConfigSchema.parse({ provider: { anthropic: { baseURL: server.url, apiKey: 'demo-key', maxRetries: 0 } } });
+    const { agents } = loadAgents({ builtinDir: opts.builtinAgentsDir, configDir: join(project, '.no-config'), cwd: project, configAgents: {} });
+    const store = SessionStore.open(':memory:');
+    const engine = new Engine({ cwd: project, config, store, agents, interactive: true });
+    const rootId = engine.createSession({ title: 'Scripted demo' }).id;
+    const demoFiles = FileIndex.start(project);
+    const code = await renderApp(engine, {
+      rootId,
+      initialPrompt: opts.prompt ?? DEMO_PROMPT,
+      keybinds: config.keybinds,
+      banner:
+        '▶ Scripted demo — offline, no API key used. Answer the question, approve or deny, then try ctrl+x → to step into a sub-agent, ctrl+x ↑ to return. /exit quits.',
+      agentColors: colorsOf(agents),
+      completeFile: (prefix) => demoFiles.complete(prefix),
+    });
+    store.close();
+    return code;
+  } finally {
+    await server.close();
+    rmSync(project, { recursive: true, force: true });
+  }
+}
+
+function colorsOf(agents: Map<string, AgentDefinition>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const a of agents.values()) if (a.color) out[a.name] = a.color;
+  return out;
+}
+
+function pickSession(engine: Engine, store: SessionStore, cwd: string, opts: TuiOptions): string {
+  if (opts.session) {
+    const row = store.getSession(opts.session);
+    if (!row) throw new ConfigError(`No session with id "${opts.session}" (see opencode-ink sessions).`);
+    if (row.parent_id) throw new ConfigError(`Session "${opts.session}" is a sub-agent session; resume its root session ${row.parent_id} instead.`);
+    return row.id;
+  }
+  if (opts.continue) {
+    const recent = store.mostRecentRoot(cwd);
+    if (recent) return recent.id;
+  }
+  return engine.createSession({ ...(opts.agent ? { agent: opts.agent } : {}) }).id;
+}
+
+interface RenderOptions {
+  rootId: string;
+  initialPrompt?: string;
+  keybinds: Config['keybinds'];
+  banner?: string;
+  agentColors: Record<string, string>;
+  inputHistory?: { entries: readonly string[]; append(entry: string): void };
+  completeFile: (prefix: string) => readonly string[];
+}
+
+/** Renders the app and keeps the terminal sane on quit, SIGINT/SIGTERM and crashes. */
+async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
+  const instance = render(
+    <App
+      core={engine}
+      rootId={opts.rootId}
+      keybinds={opts.keybinds}
+      agentColors={opts.agentColors}
+      completeFile={opts.completeFile}
+      {...(opts.initialPrompt ? { initialPrompt: opts.initialPrompt } : {})}
+      {...(opts.banner ? { banner: opts.banner } : {})}
+      {...(opts.inputHistory ? { inputHistory: opts.inputHistory } : {})}
+    />,
+    { exitOnCtrlC: false, patchConsole: true },
+  );
+  let code = 0;
+  const quit = (exitCode: number) => {
+    code = exitCode;
+    engine.cancelAll();
+    instance.unmount();
+  };
+  const onSignal = () => quit(130);
+  const onCrash = (err: unknown) => {
+    quit(1);
+    process.stdout.write(RESTORE_TERMINAL);
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    engine.cancelAll();
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+    process.stdout.write(RESTORE_TERMINAL);
+  }
+  return code;
+}
