@@ -49,7 +49,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     .option('--demo', 'run the offline scripted demo (no API key needed)')
     .action(async (words: string[], opts: SharedOptions & { demo?: boolean }) => {
       // Loaded on demand: `run` and the listing commands never load Ink or React.
-      const { startTui } = await import('../ui/launch.js');
+      const { startTui } = await importUi();
       exitCode = await startTui(() => context(), {
         ...opts,
         ...(words.length ? { prompt: words.join(' ') } : {}),
@@ -117,4 +117,21 @@ function reportError(err: unknown, debug: boolean, stderr: NodeJS.WritableStream
   if (debug && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
   else stderr.write('(run again with --debug for details)\n');
   return 1;
+}
+
+/**
+ * Ink decides at import time, from CI variables, to print only a final frame. A user who
+ * has CI set in an interactive shell still has a real terminal, so hide the variables while
+ * the UI modules load (and restore them for the tools the agent runs).
+ */
+async function importUi(): Promise<typeof import('../ui/launch.js')> {
+  const ciKeys = ['CI', 'CONTINUOUS_INTEGRATION'];
+  const saved = ciKeys.map((k) => [k, process.env[k]] as const);
+  const interactive = process.stdin.isTTY && process.stdout.isTTY;
+  if (interactive) for (const k of ciKeys) delete process.env[k];
+  try {
+    return await import('../ui/launch.js');
+  } finally {
+    for (const [k, v] of saved) if (v !== undefined) process.env[k] = v;
+  }
 }

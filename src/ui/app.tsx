@@ -177,7 +177,8 @@ function Screen(props: ScreenProps) {
   const viewed = state.sessions[viewId];
   const isChildView = viewId !== rootId && Boolean(viewed?.parentId);
   const active = Object.values(state.sessions).some((s) => s.status === 'running' || s.status === 'queued');
-  const now = useNow(active);
+  // Spinners and elapsed times need only a few updates a second; every frame costs a full redraw.
+  const now = useNow(active, 250);
 
   const send = useCallback(
     (text: string) => {

@@ -173,7 +173,14 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     engine.cancelAll();
     instance.unmount();
   };
-  const onSignal = () => quit(130);
+  // The terminal is gone (SIGHUP) or we are told to stop: nothing can be drawn or read any
+  // more, and a raw-mode stdin on a dead terminal would spin. Finished messages are already
+  // stored; sessions cut short are marked interrupted at the next start.
+  const onSignal = () => {
+    quit(130);
+    setImmediate(() => process.exit(130));
+  };
+  const onOutputError = () => onSignal();
   const onCrash = (err: unknown) => {
     quit(1);
     process.stdout.write(RESTORE_TERMINAL);
@@ -181,6 +188,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
+  process.stdout.on('error', onOutputError);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   try {
@@ -189,6 +197,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     engine.cancelAll();
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    process.stdout.off('error', onOutputError);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
     process.stdout.write(RESTORE_TERMINAL);

@@ -1,5 +1,4 @@
 // Reads one agent markdown file: YAML front-matter for the fields, the body for the prompt.
-import matter from 'gray-matter';
 import { parse as parseYaml } from 'yaml';
 import { describeIssue } from '../config/issues.js';
 import { applyFields, skeleton } from './build.js';
@@ -58,6 +57,13 @@ function firstLine(err: unknown): string {
   return (text.split('\n')[0] ?? text).replace(/[:.]\s*$/, '');
 }
 
+/** `---` on the first line opens the front-matter; the next `---` line closes it. */
+function splitFrontMatter(text: string): { frontMatter?: string; content: string } {
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?^---[ \t]*(?:\r?\n|$)/m.exec(text);
+  if (!match || match.index !== 0) return { content: text };
+  return { frontMatter: match[1] ?? '', content: text.slice(match[0].length) };
+}
+
 export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): ParsedAgentFile {
   const body = text.replace(/^\uFEFF/, '');
   if (/^---[ \t]*\r?\n/.test(body) && !/\r?\n---[ \t]*(\r?\n|$)/.test(body.replace(/^---[ \t]*\r?\n/, '\n'))) {
@@ -66,10 +72,10 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
   let data: Record<string, unknown>;
   let content: string;
   try {
-    // Passing options also turns off gray-matter's cache, which would share parsed objects.
-    const file = matter(body, { engines: { yaml: { parse: parseFrontMatter } } });
-    data = isMapping(file.data) ? file.data : {};
-    content = file.content;
+    const split = splitFrontMatter(body);
+    const parsed = split.frontMatter === undefined ? {} : parseFrontMatter(split.frontMatter);
+    data = isMapping(parsed) ? parsed : {};
+    content = split.content;
   } catch (err) {
     return { ok: false, reason: `invalid YAML front-matter: ${firstLine(err)}` };
   }

@@ -4,7 +4,6 @@
 // hold the output pipe open and leak past the session. stdin is closed: commands that
 // wait for input fail fast instead of hanging.
 import { existsSync } from 'node:fs';
-import { execa } from 'execa';
 import { z } from 'zod';
 import { AbortedError } from '../errors.js';
 import { groupAlive, killGroup } from './process.js';
@@ -188,6 +187,7 @@ export const bashTool = defineTool({
     await ctx.ask({ permission: 'bash', patterns, subject: command, always });
     ctx.signal.throwIfAborted();
 
+    const { execa } = await import('execa');
     const subprocess = execa(SHELL ?? command, SHELL ? ['-c', command] : [], {
       shell: SHELL ? false : true,
       cwd: ctx.cwd,

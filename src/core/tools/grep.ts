@@ -5,7 +5,6 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
 import ignore from 'ignore';
 import { z } from 'zod';
 import { walk } from './ignore-files.js';
@@ -166,6 +165,8 @@ export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<
   if (query.mode === 'files_with_matches') args.push('--null');
   args.push('--regexp', query.pattern, '--', target);
 
+  // Loaded on first use: start-up should not pay for the process library.
+  const { execa } = await import('execa');
   const result = await execa(binary, args, {
     cwd,
     stdin: 'ignore',

@@ -1,7 +1,6 @@
 // `webfetch`: one HTTP(S) GET, returned as markdown (default), plain text or raw HTML.
 // Time (30 s) and size (5 MB read at most) are capped so a slow or huge page cannot stall
 // the session or flood the context; the user approves each URL.
-import TurndownService from 'turndown';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
 
@@ -16,7 +15,9 @@ const parameters = z.object({
     .describe('How to return an HTML page: "markdown" (default), "text" (tags stripped) or "html" (raw).'),
 });
 
-export function htmlToMarkdown(html: string): string {
+/** Turndown (and its DOM) load only when a page is actually converted. */
+export async function htmlToMarkdown(html: string): Promise<string> {
+  const { default: TurndownService } = await import('turndown');
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   service.remove(['script', 'style', 'noscript', 'iframe', 'template']);
   return service.turndown(html).trim();
@@ -145,7 +146,7 @@ export const webfetchTool = defineTool({
     const raw = decode(body.bytes, contentType);
     const isHtml = /html/i.test(contentType) || (!contentType && /^\s*<(!doctype html|html)/i.test(raw));
     let output = raw;
-    if (isHtml && format === 'markdown') output = htmlToMarkdown(raw);
+    if (isHtml && format === 'markdown') output = await htmlToMarkdown(raw);
     else if (isHtml && format === 'text') output = htmlToText(raw);
     if (body.truncated) output += `\n\n[Content truncated: only the first ${WEBFETCH_MAX_BYTES / 1024 / 1024} MB were read.]`;
     return {

@@ -1,0 +1,83 @@
+// Shared helpers for the benchmarks: timing child processes, medians, temp projects.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: benches run bundled from .tmp/bench, so look upward for our package.json. */
+export const REPO = findRepo(dirname(fileURLToPath(import.meta.url)));
+
+function findRepo(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'opencode-ink') return dir;
+  }
+  throw new Error(`opencode-ink repository not found above ${from}`);
+}
+export const BIN = join(REPO, 'bin', 'opencode-ink.js');
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Wall time in ms of a synchronous child process, `runs` times (after one warm-up). */
+export function timeSync(cmd: string, args: string[], runs: number, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): number[] {
+  const times: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const start = performance.now();
+    const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const elapsed = performance.now() - start;
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.toString()}`);
+    if (i > 0) times.push(elapsed);
+  }
+  return times;
+}
+
+export interface TimedRun {
+  wallMs: number;
+  maxRssKb: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a process under GNU time for wall time and peak RSS, without blocking the event loop (the fake server lives in this process). */
+export function timeAsync(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<TimedRun> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '__TIME__ %M', cmd, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - start;
+      const m = /__TIME__ (\d+)/.exec(stderr);
+      resolve({ wallMs, maxRssKb: m ? Number(m[1]) : Number.NaN, code, stdout, stderr: stderr.replace(/__TIME__ \d+\n?/, '') });
+    });
+  });
+}
+
+export function tempProject(prefix: string): { dir: string; project: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const project = join(dir, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  return { dir, project };
+}
+
+export function cliEnv(dir: string, serverUrl: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: dir,
+    OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
+    OPENCODE_INK_DATA_DIR: join(dir, 'data'),
+    ANTHROPIC_API_KEY: 'bench',
+    ANTHROPIC_BASE_URL: serverUrl,
+  };
+}
+
+export const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
