@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
 import { runCli, startCli } from '../support/cli.js';
+import { firstUserText } from '../support/conversations.js';
 
 let server: FakeServer;
 let dir: string;
@@ -127,6 +128,42 @@ describe('opencode-ink run', () => {
       messages: Array<{ role: string; seq: number }>;
     };
     expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+});
+
+describe('opencode-ink run with sub-agents', () => {
+  it('streams child events live with their path and stores the child under its parent', async () => {
+    server.setHandler((req) => {
+      const key = firstUserText(req);
+      if (key === 'delegate it') {
+        return req.body.messages.length === 1
+          ? toolUse('task', { description: 'Look around', prompt: 'child: look around', subagent_type: 'explore' })
+          : text('Parent done.');
+      }
+      return req.body.messages.length === 1 ? toolUse('list', {}) : text('Child report.', { input_tokens: 1000, output_tokens: 100 });
+    });
+    const result = await runCli(['run', '--format', 'json', 'delegate it'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; path: string[]; parent_id?: string });
+    const root = events[0]!.session_id;
+    const created = events.find((e) => e.type === 'session.created' && e.parent_id === root)!;
+    const child = created.session_id;
+    expect(created.path).toEqual([root, child]);
+    const childTool = events.findIndex((e) => e.type === 'tool.completed' && e.session_id === child);
+    const parentTask = events.findIndex((e) => e.type === 'tool.completed' && e.session_id === root);
+    // Live: the child's tool finished before the parent's task call returned.
+    expect(childTool).toBeGreaterThan(-1);
+    expect(childTool).toBeLessThan(parentTask);
+    expect(events.some((e) => e.type === 'tool.progress' && e.session_id === root)).toBe(true);
+
+    const roots = JSON.parse((await runCli(['sessions', '--json'], { cwd: project, env })).stdout) as Array<{ id: string; total_tokens: number; input_tokens: number }>;
+    expect(roots.map((r) => r.id)).toEqual([root]);
+    expect(roots[0]!.total_tokens).toBeGreaterThan(1100);
+    const all = JSON.parse((await runCli(['sessions', '--all', '--json'], { cwd: project, env })).stdout) as Array<{ id: string; parent_id: string | null; agent: string }>;
+    expect(all.find((s) => s.id === child)).toMatchObject({ parent_id: root, agent: 'explore' });
+    const shown = (await runCli(['sessions', 'show', root], { cwd: project, env })).stdout;
+    expect(shown).toContain('Sub-agent sessions:');
+    expect(shown).toContain(child);
   });
 });
 
