@@ -17,7 +17,7 @@ import { StatusLine } from './components/status-line.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView } from './screens/info-views.js';
-import { KeyRouter, useLeaderPending } from './keys/key-router.js';
+import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
 import { DiffView } from './render/diff-view.js';
@@ -142,6 +142,7 @@ export function App(props: AppProps) {
         setOverlay={setOverlay}
         openRoot={openRoot}
         showView={showView}
+        repaint={repaint}
       />
     </KeyRouter>
   );
@@ -156,6 +157,7 @@ interface ScreenProps extends AppProps {
   setOverlay: (o: Overlay) => void;
   openRoot: (id: string) => void;
   showView: (id: string) => void;
+  repaint: () => void;
 }
 
 function Screen(props: ScreenProps) {
@@ -285,6 +287,15 @@ function Screen(props: ScreenProps) {
     [core, rootId, row],
   );
 
+  // Ctrl+O shows more of every tool call (output, diffs); printed lines need a repaint.
+  const [expanded, setExpanded] = useState(false);
+  useKeys((input, key) => {
+    if (key.ctrl && input === 'o') {
+      setExpanded((e) => !e);
+      props.repaint();
+    }
+  });
+
   const permission = state.permissions[0];
   const question = permission ? undefined : state.questions[0];
   const dialogOpen = Boolean(permission ?? question);
@@ -303,12 +314,12 @@ function Screen(props: ScreenProps) {
           entry.header ? (
             <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
           ) : (
-            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} {...agentColorsProp(props.agentColors)} />
+            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
           )
         }
       </Static>
       {view.live.map((entry) => (
-        <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} {...agentColorsProp(props.agentColors)} />
+        <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
       ))}
       {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
       {permission ? (

@@ -209,6 +209,13 @@ describe('retries', () => {
     expect(events.some((e) => e.type === 'retrying')).toBe(false);
   });
 
+  it('retries a 429 rate limit before the stream, honouring retry-after', async () => {
+    server.enqueue({ type: 'http_error', status: 429, errorType: 'rate_limit_error', message: 'Slow down', retryAfter: 0.01 }, text('ok after 429'));
+    const { response } = await run(provider({ maxRetries: 2 }));
+    expect(response.content).toEqual([{ type: 'text', text: 'ok after 429' }]);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('passes maxRetries to the SDK: with none, a 529 fails the request', async () => {
     server.enqueue({ type: 'http_error', status: 529, errorType: 'overloaded_error', message: 'Overloaded', retryAfter: 0.01 }, text('unused'));
     const err = await failure(run(provider({ maxRetries: 0 })));

@@ -46,6 +46,7 @@ export function HelpView({ keymap, onClose }: { keymap?: KeybindConfig | undefin
       <Text>{'  '}Esc              interrupt the running turn</Text>
       <Text>{'  '}Ctrl+C ×2        quit (once clears the input)</Text>
       <Text>{'  '}Tab              cycle primary agents</Text>
+      <Text>{'  '}Ctrl+O           more or less tool-call detail</Text>
       <Text>{'  '}Up/Down          input history</Text>
       <Text>{'  '}Shift+Enter      new line</Text>
       <Box marginTop={1}>
