@@ -21,6 +21,7 @@ import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
 import { DiffView } from './render/diff-view.js';
+import { loadHighlighter } from './render/highlight.js';
 import { BUILTIN_COMMANDS, parseSlash } from './slash.js';
 import {
   agentPath,
@@ -76,6 +77,8 @@ export function App(props: AppProps) {
     // The initial root only: later roots are loaded by openRoot.
   }, []);
   useEffect(() => () => frames.dispose(), [frames]);
+  // After the first frame is on screen.
+  useEffect(() => void loadHighlighter(), []);
   useEffect(() => props.core.on((event) => store.dispatch(event)), [props.core, store]);
 
   // A clean re-print: clear the terminal, then remount <Static> under a new key.
@@ -301,6 +304,7 @@ function Screen(props: ScreenProps) {
   const dialogOpen = Boolean(permission ?? question);
   const inputActive = !dialogOpen && !overlay && !leaderPending;
 
+  const latestTools = fitLatestTools(view.live, stdout.rows || 24, dialogOpen);
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
   const position = isChildView ? siblingPosition(state, viewId) : undefined;
@@ -319,7 +323,16 @@ function Screen(props: ScreenProps) {
         }
       </Static>
       {view.live.map((entry) => (
-        <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
+        <TranscriptEntryView
+          key={entry.key}
+          entry={entry}
+          state={state}
+          now={now}
+          width={width}
+          expanded={expanded}
+          latestTools={latestTools}
+          {...agentColorsProp(props.agentColors)}
+        />
       ))}
       {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
       {permission ? (
@@ -409,6 +422,23 @@ function Header({ banner, state, viewId, isChildView }: { banner?: string | unde
       {!isChildView && node ? <Text color={roleColor('muted')}>{sessionLabel(node)} · {node.title}</Text> : null}
     </Box>
   );
+}
+
+/** Rows kept for the input box, status line and a margin. */
+const CHROME_ROWS = 6;
+/** A dialog takes roughly this many rows besides its subject. */
+const DIALOG_ROWS = 14;
+
+/**
+ * How many recent tool calls each live sub-agent block may list so the live region fits
+ * the terminal: taller than the screen, Ink must clear and reprint everything each frame.
+ */
+export function fitLatestTools(live: readonly TranscriptEntry[], rows: number, dialogOpen: boolean): number {
+  const blocks = live.filter((e) => e.item.kind === 'tool' && e.item.tool === 'task').length;
+  if (blocks === 0) return 3;
+  const otherRows = live.length - blocks;
+  const budget = rows - CHROME_ROWS - (dialogOpen ? DIALOG_ROWS : 0) - otherRows - blocks;
+  return Math.max(0, Math.min(3, Math.floor(budget / blocks)));
 }
 
 function agentColorsProp(colors: Readonly<Record<string, string>> | undefined) {

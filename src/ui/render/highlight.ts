@@ -1,7 +1,7 @@
 // Syntax highlighting for fenced code: lowlight (highlight.js grammars) turns code into a
 // token tree, flattened here into coloured segments per line so Ink can draw it.
 
-import { common, createLowlight } from 'lowlight';
+import type { createLowlight } from 'lowlight';
 import { syntaxColor } from '../theme.js';
 
 export interface Segment {
@@ -9,7 +9,19 @@ export interface Segment {
   color?: string;
 }
 
-const lowlight = createLowlight(common);
+type Lowlight = ReturnType<typeof createLowlight>;
+
+// highlight.js's grammars take a noticeable part of start-up, so they load after the first
+// frame; code drawn before that (rare: it needs a model reply) is shown plain.
+let lowlight: Lowlight | undefined;
+let loading: Promise<void> | undefined;
+
+export function loadHighlighter(): Promise<void> {
+  loading ??= import('lowlight').then((mod) => {
+    lowlight = mod.createLowlight(mod.common);
+  });
+  return loading;
+}
 
 /** Common fence labels highlight.js does not know under that name. */
 const ALIASES: Record<string, string> = {
@@ -46,7 +58,7 @@ export function resolveLanguage(lang: string | undefined): string | undefined {
   if (!lang) return undefined;
   const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   const resolved = ALIASES[name] ?? name;
-  return resolved && lowlight.registered(resolved) ? resolved : undefined;
+  return resolved && lowlight?.registered(resolved) ? resolved : undefined;
 }
 
 /**
@@ -63,7 +75,7 @@ export function highlightLines(code: string, lang?: string): Segment[][] {
       if (part) (lines[lines.length - 1] as Segment[]).push(color ? { text: part, color } : { text: part });
     });
   };
-  if (!language) {
+  if (!language || !lowlight) {
     emit(code, undefined);
     return lines;
   }

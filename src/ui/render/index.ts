@@ -2,7 +2,7 @@
 
 export { Markdown, lexMarkdown, type MarkdownProps } from './markdown.js';
 export { CodeBlock, type CodeBlockProps } from './code-block.js';
-export { highlightLines, resolveLanguage, type Segment } from './highlight.js';
+export { highlightLines, loadHighlighter, resolveLanguage, type Segment } from './highlight.js';
 export { DiffView, type DiffViewProps } from './diff-view.js';
 export { parseUnifiedDiff, diffStrings, diffStats, type DiffLine } from './diff-lines.js';
 export { layoutTable, columnWidths, type Align, type TableLines } from './table-layout.js';

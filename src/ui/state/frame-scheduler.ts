@@ -1,8 +1,9 @@
 // Coalesces store changes into frames: listeners hear at most one notification per
 // interval, always with a trailing one so the last change is never lost. Ten sub-agents
-// streaming deltas then cost ~30 renders a second, not one per delta.
+// streaming deltas then cost ~20 renders a second, not one per delta: each render redraws
+// the whole live region, which is what the CPU goes on (see bench/RESULTS.md).
 
-export const FRAME_MS = 33;
+export const FRAME_MS = 50;
 
 export interface FrameSource<T> {
   getState(): T;

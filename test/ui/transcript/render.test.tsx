@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { render } from 'ink-testing-library';
 import { Markdown } from '../../../src/ui/render/markdown.js';
 import { DiffView } from '../../../src/ui/render/diff-view.js';
 import { diffStats, diffStrings, parseUnifiedDiff } from '../../../src/ui/render/diff-lines.js';
-import { highlightLines } from '../../../src/ui/render/highlight.js';
+import { highlightLines, loadHighlighter } from '../../../src/ui/render/highlight.js';
 import { trimLines, truncate, displayWidth } from '../../../src/ui/render/text.js';
 import { createTwoFilesPatch } from 'diff';
 
@@ -47,6 +47,7 @@ describe('Markdown', () => {
 });
 
 describe('highlightLines', () => {
+  beforeAll(() => loadHighlighter());
   it('splits code into coloured segments per line for a known language', () => {
     const lines = highlightLines('const a = "s";\nreturn a;', 'ts');
     expect(lines).toHaveLength(2);

@@ -23,6 +23,8 @@ export interface TranscriptItemProps {
   state?: UiState;
   now?: number;
   agentColors?: Readonly<Record<string, string>>;
+  /** Latest tool calls listed under each running sub-agent (the app shrinks it to fit the screen). */
+  latestTools?: number;
 }
 
 export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItemProps) {
@@ -51,7 +53,16 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
     }
     case 'tool':
       if (item.tool === 'task' && state) {
-        return <TaskBlock state={state} call={item} now={now} width={width} {...(agentColors ? { agentColors } : {})} />;
+        return (
+          <TaskBlock
+            state={state}
+            call={item}
+            now={now}
+            width={width}
+            {...(agentColors ? { agentColors } : {})}
+            {...(props.latestTools !== undefined ? { latestTools: props.latestTools } : {})}
+          />
+        );
       }
       return <ToolCall call={item} width={width} now={now} {...(expanded !== undefined ? { expanded } : {})} />;
     case 'error':

@@ -33,7 +33,7 @@ export interface TaskBlockProps {
 const INDENT = 2;
 
 export const TaskBlock = memo(TaskBlockView, (a, b) => {
-  if (a.call !== b.call || a.width !== b.width || a.depth !== b.depth) return false;
+  if (a.call !== b.call || a.width !== b.width || a.depth !== b.depth || a.latestTools !== b.latestTools) return false;
   const child = childOfCall(b.state, b.call);
   // The child node's version moves with any change in its subtree (see Draft.editSession).
   if (childOfCall(a.state, a.call) !== child) return false;
@@ -55,7 +55,7 @@ function TaskBlockView(props: TaskBlockProps) {
 
   const active = isActive(s);
   const calls = child ? toolCallsOf(state, child.id) : [];
-  const latest = calls.filter((c) => c.tool !== 'task').slice(-latestTools);
+  const latest = latestTools > 0 ? calls.filter((c) => c.tool !== 'task').slice(-latestTools) : [];
   const subtasks = calls.filter((c) => c.tool === 'task');
   const latestFallback = typeof call.metadata['latest_tool'] === 'string' && latest.length === 0 ? call.metadata['latest_tool'] : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
