@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { render } from 'ink';
-import { Profiler, createElement } from 'react';
+import { createElement } from 'react';
 import type { CoreEvent, EventListener, EventPayloads, EventType } from '../src/core/events.js';
 import type { UiCore } from '../src/ui/core-api.js';
 import { App } from '../src/ui/app.js';
@@ -90,6 +90,7 @@ const core = {
   children: () => [],
   primaryAgents: () => [],
   subagents: () => [],
+  commands: () => [],
   isRunning: () => true,
 } as unknown as UiCore;
 
@@ -102,8 +103,7 @@ function emit<K extends EventType>(type: K, sessionId: string, path: string[], a
 let dispatchMs = 0;
 
 const terminal = new FakeTerminal();
-let commits = 0;
-const instance = render(createElement(Profiler, { id: 'app', onRender: () => void commits++ }, createElement(App, { core, rootId: ROOT })), {
+const instance = render(createElement(App, { core, rootId: ROOT }), {
   stdout: terminal as unknown as NodeJS.WriteStream,
   stdin: new IdleKeyboard() as unknown as NodeJS.ReadStream,
   exitOnCtrlC: false,
@@ -133,7 +133,6 @@ let pendingSince: number | undefined;
 const cpuStart = process.cpuUsage();
 const start = performance.now();
 const writesStart = terminal.writes;
-const commitsStart = commits;
 
 // Latency: from the first event not yet shown to the next terminal write.
 const sampler = setInterval(() => {
