@@ -51,21 +51,24 @@ export class InteractionBroker {
 
   askPermission(session: LiveSession, question: PermissionQuestion): Promise<PermissionOutcome> {
     const id = newId('perm');
-    session.emit('permission.asked', {
-      request_id: id,
-      tool: question.tool,
-      subject: question.subject,
-      permission: question.permission,
-      patterns: question.patterns,
-    });
+    const announce = () =>
+      session.emit('permission.asked', {
+        request_id: id,
+        tool: question.tool,
+        subject: question.subject,
+        permission: question.permission,
+        patterns: question.patterns,
+      });
     if (!this.mode.interactive || this.mode.autoApprove) {
+      announce();
       const reply: PermissionReply = this.mode.autoApprove ? 'once' : 'reject';
       session.emit('permission.replied', { request_id: id, reply });
       return Promise.resolve(
         reply === 'once' ? { reply } : { reply, message: `${question.tool} (${question.subject.split('\n')[0]}) ${NON_INTERACTIVE_DENIAL}` },
       );
     }
-    return new Promise<PermissionOutcome>((resolve) => {
+    // Registered before it is announced, so a listener may answer it straight away.
+    const outcome = new Promise<PermissionOutcome>((resolve) => {
       const onAbort = () => this.settlePermission(id, 'reject', 'The request was cancelled.');
       session.controller.signal.addEventListener('abort', onAbort, { once: true });
       this.permissions.set(id, {
@@ -81,6 +84,8 @@ export class InteractionBroker {
         },
       });
     });
+    announce();
+    return outcome;
   }
 
   /** Returns false when no such request is pending (already answered or cancelled). */
@@ -113,8 +118,7 @@ export class InteractionBroker {
   askQuestion(session: LiveSession, question: string, options: string[]): Promise<QuestionOutcome> {
     if (!this.mode.interactive) return Promise.resolve({ kind: 'unavailable' });
     const id = newId('q');
-    session.emit('question.asked', { question_id: id, question, options });
-    return new Promise<QuestionOutcome>((resolve) => {
+    const outcome = new Promise<QuestionOutcome>((resolve) => {
       const onAbort = () => this.settleQuestion(id, { kind: 'cancelled' });
       session.controller.signal.addEventListener('abort', onAbort, { once: true });
       this.questions.set(id, {
@@ -131,6 +135,8 @@ export class InteractionBroker {
         },
       });
     });
+    session.emit('question.asked', { question_id: id, question, options });
+    return outcome;
   }
 
   answerQuestion(id: string, answer: string): boolean {
