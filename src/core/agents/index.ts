@@ -2,9 +2,11 @@
 // package's built-ins → the user's config dir → the project's `.opencode/` folders →
 // `.claude/agents/` → the config's `agent` key. A broken file never stops the program: it
 // is skipped with a warning naming the file and the reason.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { projectConfigDirs } from '../config/load.js';
+import { sentence } from '../errors.js';
+import { markdownFiles } from '../markdown-folder.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
@@ -57,32 +59,6 @@ export function agentFolders(opts: Pick<LoadAgentsOptions, 'builtinDir' | 'confi
   ];
 }
 
-function markdownFiles(dir: string, warnings: AgentWarning[]): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') warnings.push({ source: dir, message: `agent folder skipped: cannot be read (${code ?? String(err)}).` });
-    return [];
-  }
-  return names
-    .filter((name) => name.toLowerCase().endsWith('.md'))
-    .sort()
-    .map((name) => resolve(dir, name))
-    .filter((file) => {
-      try {
-        return statSync(file).isFile();
-      } catch {
-        return false;
-      }
-    });
-}
-
-function sentence(text: string): string {
-  return text.endsWith('.') ? text : `${text}.`;
-}
-
 export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
   const agents = new Map<string, AgentDefinition>();
   const warnings: AgentWarning[] = [];
@@ -92,7 +68,7 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     const dir = resolve(folder.dir);
     if (seen.has(dir)) continue;
     seen.add(dir);
-    for (const file of markdownFiles(dir, warnings)) {
+    for (const file of markdownFiles(dir, (message) => warnings.push({ source: dir, message: `agent ${message}` }))) {
       let text: string;
       try {
         text = readFileSync(file, 'utf8');

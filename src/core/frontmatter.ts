@@ -1,0 +1,71 @@
+// Markdown files with YAML front-matter (agents and commands): the fields and the body.
+import { parse as parseYaml } from 'yaml';
+
+export type FrontMatterResult =
+  | { ok: true; data: Record<string, unknown>; body: string }
+  | { ok: false; reason: string };
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Claude Code accepts `description: Use when: the user asks ...` although strict YAML
+ * rejects a second ": " in a plain scalar. Such lines are quoted and the block retried,
+ * so those files load unchanged; anything else stays an error.
+ */
+function quoteLooseScalars(block: string): string {
+  return block.replace(/^([A-Za-z_][\w-]*):[ \t]+(.+?)[ \t]*$/gm, (line, key: string, value: string) => {
+    if (/^["'[{|>&*!%@`]/.test(value) || !/: | #/.test(value)) return line;
+    return `${key}: ${JSON.stringify(value)}`;
+  });
+}
+
+function parseBlock(block: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parseYaml(block);
+  } catch (err) {
+    const retried = quoteLooseScalars(block);
+    if (retried === block) throw err;
+    try {
+      value = parseYaml(retried);
+    } catch {
+      throw err;
+    }
+  }
+  if (value === null || value === undefined) return {};
+  if (!isMapping(value)) throw new Error('the front-matter must be a list of "key: value" fields');
+  return value;
+}
+
+function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return (text.split('\n')[0] ?? text).replace(/[:.]\s*$/, '');
+}
+
+/** `---` on the first line opens the front-matter; the next `---` line closes it. */
+function split(text: string): { frontMatter?: string; body: string } {
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n?^---[ \t]*(?:\r?\n|$)/m.exec(text);
+  if (!match || match.index !== 0) return { body: text };
+  return { frontMatter: match[1] ?? '', body: text.slice(match[0].length) };
+}
+
+/**
+ * The fields (keys with an empty value left out: `tools:` alone means "not set") and the
+ * body. A file without front-matter is all body.
+ */
+export function readFrontMatter(text: string): FrontMatterResult {
+  const source = text.replace(/^\uFEFF/, '');
+  if (/^---[ \t]*\r?\n/.test(source) && !/\r?\n---[ \t]*(\r?\n|$)/.test(source.replace(/^---[ \t]*\r?\n/, '\n'))) {
+    return { ok: false, reason: 'the front-matter has no closing "---" line' };
+  }
+  try {
+    const parts = split(source);
+    const data = parts.frontMatter === undefined ? {} : parseBlock(parts.frontMatter);
+    const fields = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null));
+    return { ok: true, data: fields, body: parts.body };
+  } catch (err) {
+    return { ok: false, reason: `invalid YAML front-matter: ${firstLine(err)}` };
+  }
+}
