@@ -32,11 +32,11 @@ import {
   sessionLabel,
   subtreeTotals,
   transcriptView,
-  useFrameState,
   type TranscriptEntry,
   type UiState,
   type UiStore,
 } from './state/index.js';
+import { useVisibleState } from './state/use-visible-state.js';
 import { agentColor, MAX_WIDTH, roleColor } from './theme.js';
 
 /** Clears the screen and scrollback so a remounted <Static> starts on a clean terminal. */
@@ -165,7 +165,7 @@ interface ScreenProps extends AppProps {
 
 function Screen(props: ScreenProps) {
   const { core, store, frames, rootId, viewId, overlay, setOverlay } = props;
-  const state = useFrameState(frames);
+  const state = useVisibleState(frames, viewId);
   const { exit } = useApp();
   const { stdout } = useStdout();
   const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH);

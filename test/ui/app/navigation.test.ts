@@ -44,3 +44,20 @@ describe('fitting the live region to the terminal', () => {
     expect(fitLatestTools([task(1), task(2)], 40, true)).toBe(3);
   });
 });
+
+describe('what the viewed session shows', () => {
+  it('ignores text streaming inside a sub-agent but not its tool calls or status', async () => {
+    const { visibleKey } = await import('../../../src/ui/state/use-visible-state.js');
+    const { ev } = await import('../state/fixtures.js');
+    const { reduce } = await import('../../../src/ui/state/index.js');
+    const same = (a: unknown[], b: unknown[]) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+    const ap = [ROOT, A];
+    const withText = reduce(state, ev('text.delta', A, ap, 'explore', { text: 'more words' }));
+    expect(same(visibleKey(state, ROOT), visibleKey(withText, ROOT))).toBe(true);
+    expect(same(visibleKey(state, A), visibleKey(withText, A))).toBe(false);
+    const withTool = reduce(withText, ev('tool.started', A, ap, 'explore', { call_id: 'a9', tool: 'grep', input: { pattern: 'x' } }));
+    expect(same(visibleKey(withText, ROOT), visibleKey(withTool, ROOT))).toBe(false);
+    const done = reduce(withTool, ev('session.status', B, [ROOT, B], 'general', { status: 'completed' }));
+    expect(same(visibleKey(withTool, ROOT), visibleKey(done, ROOT))).toBe(false);
+  });
+});
