@@ -2,6 +2,7 @@
 // agent registry. Problems with any of them surface here as one-line errors.
 import { join } from 'node:path';
 import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
+import { loadCommands, type CommandDefinition } from '../core/commands/index.js';
 import { configDir, dataDir, loadConfig, type Config } from '../core/config/index.js';
 import { SessionStore } from '../core/store/index.js';
 import { packageRoot } from './package-root.js';
@@ -13,6 +14,7 @@ export interface CliContext {
   configSources: string[];
   store: SessionStore;
   agents: Map<string, AgentDefinition>;
+  commands: Map<string, CommandDefinition>;
   warnings: string[];
 }
 
@@ -29,6 +31,7 @@ export function loadContext({ cwd, env }: LoadOptions): CliContext {
     cwd,
     configAgents: config.agent,
   });
+  const commands = loadCommands({ configDir: configDir(env), cwd, configCommands: config.command });
   const store = SessionStore.open(dataDir(env));
   // A session still marked running belongs to a process that died mid-turn.
   store.markInterrupted();
@@ -39,6 +42,7 @@ export function loadContext({ cwd, env }: LoadOptions): CliContext {
     configSources: sources,
     store,
     agents,
-    warnings: warnings.map((w) => `Warning: ${w.source}: ${w.message}`),
+    commands: commands.commands,
+    warnings: [...warnings, ...commands.warnings].map((w) => `Warning: ${w.source}: ${w.message}`),
   };
 }

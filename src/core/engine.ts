@@ -3,13 +3,17 @@
 // sub-agents happens behind it.
 import { buildSystemPrompt } from './agent/system-prompt.js';
 import type { LiveSession } from './agent/live-session.js';
-import { runTurn, type LoopDeps, type TurnOutcome } from './agent/loop.js';
+import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
 import { ConfigError, errorMessage } from './errors.js';
 import { EventBus, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
-import type { Message, TextPart } from './messages.js';
+import type { Message, TextPart, ToolUsePart } from './messages.js';
+import type { CommandDefinition, InlineIo } from './commands/index.js';
+import { newId } from './ids.js';
+import { executeTool } from './agent/tool-runner.js';
+import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
@@ -43,6 +47,8 @@ export interface EngineOptions {
   /** `-m/--model`: overrides the agent's and the config's model for root sessions. */
   model?: string;
   tools?: readonly Tool[];
+  /** Custom slash commands (DESIGN §10). */
+  commands?: ReadonlyMap<string, CommandDefinition>;
   /** Provider instances by name; defaults to the built-in providers configured from `config.provider`. */
   providerFor?: (name: string) => Provider;
   maxOutputTokens?: number;
@@ -65,6 +71,8 @@ export class Engine {
   private readonly live = new Map<string, LiveSession>();
   private readonly approvals = new Map<string, TreeApprovals>();
   private readonly running = new Set<string>();
+  /** Root sessions whose prompt is being prepared (commands inlining files or shell output). */
+  private readonly preparing = new Set<string>();
   private readonly providers = new Map<string, Provider>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
@@ -159,17 +167,84 @@ export class Engine {
     return row;
   }
 
-  /** Runs one user turn to completion in a root session. */
+  /**
+   * Runs one user turn to completion in a root session. The prompt may be a custom command
+   * (`/name args`) or `@subagent text`, which first run a sub-agent task with no model call
+   * before it; `@path` anywhere attaches that file.
+   */
   async prompt(sessionId: string, text: string): Promise<TurnOutcome> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
-    if (this.running.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
-    const session = this.openSession(row);
+    if (this.running.has(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
+    this.preparing.add(sessionId);
+    let session: LiveSession;
+    let plan: PromptPlan;
+    try {
+      session = this.openSession(row);
+      // A cancelled earlier turn leaves an aborted signal behind; inlining needs a live one.
+      if (session.controller.signal.aborted) session.controller = new AbortController();
+      plan = await planPrompt(text, {
+        commands: this.options.commands ?? new Map(),
+        agents: this.options.agents,
+        subagents: this.supervisor.catalogue().map((a) => a.name),
+        currentAgent: session.agentName,
+        projectRoot: this.project.root,
+        io: this.inlineIo(session),
+      });
+    } finally {
+      this.preparing.delete(sessionId);
+    }
     if (row.title === 'New session' && text.trim()) {
       this.options.store.updateSession(row.id, { title: titleFrom(text) });
     }
-    const input: Message = { role: 'user', content: [{ type: 'text', text }] };
-    return this.runLive(session, input);
+    if (plan.kind === 'subtask') {
+      if (!session.tools.some((t) => t.name === TASK_TOOL)) {
+        throw new ConfigError(`That prompt runs a sub-agent task, but agent "${session.agentName}" cannot start tasks (it has no task tool).`);
+      }
+      // Recorded as the assistant's own task call, so the parent continues from its result.
+      const call: ToolUsePart = {
+        type: 'tool_use',
+        id: newId('toolu'),
+        name: TASK_TOOL,
+        input: {
+          description: plan.description,
+          prompt: plan.prompt,
+          subagent_type: plan.agent,
+          ...(plan.model ? { model: plan.model } : {}),
+          ...(plan.command ? { command: plan.command } : {}),
+        },
+      };
+      return this.runLive(session, userText(text), undefined, { presetCalls: [call] });
+    }
+    const turn: TurnOptions = plan.model ? { model: resolveModelName(plan.model, session.model) } : {};
+    if (!plan.agent) return this.runLive(session, userText(plan.text), undefined, turn);
+    // A command's own agent runs this one turn; the session keeps its agent afterwards.
+    this.live.delete(row.id);
+    const guest = this.openSession(row, undefined, undefined, plan.agent);
+    try {
+      return await this.runLive(guest, userText(plan.text), undefined, turn);
+    } finally {
+      this.live.delete(row.id);
+    }
+  }
+
+  /** Custom commands, for the `/` menu and `/help`. */
+  commands(): CommandDefinition[] {
+    return [...(this.options.commands ?? new Map<string, CommandDefinition>()).values()];
+  }
+
+  /** `@file` and `` !`cmd` `` run through the session's own tools and permissions. */
+  private inlineIo(session: LiveSession): InlineIo {
+    const run = async (name: string, input: Record<string, unknown>): Promise<string> => {
+      const result = await executeTool(session, { type: 'tool_use', id: newId('inline'), name, input });
+      if (result.isError) throw new Error(result.content);
+      return result.content;
+    };
+    return {
+      cwd: session.cwd,
+      readFile: (path) => run('read', { file_path: path }),
+      runShell: (command) => run('bash', { command }),
+    };
   }
 
   /** Cancels the turn running in a session (and, through its signal, its foreground children). */
@@ -232,15 +307,17 @@ export class Engine {
     return this.broker.pendingPermissions();
   }
 
-  private async runLive(session: LiveSession, input: Message, opts?: ChildRunOptions): Promise<TurnOutcome> {
+  private async runLive(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
     const root = session.path[0]!;
     this.markBusy(root, +1);
     this.running.add(session.id);
     try {
       let next: Message | undefined = input;
       let outcome: TurnOutcome;
+      let first: TurnOptions | undefined = turn;
       do {
-        outcome = await this.runOneTurn(session, next, opts);
+        outcome = await this.runOneTurn(session, next, opts, first);
+        first = undefined;
         // Results of background tasks that arrived as the turn ended start the next one.
         next = session.inbox.length && outcome.status !== 'cancelled' ? { role: 'user', content: session.inbox.splice(0) } : undefined;
       } while (next);
@@ -252,13 +329,13 @@ export class Engine {
     }
   }
 
-  private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions): Promise<TurnOutcome> {
+  private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
     session.controller = new AbortController();
     const unlink = linkSignals(session.controller, opts?.links ?? []);
     this.setStatus(session, 'running');
     let outcome: TurnOutcome;
     try {
-      outcome = await runTurn(session, this.loopDeps(), input);
+      outcome = await runTurn(session, this.loopDeps(), input, turn);
     } finally {
       unlink();
     }
@@ -369,10 +446,12 @@ export class Engine {
     return provider;
   }
 
-  private openSession(row: SessionRow, parent?: LiveSession, narrow?: readonly string[]): LiveSession {
+  /** `agentName` runs the session as another agent than its own (a command's agent, for one turn). */
+  private openSession(row: SessionRow, parent?: LiveSession, narrow?: readonly string[], agentName?: string): LiveSession {
     const existing = this.live.get(row.id);
     if (existing) return existing;
-    const agent = this.options.agents.get(row.agent) ?? this.primaryAgent(this.options.config.default_agent);
+    const agent = this.options.agents.get(agentName ?? row.agent) ?? this.primaryAgent(this.options.config.default_agent);
+    const model = agentName && agent.model ? resolveModelName(agent.model, row.model) : row.model;
     const ruleset = this.rulesetFor(agent);
     const chain = parent ? [ruleset, ...parent.gate.rulesets] : [ruleset];
     const path = parent ? [...parent.path, row.id] : [row.id];
@@ -409,7 +488,7 @@ export class Engine {
     const session: LiveSession = {
       id: row.id,
       agentName: agent.name,
-      model: row.model,
+      model,
       cwd: row.cwd,
       depth,
       path,
@@ -505,6 +584,10 @@ function statusAfter(outcome: TurnOutcome, depth: number): SessionStatus {
     default:
       return depth === 0 ? 'idle' : 'completed';
   }
+}
+
+function userText(text: string): Message {
+  return { role: 'user', content: [{ type: 'text', text }] };
 }
 
 function titleFrom(text: string): string {

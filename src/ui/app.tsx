@@ -22,7 +22,7 @@ import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keym
 import { navigate, siblingPosition } from './navigation.js';
 import { DiffView } from './render/diff-view.js';
 import { loadHighlighter } from './render/highlight.js';
-import { BUILTIN_COMMANDS, parseSlash } from './slash.js';
+import { commandMenu, parseSlash, unknownCommand } from './slash.js';
 import {
   agentPath,
   createUiStore,
@@ -175,6 +175,7 @@ function Screen(props: ScreenProps) {
   const [notice, setNotice] = useState<string>();
   const [history, setHistory] = useState<readonly string[]>(props.inputHistory?.entries ?? []);
   const busy = useRef(false);
+  const commands: NamedItem[] = useMemo(() => commandMenu(core.commands()), [core]);
 
   useEffect(() => setRow(core.history(rootId)?.session), [core, rootId]);
 
@@ -256,15 +257,17 @@ function Screen(props: ScreenProps) {
       props.inputHistory?.append(text);
       setHistory((h) => [...h, text]);
       const slash = parseSlash(trimmed);
+      // Built-ins act on the UI; custom commands are the core's to run.
       if (slash && runCommand(slash.name, slash.args)) return;
-      if (slash) {
-        setNotice(`Unknown command /${slash.name}. Type /help for the list.`);
+      const unknown = slash && unknownCommand(slash.name, commands);
+      if (unknown) {
+        setNotice(unknown);
         return;
       }
       if (busy.current || core.isRunning(rootId)) setQueued((q) => [...q, text]);
       else send(text);
     },
-    [core, props.inputHistory, rootId, runCommand, send],
+    [commands, core, props.inputHistory, rootId, runCommand, send],
   );
 
   // The first prompt from the command line, once.
@@ -370,7 +373,7 @@ function Screen(props: ScreenProps) {
           onCancel={() => setOverlay(undefined)}
         />
       ) : null}
-      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} onClose={() => setOverlay(undefined)} /> : null}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput
@@ -384,7 +387,7 @@ function Screen(props: ScreenProps) {
         }}
         onCycleAgent={cycleAgent}
         history={history}
-        commands={BUILTIN_COMMANDS}
+        commands={commands}
         subagents={subagents}
         {...(props.completeFile ? { completeFile: props.completeFile } : {})}
         queued={queued}

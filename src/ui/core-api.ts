@@ -19,4 +19,5 @@ export type UiCore = Pick<
   | 'listRoots'
   | 'setAgent'
   | 'setModel'
+  | 'commands'
 >;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { render } from 'ink';
 import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
+import type { CommandDefinition } from '../core/commands/index.js';
 import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
 import { Engine } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
@@ -23,6 +24,7 @@ export interface TuiContext {
   config: Config;
   store: SessionStore;
   agents: Map<string, AgentDefinition>;
+  commands: Map<string, CommandDefinition>;
 }
 
 export interface TuiOptions {
@@ -58,7 +60,15 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     if (choice === 'quit') return 0;
     return runDemo(opts);
   }
-  const engine = new Engine({ cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, interactive: true, ...(opts.model ? { model: opts.model } : {}) });
+  const engine = new Engine({
+    cwd: ctx.cwd,
+    config: ctx.config,
+    store: ctx.store,
+    agents: ctx.agents,
+    commands: ctx.commands,
+    interactive: true,
+    ...(opts.model ? { model: opts.model } : {}),
+  });
   const rootId = pickSession(engine, ctx.store, ctx.cwd, opts);
   const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
   let history = await loadInputHistory(historyFile);

@@ -1,24 +1,30 @@
-// The built-in slash commands (DESIGN §10): parsing and the catalogue shown in the `/` menu.
+// Slash commands in the UI (DESIGN §10): the built-ins it carries out itself, and the menu
+// of every command, custom ones from the core included.
+import { BUILTIN_COMMANDS, parseSlashInput, unknownCommandMessage, type CommandDefinition, type SlashInput } from '../core/commands/index.js';
 import type { NamedItem } from './components/input/completion.js';
 
-export const BUILTIN_COMMANDS: readonly NamedItem[] = [
-  { name: 'help', description: 'keys and commands' },
-  { name: 'new', description: 'start a new session' },
-  { name: 'sessions', description: 'resume an earlier session' },
-  { name: 'agents', description: 'list agents and sub-agents' },
-  { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
-  { name: 'agent', description: 'switch primary agent: /agent <name>' },
-  { name: 'exit', description: 'quit' },
-];
-
-export interface SlashCommand {
-  name: string;
-  args: string;
-}
+export { BUILTIN_COMMANDS };
+export type SlashCommand = SlashInput;
 
 /** `/model opus` → { name: 'model', args: 'opus' }; text that is not a command → undefined. */
-export function parseSlash(text: string): SlashCommand | undefined {
-  const match = /^\/([\w:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match) return undefined;
-  return { name: match[1]!, args: (match[2] ?? '').trim() };
+export const parseSlash = parseSlashInput;
+
+/** The `/` menu: built-ins first, then custom commands with their argument hints. */
+export function commandMenu(custom: readonly CommandDefinition[]): NamedItem[] {
+  return [
+    ...BUILTIN_COMMANDS,
+    ...custom.map((c) => {
+      const about = [c.argumentHint, c.description].filter(Boolean).join(' — ');
+      return { name: c.name, ...(about ? { description: about } : {}) };
+    }),
+  ];
+}
+
+/** Why a typed command cannot run, or undefined when it names a known command. */
+export function unknownCommand(name: string, menu: readonly NamedItem[]): string | undefined {
+  if (menu.some((c) => c.name === name)) return undefined;
+  return unknownCommandMessage(
+    name,
+    menu.map((c) => c.name),
+  );
 }

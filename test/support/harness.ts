@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAgents } from '../../src/core/agents/index.js';
+import { loadCommands } from '../../src/core/commands/index.js';
 import { loadConfig } from '../../src/core/config/index.js';
 import { Engine, type EngineOptions } from '../../src/core/engine.js';
 import type { CoreEvent } from '../../src/core/events.js';
@@ -59,6 +60,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     cwd: projectDir,
     configAgents: config.agent,
   });
+  const { commands } = loadCommands({ configDir: join(dir, 'config'), cwd: projectDir, configCommands: config.command });
   const store = SessionStore.open(join(dir, 'data'));
   const events: CoreEvent[] = [];
   const provider = createProvider('anthropic', {
@@ -74,6 +76,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       config,
       store,
       agents,
+      commands,
       interactive: false,
       providerFor: () => provider,
       ...opts.engine,

@@ -28,6 +28,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     config: ctx.config,
     store: ctx.store,
     agents: ctx.agents,
+    commands: ctx.commands,
     interactive: false,
     autoApprove: opts.yes,
     ...(opts.model ? { model: opts.model } : {}),

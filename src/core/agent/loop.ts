@@ -45,7 +45,17 @@ export interface TurnOutcome {
 const TRUNCATED_TOOL_CALL =
   'This tool call was cut off by the output token limit (max_tokens), so it was not run. Split the work into smaller steps and call the tool again.';
 
-export async function runTurn(session: LiveSession, deps: LoopDeps, input: Message): Promise<TurnOutcome> {
+export interface TurnOptions {
+  /** A model for this turn only (a command's `model`). */
+  model?: string;
+  /**
+   * Tool calls made on the assistant's behalf before the model speaks: a subtask command
+   * runs its `task` call straight away, then the model continues with the result.
+   */
+  presetCalls?: ToolUsePart[];
+}
+
+export async function runTurn(session: LiveSession, deps: LoopDeps, input: Message, opts: TurnOptions = {}): Promise<TurnOutcome> {
   let usage = emptyUsage();
   let cost = 0;
   let lastText = '';
@@ -65,8 +75,17 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   });
 
   append(input);
-  const { provider, modelId } = deps.resolveModel(session.model);
+  const { provider, modelId } = deps.resolveModel(opts.model ?? session.model);
   const tools = toolSpecs(session.tools);
+
+  if (opts.presetCalls?.length) {
+    const messageId = newId('msg');
+    session.emit('message.started', { message_id: messageId });
+    append({ role: 'assistant', content: opts.presetCalls });
+    session.emit('message.completed', { message_id: messageId, usage: emptyUsage(), stop_reason: 'tool_use' });
+    append({ role: 'user', content: await runToolCalls(session, opts.presetCalls, { byUser: true }) });
+    if (session.controller.signal.aborted) return outcome('cancelled');
+  }
 
   for (;;) {
     const signal = session.controller.signal;

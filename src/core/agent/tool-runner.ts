@@ -12,12 +12,17 @@ const MAX_RESULT_CHARS = 100_000;
 
 export const CANCELLED_RESULT = 'Cancelled by the user before the tool finished.';
 
-export async function runToolCalls(session: LiveSession, calls: readonly ToolUsePart[]): Promise<ToolResultPart[]> {
+export interface RunCallsOptions {
+  /** The calls were made for the user (a command or an @mention), not chosen by the model. */
+  byUser?: boolean;
+}
+
+export async function runToolCalls(session: LiveSession, calls: readonly ToolUsePart[], opts: RunCallsOptions = {}): Promise<ToolResultPart[]> {
   const results = new Map<string, ToolResultPart>();
   const positions = batchPositions(calls);
   for (const group of planGroups(session, calls)) {
     if (session.controller.signal.aborted) break;
-    const outcomes = await Promise.all(group.map((call) => runOne(session, call, positions.get(call.id) ?? 0)));
+    const outcomes = await Promise.all(group.map((call) => runOne(session, call, { ...opts, batchIndex: positions.get(call.id) ?? 0 })));
     for (const r of outcomes) results.set(r.tool_use_id, r);
   }
   return calls.map(
@@ -68,9 +73,9 @@ function findTool(session: LiveSession, name: string): Tool | undefined {
   return session.tools.find((t) => t.name === name);
 }
 
-async function runOne(session: LiveSession, call: ToolUsePart, batchIndex: number): Promise<ToolResultPart> {
+async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ToolResultPart> {
   session.emit('tool.started', { call_id: call.id, tool: call.name, input: call.input });
-  const { content, isError } = await execute(session, call, batchIndex);
+  const { content, isError } = await executeTool(session, call, opts);
   const capped =
     content.length > MAX_RESULT_CHARS
       ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
@@ -79,7 +84,13 @@ async function runOne(session: LiveSession, call: ToolUsePart, batchIndex: numbe
   return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
 }
 
-async function execute(session: LiveSession, call: ToolUsePart, batchIndex: number): Promise<{ content: string; isError: boolean }> {
+export interface ExecuteOptions extends RunCallsOptions {
+  /** Position of the call among the calls to the same tool in its message. */
+  batchIndex?: number;
+}
+
+/** Runs one tool call with the session's permissions, without emitting tool events. */
+export async function executeTool(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions = {}): Promise<{ content: string; isError: boolean }> {
   const tool = findTool(session, call.name);
   if (!tool) {
     const available = session.tools.map((t) => t.name).join(', ');
@@ -87,7 +98,8 @@ async function execute(session: LiveSession, call: ToolUsePart, batchIndex: numb
     const why = hint ? ` ${hint}` : '';
     return { content: `Unknown tool "${call.name}".${why} Available tools: ${available}.`, isError: true };
   }
-  const parsed = tool.parameters.safeParse(call.input ?? {});
+  const schema = opts.byUser && tool.userParameters ? tool.userParameters : tool.parameters;
+  const parsed = schema.safeParse(call.input ?? {});
   if (!parsed.success) {
     return {
       content: `Invalid arguments for tool "${call.name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
@@ -105,7 +117,8 @@ async function execute(session: LiveSession, call: ToolUsePart, batchIndex: numb
     progress: (metadata) => session.emit('tool.progress', { call_id: call.id, metadata }),
     todos: session.todos,
     askUser: (question, options) => session.askUser(session, question, options),
-    batchIndex,
+    batchIndex: opts.batchIndex ?? 0,
+    ...(opts.byUser ? { byUser: true } : {}),
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };

@@ -3,7 +3,8 @@
  *
  * Contract
  * - Spawn: a `task` call names a sub-agent (mode `subagent` or `all`); anything else is an
- *   error result listing the available ones. The child session row (parent_id, tool_call_id,
+ *   error result listing the available ones. Only a call made for the user (a subtask
+ *   command) may run a primary agent as a child. The child session row (parent_id, tool_call_id,
  *   task_description, agent, status `queued`) exists before the child runs; its history
  *   starts with only the prompt; its system prompt is its own agent's, never the parent's.
  * - Model: `task.model` > the agent's `model` > the parent's current model.
@@ -128,7 +129,7 @@ export class SubagentSupervisor {
       .map((a) => a.name)
       .join(', ');
     if (!agent || agent.disable) throw new ToolError(`Unknown sub-agent type "${args.subagent_type}". Available sub-agents: ${names}.`);
-    if (agent.mode === 'primary') {
+    if (agent.mode === 'primary' && !ctx.byUser) {
       throw new ToolError(`"${agent.name}" is a primary agent and cannot run as a sub-agent. Available sub-agents: ${names}.`);
     }
     const model = this.host.resolveModel(args.model ?? agent.model, parent.model);

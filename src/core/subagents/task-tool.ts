@@ -67,6 +67,8 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       catalogue,
     ].join('\n'),
     parameters,
+    // A command may run any agent as a task, primary ones too; the model picks from the catalogue.
+    userParameters: parameters.extend({ subagent_type: z.string().min(1) }),
     readOnly: false,
     runsTogether: true,
     execute: (args, ctx) => run(args, ctx),

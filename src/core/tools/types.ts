@@ -55,6 +55,8 @@ export interface ToolContext {
   askUser?(question: string, options: string[]): Promise<QuestionOutcome>;
   /** Position of this call among the calls to the same tool in one assistant message. */
   batchIndex?: number;
+  /** The call was made for the user (a command or an @mention), not chosen by the model. */
+  byUser?: boolean;
 }
 
 export interface ToolResult {
@@ -71,6 +73,11 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readOnly: boolean;
   /** Calls to this tool in one message start together, after all other calls (sub-agent tasks). */
   runsTogether?: boolean;
+  /**
+   * Accepts what the user may ask for but the model may not (a `task` for a primary agent
+   * from a command); used instead of `parameters` for calls made for the user.
+   */
+  userParameters?: z.ZodType;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -4,7 +4,7 @@ import type { AgentDefinition } from '../../core/agents/index.js';
 import type { ReactNode } from 'react';
 import { useKeys } from '../keys/key-router.js';
 import { createKeymap, type KeybindConfig } from '../keys/keymap.js';
-import { BUILTIN_COMMANDS } from '../slash.js';
+import type { NamedItem } from '../components/input/completion.js';
 import { agentColor, roleColor } from '../theme.js';
 
 function Panel({ title, children }: { title: string; children: ReactNode }) {
@@ -31,7 +31,7 @@ const ACTION_LABELS: Record<string, string> = {
   session_list: 'session picker',
 };
 
-export function HelpView({ keymap, onClose }: { keymap?: KeybindConfig | undefined; onClose: () => void }) {
+export function HelpView({ keymap, commands, onClose }: { keymap?: KeybindConfig | undefined; commands: readonly NamedItem[]; onClose: () => void }) {
   useClose(onClose);
   const keys = createKeymap(keymap ?? {}).describe();
   return (
@@ -52,9 +52,9 @@ export function HelpView({ keymap, onClose }: { keymap?: KeybindConfig | undefin
       <Box marginTop={1}>
         <Text bold>Commands</Text>
       </Box>
-      {BUILTIN_COMMANDS.map((c) => (
+      {commands.map((c) => (
         <Text key={c.name}>
-          {'  '}/{c.name.padEnd(15)} {c.description}
+          {'  '}/{c.name.padEnd(15)} {c.description ?? ''}
         </Text>
       ))}
     </Panel>

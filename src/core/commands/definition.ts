@@ -1,0 +1,50 @@
+// What a slash command is, wherever it came from (DESIGN §10).
+import { z } from 'zod';
+
+export interface CommandDefinition {
+  /** Typed as `/name`: the file name without `.md`, or the config key. */
+  name: string;
+  /** The prompt, with `$ARGUMENTS`, `$1`…`$N`, `@path` and `` !`cmd` `` still in it. */
+  template: string;
+  description?: string;
+  /** The agent that runs it; a sub-agent makes it a subtask unless `subtask: false`. */
+  agent?: string;
+  model?: string;
+  subtask?: boolean;
+  /** Shown beside the name in the menu, e.g. `<file> [focus]` (Claude Code's `argument-hint`). */
+  argumentHint?: string;
+  /** The file path, or `config`. */
+  source: string;
+}
+
+/**
+ * Front-matter of a command file. Claude Code's extra keys (`allowed-tools`,
+ * `disable-model-invocation`...) are accepted and ignored, so its files load unchanged.
+ */
+export const CommandFrontMatterSchema = z.looseObject({
+  description: z.string().optional(),
+  agent: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  subtask: z.boolean().optional(),
+  'argument-hint': z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+/** Commands the interactive UI carries out itself; `run` has no use for them. */
+export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string }> = [
+  { name: 'help', description: 'keys and commands' },
+  { name: 'new', description: 'start a new session' },
+  { name: 'sessions', description: 'resume an earlier session' },
+  { name: 'agents', description: 'list agents and sub-agents' },
+  { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
+  { name: 'agent', description: 'switch primary agent: /agent <name>' },
+  { name: 'exit', description: 'quit' },
+];
+
+/**
+ * Subtask rule, as OpenCode decides it: `subtask: true` always runs in a child session;
+ * otherwise a command whose agent is a sub-agent does, unless it says `subtask: false`.
+ */
+export function isSubtask(command: Pick<CommandDefinition, 'subtask'>, agentMode: 'primary' | 'subagent' | 'all' | undefined): boolean {
+  if (command.subtask !== undefined) return command.subtask;
+  return agentMode === 'subagent';
+}

@@ -1,0 +1,82 @@
+// What a prompt pulls in before it is sent: the output of `` !`cmd` `` (commands only) and
+// the content of each `@path` that names a file. Both go through the session's own tools,
+// so the same permission rules apply as when the model runs `bash` or `read`.
+import { statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+
+export interface InlineIo {
+  /** Where relative paths start. */
+  cwd: string;
+  /** The `read` tool's output for a file; rejects when refused or unreadable. */
+  readFile(path: string): Promise<string>;
+  /** The `bash` tool's output for a command; rejects when refused. */
+  runShell(command: string): Promise<string>;
+}
+
+const SHELL_INLINE = /!`([^`\n]+)`/g;
+
+/** Replaces each `` !`cmd` `` with the command's output, in order. */
+export async function expandShell(text: string, io: InlineIo): Promise<string> {
+  const matches = [...text.matchAll(SHELL_INLINE)];
+  if (!matches.length) return text;
+  const outputs: string[] = [];
+  for (const m of matches) {
+    const command = m[1]!.trim();
+    try {
+      outputs.push(await io.runShell(command));
+    } catch (err) {
+      throw new Error(`cannot run !\`${command}\`: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  let i = 0;
+  return text.replace(SHELL_INLINE, () => outputs[i++]!);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The file an `@token` names: as written, or without trailing punctuation ("see @a.ts."). */
+function fileOf(token: string, cwd: string): string | undefined {
+  let candidate = token;
+  for (;;) {
+    if (candidate && isFile(resolve(cwd, candidate))) return candidate;
+    const shorter = candidate.replace(/[.,;:!?)\]'"]$/, '');
+    if (shorter === candidate) return undefined;
+    candidate = shorter;
+  }
+}
+
+/** The `@path` references of a text that name existing files, each once, in order. */
+export function fileReferences(text: string, cwd: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/(?:^|[\s(])@([^\s@`]+)/g)) {
+    const path = fileOf(m[1]!, cwd);
+    if (path && !found.includes(path)) found.push(path);
+  }
+  return found;
+}
+
+/**
+ * Appends the content of every file the text references, each in a `<file>` block. Only
+ * files inside `root` (the project) are taken; a reference outside it is refused.
+ */
+export async function attachFiles(text: string, io: InlineIo, root: string): Promise<string> {
+  const blocks: string[] = [];
+  for (const path of fileReferences(text, io.cwd)) {
+    const rel = relative(root, resolve(io.cwd, path));
+    if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`@${path} is outside the project (${root}), so it is not attached`);
+    let content: string;
+    try {
+      content = await io.readFile(path);
+    } catch (err) {
+      throw new Error(`cannot attach @${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    blocks.push(`<file path="${path}">\n${content}\n</file>`);
+  }
+  return blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text;
+}

@@ -1,0 +1,118 @@
+// Custom commands from every place DESIGN §10 names, later overriding earlier by name:
+// `.opencode/commands/` → `.opencode/command/` → `.claude/commands/` → `<config dir>/commands/`
+// → the config's `command` key. Project folders are read from the git root down to the
+// working directory, nearer ones winning. A broken file is skipped with a warning.
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { CommandConfig } from '../config/schema.js';
+import { describeIssue } from '../config/issues.js';
+import { projectConfigDirs } from '../config/load.js';
+import { sentence } from '../errors.js';
+import { readFrontMatter } from '../frontmatter.js';
+import { markdownFiles } from '../markdown-folder.js';
+import { BUILTIN_COMMANDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
+
+export interface LoadCommandsOptions {
+  /** The user's config dir; its `commands/` subfolder is read. */
+  configDir: string;
+  cwd: string;
+  /** The config's `command` key. */
+  configCommands?: Record<string, CommandConfig> | undefined;
+}
+
+export interface CommandWarning {
+  /** The file path, or `config`. */
+  source: string;
+  message: string;
+}
+
+export interface LoadedCommands {
+  commands: Map<string, CommandDefinition>;
+  warnings: CommandWarning[];
+}
+
+/** The folders to read, lowest precedence first. */
+export function commandFolders(opts: Pick<LoadCommandsOptions, 'configDir' | 'cwd'>): string[] {
+  const projectDirs = projectConfigDirs(opts.cwd);
+  const inProjects = (...parts: string[]) => projectDirs.map((d) => join(d, ...parts));
+  return [
+    ...inProjects('.opencode', 'commands'),
+    ...inProjects('.opencode', 'command'),
+    ...inProjects('.claude', 'commands'),
+    join(opts.configDir, 'commands'),
+  ];
+}
+
+export type ParsedCommandFile = { ok: true; command: CommandDefinition } | { ok: false; reason: string };
+
+export function parseCommandMarkdown(text: string, file: string): ParsedCommandFile {
+  const read = readFrontMatter(text);
+  if (!read.ok) return read;
+  const result = CommandFrontMatterSchema.safeParse(read.data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return { ok: false, reason: issue ? describeIssue(CommandFrontMatterSchema, read.data, issue) : 'invalid front-matter' };
+  }
+  const template = read.body.trim();
+  if (!template) return { ok: false, reason: 'the file has no template (the text after the front-matter is empty)' };
+  const fields = result.data;
+  const hint = fields['argument-hint'];
+  return {
+    ok: true,
+    command: {
+      name: basename(file).replace(/\.md$/i, ''),
+      template,
+      source: file,
+      ...(fields.description ? { description: fields.description } : {}),
+      ...(fields.agent ? { agent: fields.agent } : {}),
+      ...(fields.model ? { model: fields.model } : {}),
+      ...(fields.subtask !== undefined ? { subtask: fields.subtask } : {}),
+      ...(hint ? { argumentHint: Array.isArray(hint) ? hint.join(' ') : hint } : {}),
+    },
+  };
+}
+
+export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
+  const commands = new Map<string, CommandDefinition>();
+  const warnings: CommandWarning[] = [];
+  const seen = new Set<string>();
+  for (const folder of commandFolders(opts)) {
+    const dir = resolve(folder);
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    for (const file of markdownFiles(dir, (message) => warnings.push({ source: dir, message: `command ${message}` }))) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (err) {
+        warnings.push({ source: file, message: `skipped: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).` });
+        continue;
+      }
+      const parsed = parseCommandMarkdown(text, file);
+      if (!parsed.ok) {
+        warnings.push({ source: file, message: `skipped: ${sentence(parsed.reason)}` });
+        continue;
+      }
+      commands.set(parsed.command.name, parsed.command);
+    }
+  }
+  for (const [name, entry] of Object.entries(opts.configCommands ?? {})) {
+    commands.set(name, {
+      name,
+      template: entry.template,
+      source: 'config',
+      ...(entry.description ? { description: entry.description } : {}),
+      ...(entry.agent ? { agent: entry.agent } : {}),
+      ...(entry.model ? { model: entry.model } : {}),
+      ...(entry.subtask !== undefined ? { subtask: entry.subtask } : {}),
+    });
+  }
+  // The UI acts on its own commands before looking for custom ones: a namesake would never run.
+  for (const { name } of BUILTIN_COMMANDS) {
+    const shadowed = commands.get(name);
+    if (!shadowed) continue;
+    commands.delete(name);
+    warnings.push({ source: shadowed.source, message: `skipped: /${name} is a built-in command; rename the custom one.` });
+  }
+  return { commands, warnings };
+}

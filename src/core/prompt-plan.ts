@@ -1,0 +1,97 @@
+// What a prompt asks for, decided before any model call (DESIGN §10): a plain message (with
+// the files it mentions attached), a custom command rendered into a message, or a
+// sub-agent task run at once — from a subtask command, or from `@<subagent> text`.
+import type { AgentDefinition } from './agents/index.js';
+import {
+  attachFiles,
+  BUILTIN_COMMANDS,
+  expandShell,
+  isSubtask,
+  parseMention,
+  parseSlashInput,
+  renderTemplate,
+  unknownCommandMessage,
+  type CommandDefinition,
+  type InlineIo,
+} from './commands/index.js';
+import { ConfigError, errorMessage, RunError, sentence } from './errors.js';
+
+export type PromptPlan =
+  | {
+      kind: 'message';
+      text: string;
+      /** A command's agent other than the session's: it runs this turn. */
+      agent?: string;
+      model?: string;
+    }
+  | { kind: 'subtask'; agent: string; prompt: string; description: string; model?: string; command?: string };
+
+export interface PlanContext {
+  commands: ReadonlyMap<string, CommandDefinition>;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  /** Sub-agents `task` may start (the names `@mention` recognises). */
+  subagents: readonly string[];
+  /** The session's agent: it runs commands that name none. */
+  currentAgent: string;
+  /** `@path` may attach files inside this folder only. */
+  projectRoot: string;
+  /** Runs `@file` and `` !`cmd` `` through the session's tools and permissions. */
+  io: InlineIo;
+}
+
+export async function planPrompt(text: string, ctx: PlanContext): Promise<PromptPlan> {
+  const slash = parseSlashInput(text);
+  if (slash) return planCommand(slash.name, slash.args, ctx);
+  const mention = parseMention(text, ctx.subagents);
+  if (mention) {
+    const prompt = await attach(mention.prompt, ctx, `@${mention.agent}`);
+    return { kind: 'subtask', agent: mention.agent, prompt, description: firstWords(mention.prompt) };
+  }
+  return { kind: 'message', text: await attach(text, ctx) };
+}
+
+async function planCommand(name: string, args: string, ctx: PlanContext): Promise<PromptPlan> {
+  const command = ctx.commands.get(name);
+  if (!command) {
+    if (BUILTIN_COMMANDS.some((c) => c.name === name)) throw new ConfigError(`/${name} works only in the interactive UI (opencode-ink without "run").`);
+    throw new ConfigError(unknownCommandMessage(name, [...ctx.commands.keys(), ...BUILTIN_COMMANDS.map((c) => c.name)]));
+  }
+  const agent = command.agent ? ctx.agents.get(command.agent) : undefined;
+  if (command.agent && (!agent || agent.disable)) {
+    const names = [...ctx.agents.values()].filter((a) => !a.disable).map((a) => a.name);
+    throw new ConfigError(`/${name}: its agent "${command.agent}" does not exist (${command.source}); agents: ${names.join(', ')}.`);
+  }
+  let rendered: string;
+  try {
+    rendered = await expandShell(renderTemplate(command.template, args), ctx.io);
+  } catch (err) {
+    throw new RunError(sentence(`/${name}: ${errorMessage(err)}`));
+  }
+  rendered = await attach(rendered, ctx, `/${name}`);
+  const model = command.model ? { model: command.model } : {};
+  if (isSubtask(command, agent?.mode)) {
+    return {
+      kind: 'subtask',
+      agent: agent?.name ?? ctx.currentAgent,
+      prompt: rendered,
+      description: command.description ?? `/${name}`,
+      command: name,
+      ...model,
+    };
+  }
+  return { kind: 'message', text: rendered, ...(agent && agent.name !== ctx.currentAgent ? { agent: agent.name } : {}), ...model };
+}
+
+async function attach(text: string, ctx: PlanContext, label?: string): Promise<string> {
+  try {
+    return await attachFiles(text, ctx.io, ctx.projectRoot);
+  } catch (err) {
+    throw new RunError(sentence(`${label ? `${label}: ` : ''}${errorMessage(err)}`));
+  }
+}
+
+function firstWords(text: string): string {
+  const line = text.trim().split('\n')[0]!;
+  const words = line.split(/\s+/).slice(0, 6).join(' ');
+  return words.length > 50 ? `${words.slice(0, 49)}…` : words;
+}

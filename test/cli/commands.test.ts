@@ -1,0 +1,99 @@
+// Custom commands and @mentions through the built binary's `run`.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeServer, text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
+import { runCli } from '../support/cli.js';
+import { firstUserText } from '../support/conversations.js';
+
+let server: FakeServer;
+let dir: string;
+let project: string;
+let env: NodeJS.ProcessEnv;
+
+function put(path: string, content: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+}
+
+beforeEach(async () => {
+  server = await startFakeServer();
+  dir = mkdtempSync(join(tmpdir(), 'oci-cli-commands-'));
+  project = join(dir, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  env = {
+    HOME: dir,
+    OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
+    OPENCODE_INK_DATA_DIR: join(dir, 'data'),
+    ANTHROPIC_API_KEY: 'x',
+    ANTHROPIC_BASE_URL: server.url,
+  };
+  put(join(project, '.claude/commands/review.md'), '---\ndescription: Review a file\nagent: explore\nargument-hint: <file>\n---\nReview $1 for bugs.\n');
+  put(join(project, '.opencode/command/status.md'), '---\ndescription: Show status\n---\nState: !`echo from-the-shell`\n');
+  put(join(dir, 'config/commands/hello.md'), 'Say hello to $ARGUMENTS\n');
+  put(join(project, 'src/a.ts'), 'export const a = 1;\n');
+});
+
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('commands in run', () => {
+  it('runs a subtask command: the child request comes first, then the parent continues', async () => {
+    server.enqueue(text('No bugs in src/a.ts.'), text('The review found no bugs.'));
+    const result = await runCli(['run', '/review src/a.ts'], { cwd: project, env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The review found no bugs.\n');
+    expect(server.requests.map(firstUserText)).toEqual(['Review src/a.ts for bugs.', '/review src/a.ts']);
+    expect(JSON.stringify(toolResults(server.requests[1]!))).toContain('No bugs in src/a.ts.');
+    const listed = JSON.parse((await runCli(['sessions', '--all', '--json'], { cwd: project, env })).stdout) as Array<{ parent_id: string | null; agent: string }>;
+    expect(listed.map((s) => s.agent).sort()).toEqual(['build', 'explore']);
+  });
+
+  it('runs a command from the config dir', async () => {
+    server.enqueue(text('Hello!'));
+    const result = await runCli(['run', '/hello', 'the', 'team'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    expect(firstUserText(server.requests[0]!)).toBe('Say hello to the team');
+  });
+
+  it('refuses a shell inline without --yes, in one line, before any model call', async () => {
+    const result = await runCli(['run', '/status'], { cwd: project, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/\/status: cannot run !`echo from-the-shell`: .*--yes/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('inlines the shell output with --yes', async () => {
+    server.enqueue(text('ok'));
+    const result = await runCli(['run', '--yes', '/status'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    expect(firstUserText(server.requests[0]!)).toBe('State: from-the-shell');
+  });
+
+  it('exits 2 for an unknown command, naming the close match', async () => {
+    const result = await runCli(['run', '/reviw src/a.ts'], { cwd: project, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('Error: Unknown command /reviw. Did you mean /review?');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('warns about a broken command file and still runs', async () => {
+    put(join(project, '.opencode/command/broken.md'), '---\nsubtask: [\n---\nx\n');
+    server.enqueue(text('fine'));
+    const result = await runCli(['run', 'hi'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/broken\.md: skipped: invalid YAML front-matter/);
+  });
+
+  it('runs @explore as a task', async () => {
+    server.enqueue(text('found it'), text('It is in src/a.ts.'));
+    const result = await runCli(['run', '@explore where is a defined?'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    expect(server.requests.map(firstUserText)).toEqual(['where is a defined?', '@explore where is a defined?']);
+  });
+});

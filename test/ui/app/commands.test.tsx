@@ -1,0 +1,84 @@
+// Custom commands in the whole app: the `/` menu offers them with their descriptions, Tab
+// completes one, Enter runs it as a sub-agent task block, and a typo is named without a
+// model call.
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../../src/ui/app.js';
+import { firstUserText, scriptConversations } from '../../support/conversations.js';
+import { text } from '../../support/fake-anthropic.js';
+import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
+import { KEY, press, waitForFrame } from '../keys/harness.js';
+
+let h: Harness | undefined;
+let app: ReturnType<typeof render> | undefined;
+afterEach(async () => {
+  app?.unmount();
+  app = undefined;
+  h?.engine.cancelAll();
+  await h?.close();
+  h = undefined;
+});
+
+const FILES = {
+  '.opencode/command/review.md': '---\ndescription: Review a file for bugs\nagent: explore\nargument-hint: <file>\n---\nReview $1 for bugs.\n',
+  '.claude/commands/release-notes.md': '---\ndescription: Draft release notes\n---\nDraft release notes.\n',
+};
+
+describe('custom commands in the TUI', () => {
+  it('offers custom commands in the / menu, completes one and runs it as a sub-agent task', async () => {
+    h = await startHarness({ files: FILES, engine: { interactive: true } });
+    scriptConversations(h.server, {
+      'Review src/a.ts for bugs.': [text('Nothing wrong.')],
+      '/review src/a.ts': [text('The reviewer is happy.')],
+    });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+
+    await press(app.stdin, '/');
+    // Built-ins first, then custom commands with their argument hints and descriptions.
+    const all = await waitForFrame(app.lastFrame, (f) => f.includes('/help') && f.includes('/review'));
+    expect(all).toContain('<file> — Review a file for bugs');
+    expect(all.indexOf('/help')).toBeLessThan(all.indexOf('/review'));
+    await press(app.stdin, 're');
+    const menu = await waitForFrame(app.lastFrame, (f) => f.includes('/review') && f.includes('/release-notes'));
+    expect(menu).toContain('Draft release notes');
+    expect(menu).not.toContain('/help');
+
+    await press(app.stdin, 'v', KEY.tab);
+    await waitForFrame(app.lastFrame, (f) => f.includes('/review ') && !f.includes('/release-notes'));
+    await press(app.stdin, 'src/a.ts', KEY.enter);
+
+    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+    const screen = await waitForFrame(app.lastFrame, (f) => f.includes('The reviewer is happy.'));
+    expect(app.frames.join('\n')).toMatch(/explore[\s\S]*Review a file for bugs/);
+    expect(screen).not.toMatch(/Unknown command/);
+    expect(h.server.requests.map(firstUserText)).toEqual(['Review src/a.ts for bugs.', '/review src/a.ts']);
+  });
+
+  it('names the close match for a mistyped command and sends nothing', async () => {
+    h = await startHarness({ files: FILES, engine: { interactive: true } });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    await press(app.stdin, '/reveiw x');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Unknown command /reveiw. Did you mean /review?'));
+    expect(h.server.requests).toHaveLength(0);
+    expect(h.store.loadMessages(root.id)).toHaveLength(0);
+  });
+
+  it('lists custom commands in /help', async () => {
+    h = await startHarness({ files: FILES, engine: { interactive: true } });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    await press(app.stdin, '/help');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    const help = await waitForFrame(app.lastFrame, (f) => f.includes('Commands') && f.includes('/review'));
+    expect(help).toContain('/release-notes');
+    expect(help).toContain('/sessions');
+  });
+});
