@@ -26,11 +26,13 @@ import {
   askUserTool,
   childRoutes,
   createTaskTool,
+  formatTaskResult,
   selectToolNames,
   SubagentSupervisor,
   type ChildRunOptions,
   type SubagentHost,
   type SubagentSettings,
+  withNote,
 } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import type { Tool } from './tools/types.js';
@@ -250,9 +252,14 @@ export class Engine {
   /** Cancels the turn running in a session (and, through its signal, its foreground children). */
   cancel(sessionId: string): boolean {
     const session = this.live.get(sessionId);
-    if (!session || !this.running.has(sessionId)) return false;
+    if (!session || !(this.running.has(sessionId) || this.isQueued(sessionId))) return false;
     session.controller.abort();
     return true;
+  }
+
+  /** A sub-agent waiting for a free slot (subagents.max_concurrency). */
+  private isQueued(sessionId: string): boolean {
+    return this.options.store.getSession(sessionId)?.status === 'queued';
   }
 
   isRunning(sessionId: string): boolean {
@@ -261,7 +268,9 @@ export class Engine {
 
   /** Cancels every running turn, children and background tasks included (quitting). */
   cancelAll(): void {
-    for (const id of this.running) this.live.get(id)?.controller.abort();
+    for (const [id, session] of this.live) {
+      if (this.running.has(id) || this.isQueued(id)) session.controller.abort();
+    }
   }
 
   /**
@@ -386,7 +395,11 @@ export class Engine {
         this.emitFor(row.id, row.agent, [...parent.path, row.id], 'session.status', { status: 'queued' });
         return row;
       },
-      openChild: (row, parent, narrow) => this.openSession(row, parent, narrow),
+      openChild: (row, parent, narrow) => {
+        // Built afresh every time: a resumed child gets the gates of the parent calling it now.
+        this.live.delete(row.id);
+        return this.openSession(row, parent, narrow);
+      },
       runChild: (child, input, opts) => this.runLive(child, input, opts),
       isRunning: (id) => this.running.has(id),
       onEvent: (listener) => this.bus.on(listener),
@@ -398,20 +411,35 @@ export class Engine {
     };
   }
 
-  /** A background result reaches its parent: folded into a running turn, or starting one. */
-  private deliver(parent: LiveSession, part: TextPart): void {
+  /**
+   * A background result reaches its parent: folded into a running turn, or starting one. A
+   * sub-agent parent whose own task call has already returned passes what that new turn
+   * produced on to its parent the same way, so the result climbs to someone who reads it.
+   */
+  private deliver(target: LiveSession, part: TextPart): void {
+    // The session may have been reopened (resumed) since the task started: use the live one.
+    const parent = this.live.get(target.id) ?? target;
     parent.inbox.push(part);
     if (this.running.has(parent.id)) return;
-    // An idle root starts a new turn; a finished child only records it (its own task call already returned).
-    if (parent.depth > 0) {
-      const message: Message = { role: 'user', content: parent.inbox.splice(0) };
-      parent.history.push(message);
-      this.options.store.appendMessage(parent.id, message);
-      return;
-    }
-    void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) }).catch((err: unknown) => {
-      parent.emit('error', { message: errorMessage(err) });
-    });
+    const root = parent.path[0]!;
+    // Held until the result has been passed up, so `settled` does not resolve in between.
+    this.markBusy(root, +1);
+    void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) })
+      .then((outcome) => {
+        const grandparent = parent.parent;
+        if (!grandparent) return;
+        const row = this.options.store.getSession(parent.id);
+        const state = outcome.status === 'completed' || outcome.status === 'max_turns' ? 'completed' : outcome.status;
+        const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
+        this.deliver(grandparent, {
+          type: 'text',
+          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text)}`,
+        });
+      })
+      .catch((err: unknown) => {
+        parent.emit('error', { message: errorMessage(err) });
+      })
+      .finally(() => this.markBusy(root, -1));
   }
 
   private subagentSettings(): SubagentSettings {
@@ -551,14 +579,17 @@ export class Engine {
   }
 }
 
-/** The tool names a root session of this agent would see (for `opencode-ink agents`). */
-export function rootToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
+/**
+ * The tool names this agent works with (for `opencode-ink agents`): as a root session, or,
+ * for a sub-agent, as a child of the root.
+ */
+export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
   const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
   return selectToolNames({
     available: [...BUILTIN_TOOLS.map((t) => t.name), ...(hasSubagents ? [TASK_TOOL] : []), ASK_USER_TOOL],
     agent,
     chain: [ruleset],
-    depth: 0,
+    depth: agent.mode === 'subagent' ? 1 : 0,
     maxDepth: config.subagents.max_depth,
   }).names;
 }

@@ -178,6 +178,14 @@ describe('opencode-ink agents and sessions', () => {
     expect(build!.source).toMatch(/agents[/\\]build\.md$/);
     expect(plan!.tools).not.toContain('write');
     expect(plan!.tools).toContain('read');
+    expect(build!.tools).toContain('task');
+    // A sub-agent is listed with the tools it gets as a child: no task at the default max_depth of 1.
+    const general = agents.find((a) => a.name === 'general')!;
+    expect(general).toMatchObject({ mode: 'subagent' });
+    expect(general.tools).toContain('write');
+    expect(general.tools).not.toContain('task');
+    expect(general.tools).not.toContain('todowrite');
+    expect(agents.find((a) => a.name === 'explore')!.tools.sort()).toEqual(['ask_user', 'bash', 'glob', 'grep', 'list', 'read']);
   });
 
   it('reports an unknown session id in one line with exit 2', async () => {

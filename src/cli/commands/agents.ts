@@ -1,6 +1,6 @@
 // `opencode-ink agents`: every agent with its mode, model, tools and where it came from.
 import type { AgentDefinition } from '../../core/agents/index.js';
-import { rootToolNames } from '../../core/engine.js';
+import { agentToolNames } from '../../core/engine.js';
 import type { CliContext } from '../context.js';
 import { table } from '../format.js';
 
@@ -24,7 +24,7 @@ export function agentListings(ctx: CliContext): AgentListing[] {
         mode: agent.mode,
         description: agent.description,
         model: agent.model ?? null,
-        tools: rootToolNames(agent, ctx.config, hasSubagents),
+        tools: agentToolNames(agent, ctx.config, hasSubagents),
         source: agent.source,
       };
     });

@@ -40,7 +40,7 @@ import type { TaskArgs } from './task-tool.js';
 export { askUserTool } from './ask-user-tool.js';
 export { ASK_USER_TOOL, TASK_TOOL, childRoutes, selectToolNames, type ToolGateInput } from './gates.js';
 export { Limiter } from './limiter.js';
-export { formatTaskResult, type TaskState } from './result.js';
+export { formatTaskResult, withNote, type TaskState } from './result.js';
 export { createTaskTool, type TaskArgs } from './task-tool.js';
 
 export interface SubagentSettings {
@@ -82,6 +82,8 @@ export interface SubagentHost {
 export class SubagentSupervisor {
   /** One limiter per parent turn: children of different turns or parents do not share slots. */
   private readonly limiters = new WeakMap<AbortSignal, Limiter>();
+  /** Children with a task under way (queued or running): a second resume must wait. */
+  private readonly claimed = new Set<string>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -98,9 +100,15 @@ export class SubagentSupervisor {
       );
     }
     const { row, agent } = args.session_id ? this.resumable(parent, args.session_id) : this.spawnable(parent, args, ctx);
+    // Claimed before anything awaits, so two calls in one message cannot resume the same child.
+    this.claimed.add(row.id);
+    const release = () => this.claimed.delete(row.id);
     const child = this.host.openChild(row, parent, args.tools);
     child.maxTurns = args.max_turns ?? agent.maxTurns ?? settings.max_turns;
-    if (args.model && args.session_id) child.model = this.host.resolveModel(args.model, parent.model);
+    if (args.model && args.session_id) {
+      child.model = this.host.resolveModel(args.model, parent.model);
+      this.host.store.updateSession(child.id, { model: child.model });
+    }
 
     const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
@@ -109,7 +117,10 @@ export class SubagentSupervisor {
         .then((result) => {
           this.host.deliver(parent, `Background task "${args.description}" (${agent.name}) has finished:\n${result.output}`);
         })
-        .finally(progress.stop);
+        .finally(() => {
+          progress.stop();
+          release();
+        });
       this.host.trackBackground(parent.path[0]!, work);
       return {
         output: formatTaskResult(child.id, 'running', `Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.`),
@@ -120,6 +131,7 @@ export class SubagentSupervisor {
       return await this.execute(parent, child, input, ctx, true);
     } finally {
       progress.stop();
+      release();
     }
   }
 
@@ -150,7 +162,9 @@ export class SubagentSupervisor {
         `Cannot resume "${sessionId}": session_id must be the id of a task started from this session (the id in its <task id="..."> result).`,
       );
     }
-    if (this.host.isRunning(row.id)) throw new ToolError(`Task ${row.id} is still running; wait for its result before sending it more work.`);
+    if (this.host.isRunning(row.id) || this.claimed.has(row.id)) {
+      throw new ToolError(`Task ${row.id} is still running; wait for its result before sending it more work.`);
+    }
     const agent = this.host.agent(row.agent);
     if (!agent) throw new ToolError(`Cannot resume "${sessionId}": its agent "${row.agent}" no longer exists.`);
     return { row, agent };
@@ -162,7 +176,9 @@ export class SubagentSupervisor {
     const limiter = this.limiterFor(parentSignal);
     let release: (() => void) | undefined;
     try {
-      release = await limiter.acquire(foreground ? parentSignal : undefined);
+      // The child's own signal lets it be cancelled alone while it waits for a slot.
+      const waitSignal = foreground ? AbortSignal.any([parentSignal, child.controller.signal]) : child.controller.signal;
+      release = await limiter.acquire(waitSignal);
     } catch {
       this.host.store.updateSession(child.id, { status: 'cancelled' });
       child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
