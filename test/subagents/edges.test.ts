@@ -209,3 +209,27 @@ describe('queued and background children', () => {
     expect(h.engine.lastOutcome(root.id)?.text).toBe('root read the late findings');
   });
 });
+
+describe('interrupting the parent turn', () => {
+  it('cancels the foreground children but lets background ones finish and report', async () => {
+    h = await startHarness();
+    scriptConversations(h.server, {
+      'esc root': [reply(spawn('bg', 'esc background', 'general', { run_in_background: true }), spawn('fg', 'esc foreground')), text('after the background result')],
+      'esc background': [slow('background finished', 400)],
+      'esc foreground': [slow('never seen', 5_000)],
+    });
+    const root = h.engine.createSession();
+    const running = h.engine.prompt(root.id, 'esc root');
+    await h.server.waitForRequests(3, 5000);
+    expect(h.engine.cancel(root.id)).toBe(true);
+    expect((await running).status).toBe('cancelled');
+    await h.engine.settled(root.id);
+    const children = h.store.children(root.id);
+    expect(children.find((c) => c.task_description === 'fg')!.status).toBe('cancelled');
+    expect(children.find((c) => c.task_description === 'bg')!.status).toBe('completed');
+    // The background result still reached the root, which took it up in a new turn.
+    const last = requestsOf(h.server, 'esc root').at(-1)!;
+    expect(JSON.stringify(last.body.messages.at(-1))).toContain('background finished');
+    expect(h.engine.lastOutcome(root.id)?.text).toBe('after the background result');
+  });
+});

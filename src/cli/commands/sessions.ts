@@ -12,7 +12,8 @@ export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolea
   return table([
     ['ID', 'UPDATED', 'STATUS', 'AGENT', 'TOKENS', 'COST', 'TITLE'],
     ...rows.map((s) => [
-      opts.all && s.parent_id ? `  ${s.id}` : s.id,
+      // Listed depth-first: indenting by depth shows the tree.
+      `${'  '.repeat(opts.all ? s.depth : 0)}${s.id}`,
       formatTime(s.updated_at),
       s.status,
       s.agent,

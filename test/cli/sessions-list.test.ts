@@ -1,0 +1,30 @@
+// The text listing of `sessions --all` shows the tree by indentation.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import type { CliContext } from '../../src/cli/context.js';
+import { sessionsList } from '../../src/cli/commands/sessions.js';
+import { SessionStore } from '../../src/core/store/index.js';
+
+let dir: string | undefined;
+let store: SessionStore | undefined;
+afterEach(() => {
+  store?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it('indents each sub-agent session by its depth under its parent', () => {
+  dir = mkdtempSync(join(tmpdir(), 'oci-list-'));
+  store = SessionStore.open(dir);
+  const base = { status: 'completed', model: 'anthropic/claude-sonnet-4-6', cwd: dir } as const;
+  const root = store.createSession({ ...base, agent: 'build', title: 'root', depth: 0 });
+  const mid = store.createSession({ ...base, agent: 'general', title: 'mid', depth: 1, parent_id: root.id });
+  const leaf = store.createSession({ ...base, agent: 'explore', title: 'leaf', depth: 2, parent_id: mid.id });
+  const lines = sessionsList({ store } as unknown as CliContext, { all: true, json: false }).split('\n');
+  const line = (id: string) => lines.find((l) => l.includes(id))!;
+  expect(line(root.id).startsWith(root.id)).toBe(true);
+  expect(line(mid.id).startsWith(`  ${mid.id}`)).toBe(true);
+  expect(line(leaf.id).startsWith(`    ${leaf.id}`)).toBe(true);
+  expect(lines.findIndex((l) => l.includes(leaf.id))).toBeGreaterThan(lines.findIndex((l) => l.includes(mid.id)));
+});
