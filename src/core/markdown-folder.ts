@@ -1,9 +1,19 @@
-// The markdown files of one folder (agents, commands), in a stable order. A missing folder
-// is normal; one that exists but cannot be read is reported, never fatal.
-import { readdirSync, statSync } from 'node:fs';
+// Reading folders of markdown definitions (agents, commands): each folder once, files in a
+// stable order. A missing folder is normal; an unreadable folder or file, or one its parser
+// rejects, becomes a warning naming it and never stops the program.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { sentence } from './errors.js';
 
-export function markdownFiles(dir: string, warn: (message: string) => void): string[] {
+export interface SourceWarning {
+  /** The file or folder path, or `config`. */
+  source: string;
+  message: string;
+}
+
+export type ParsedFile<T> = { ok: true; value: T; warnings?: string[] } | { ok: false; reason: string };
+
+function markdownFiles(dir: string, warn: (message: string) => void): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -23,4 +33,40 @@ export function markdownFiles(dir: string, warn: (message: string) => void): str
         return false;
       }
     });
+}
+
+/**
+ * Parses every markdown file of `folders`, lowest precedence first, and hands each
+ * definition to `accept` in that order (so later ones can override earlier ones by name).
+ */
+export function readMarkdownFolders<F, T>(
+  folders: readonly F[],
+  dirOf: (folder: F) => string,
+  kind: string,
+  parse: (text: string, file: string, folder: F) => ParsedFile<T>,
+  accept: (value: T) => void,
+  warnings: SourceWarning[],
+): void {
+  const seen = new Set<string>();
+  for (const folder of folders) {
+    const dir = resolve(dirOf(folder));
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    for (const file of markdownFiles(dir, (message) => warnings.push({ source: dir, message: `${kind} ${message}` }))) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (err) {
+        warnings.push({ source: file, message: `skipped: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).` });
+        continue;
+      }
+      const parsed = parse(text, file, folder);
+      if (!parsed.ok) {
+        warnings.push({ source: file, message: `skipped: ${sentence(parsed.reason)}` });
+        continue;
+      }
+      for (const message of parsed.warnings ?? []) warnings.push({ source: file, message });
+      accept(parsed.value);
+    }
+  }
 }

@@ -2,11 +2,9 @@
 // package's built-ins → the user's config dir → the project's `.opencode/` folders →
 // `.claude/agents/` → the config's `agent` key. A broken file never stops the program: it
 // is skipped with a warning naming the file and the reason.
-import { readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { projectConfigDirs } from '../config/load.js';
-import { sentence } from '../errors.js';
-import { markdownFiles } from '../markdown-folder.js';
+import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
@@ -27,11 +25,7 @@ export interface LoadAgentsOptions {
   configAgents?: Record<string, AgentConfigEntry> | undefined;
 }
 
-export interface AgentWarning {
-  /** The file path, or `config`. */
-  source: string;
-  message: string;
-}
+export type AgentWarning = SourceWarning;
 
 export interface LoadedAgents {
   agents: Map<string, AgentDefinition>;
@@ -63,28 +57,17 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
   const agents = new Map<string, AgentDefinition>();
   const warnings: AgentWarning[] = [];
 
-  const seen = new Set<string>();
-  for (const folder of agentFolders(opts)) {
-    const dir = resolve(folder.dir);
-    if (seen.has(dir)) continue;
-    seen.add(dir);
-    for (const file of markdownFiles(dir, (message) => warnings.push({ source: dir, message: `agent ${message}` }))) {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        warnings.push({ source: file, message: `skipped: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).` });
-        continue;
-      }
+  readMarkdownFolders(
+    agentFolders(opts),
+    (folder) => folder.dir,
+    'agent',
+    (text, file, folder) => {
       const parsed = parseAgentMarkdown(text, { file, fallbackName: basename(file).replace(/\.md$/i, ''), defaultMode: folder.defaultMode });
-      if (!parsed.ok) {
-        warnings.push({ source: file, message: `skipped: ${sentence(parsed.reason)}` });
-        continue;
-      }
-      for (const message of parsed.warnings) warnings.push({ source: file, message });
-      agents.set(parsed.agent.name, parsed.agent);
-    }
-  }
+      return parsed.ok ? { ok: true, value: parsed.agent, warnings: parsed.warnings } : parsed;
+    },
+    (agent) => agents.set(agent.name, agent),
+    warnings,
+  );
 
   for (const [name, entry] of Object.entries(opts.configAgents ?? {})) {
     const base = agents.get(name) ?? skeleton(name, 'all', 'config');

@@ -2,14 +2,12 @@
 // `.opencode/commands/` → `.opencode/command/` → `.claude/commands/` → `<config dir>/commands/`
 // → the config's `command` key. Project folders are read from the git root down to the
 // working directory, nearer ones winning. A broken file is skipped with a warning.
-import { readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import type { CommandConfig } from '../config/schema.js';
 import { describeIssue } from '../config/issues.js';
 import { projectConfigDirs } from '../config/load.js';
-import { sentence } from '../errors.js';
 import { readFrontMatter } from '../frontmatter.js';
-import { markdownFiles } from '../markdown-folder.js';
+import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import { BUILTIN_COMMANDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
 
 export interface LoadCommandsOptions {
@@ -20,11 +18,7 @@ export interface LoadCommandsOptions {
   configCommands?: Record<string, CommandConfig> | undefined;
 }
 
-export interface CommandWarning {
-  /** The file path, or `config`. */
-  source: string;
-  message: string;
-}
+export type CommandWarning = SourceWarning;
 
 export interface LoadedCommands {
   commands: Map<string, CommandDefinition>;
@@ -75,27 +69,17 @@ export function parseCommandMarkdown(text: string, file: string): ParsedCommandF
 export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
   const commands = new Map<string, CommandDefinition>();
   const warnings: CommandWarning[] = [];
-  const seen = new Set<string>();
-  for (const folder of commandFolders(opts)) {
-    const dir = resolve(folder);
-    if (seen.has(dir)) continue;
-    seen.add(dir);
-    for (const file of markdownFiles(dir, (message) => warnings.push({ source: dir, message: `command ${message}` }))) {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        warnings.push({ source: file, message: `skipped: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).` });
-        continue;
-      }
+  readMarkdownFolders(
+    commandFolders(opts),
+    (dir) => dir,
+    'command',
+    (text, file) => {
       const parsed = parseCommandMarkdown(text, file);
-      if (!parsed.ok) {
-        warnings.push({ source: file, message: `skipped: ${sentence(parsed.reason)}` });
-        continue;
-      }
-      commands.set(parsed.command.name, parsed.command);
-    }
-  }
+      return parsed.ok ? { ok: true, value: parsed.command } : parsed;
+    },
+    (command) => commands.set(command.name, command),
+    warnings,
+  );
   for (const [name, entry] of Object.entries(opts.configCommands ?? {})) {
     commands.set(name, {
       name,
