@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTool } from '../../src/core/tools/read.js';
@@ -100,5 +100,32 @@ describe('read', () => {
     await expect(run(readTool, { file_path: `../${path.basename(outside)}/secret.txt` }, ctx)).rejects.toBeInstanceOf(
       PermissionDeniedError,
     );
+  });
+
+  it('asks before reading through a symlink that leads outside, naming the real path', async () => {
+    setup();
+    const outside = makeTempDir();
+    dirs.push(outside);
+    writeFileSync(path.join(outside, 'secret.txt'), 'top secret');
+    symlinkSync(outside, path.join(ctx.cwd, 'link'));
+    symlinkSync(path.join(outside, 'secret.txt'), path.join(ctx.cwd, 'secret-link.txt'));
+    const real = path.join(outside, 'secret.txt');
+
+    ctx.deny = (r) => r.permission === 'external_directory';
+    await expect(run(readTool, { file_path: 'link/secret.txt' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(run(readTool, { file_path: 'secret-link.txt' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(ctx.asks).toEqual([
+      { permission: 'external_directory', patterns: [real], subject: `Access outside the working directory: ${real} (via link/secret.txt)` },
+      { permission: 'external_directory', patterns: [real], subject: `Access outside the working directory: ${real} (via secret-link.txt)` },
+    ]);
+  });
+
+  it('reads through a symlink to a folder inside the project without asking', async () => {
+    setup();
+    mkdirSync(path.join(ctx.cwd, 'src'));
+    writeFileSync(path.join(ctx.cwd, 'src', 'a.txt'), 'inside');
+    symlinkSync(path.join(ctx.cwd, 'src'), path.join(ctx.cwd, 'alias'));
+    expect((await run(readTool, { file_path: 'alias/a.txt' }, ctx)).output).toContain('inside');
+    expect(ctx.asks).toEqual([]);
   });
 });

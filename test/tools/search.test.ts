@@ -1,10 +1,10 @@
-import { mkdirSync, utimesSync } from 'node:fs';
+import { mkdirSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { globTool } from '../../src/core/tools/glob.js';
 import { expandBraces, findRipgrep, grep, grepTool, type GrepQuery } from '../../src/core/tools/grep.js';
 import { listTool } from '../../src/core/tools/list.js';
-import { ToolError } from '../../src/core/tools/types.js';
+import { PermissionDeniedError, ToolError } from '../../src/core/tools/types.js';
 import { makeContext, makeTempDir, removeDir, run, writeTree, type FakeContext } from './context.js';
 
 let ctx: FakeContext;
@@ -119,6 +119,68 @@ describe('glob', () => {
     const result = await run(globTool, { pattern: '*.md', path: outside }, ctx);
     expect(result.output).toBe(path.join(outside, 'x.md'));
     expect(ctx.asks).toMatchObject([{ permission: 'external_directory', patterns: [outside] }]);
+  });
+
+  it('asks before a pattern climbs out of the working directory with ..', async () => {
+    project();
+    const outside = makeTempDir();
+    dirs.push(outside);
+    writeTree(outside, { 'hosts.md': '' });
+    const climb = `../${path.basename(outside)}/*.md`;
+    ctx.deny = (r) => r.permission === 'external_directory';
+    await expect(run(globTool, { pattern: climb }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(ctx.asks).toMatchObject([{ permission: 'external_directory', patterns: [outside] }]);
+
+    ctx.deny = () => false;
+    expect((await run(globTool, { pattern: climb }, ctx)).output).toBe(path.join(outside, 'hosts.md'));
+    // Climbing after a wildcard cannot be checked up front, so it is refused.
+    await expect(run(globTool, { pattern: `*/../../${path.basename(outside)}/*.md` }, ctx)).rejects.toBeInstanceOf(ToolError);
+    await expect(run(globTool, { pattern: '{..,src}/*' }, ctx)).rejects.toBeInstanceOf(ToolError);
+  });
+
+  it('asks before following a symlinked folder named in the pattern out of the project', async () => {
+    project();
+    const outside = makeTempDir();
+    dirs.push(outside);
+    writeTree(outside, { 'hostname': 'secret-host' });
+    symlinkSync(outside, path.join(ctx.cwd, 'etclink'));
+    ctx.deny = (r) => r.permission === 'external_directory';
+    await expect(run(globTool, { pattern: 'etclink/host*' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    // Braces name several fixed folders; fast-glob opens each one directly.
+    await expect(run(globTool, { pattern: '{src,etclink}/host*' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(ctx.asks).toMatchObject([
+      { permission: 'external_directory', patterns: [outside] },
+      { permission: 'external_directory', patterns: [outside] },
+    ]);
+  });
+});
+
+describe('symlinks out of the project', () => {
+  /** The project plus `etclink` -> a folder outside it and `alias` -> its own src folder. */
+  function linkedProject(): string {
+    project();
+    const outside = makeTempDir();
+    dirs.push(outside);
+    writeTree(outside, { passwd: 'root:x:0:0 needle\n' });
+    symlinkSync(outside, path.join(ctx.cwd, 'etclink'));
+    symlinkSync(path.join(ctx.cwd, 'src'), path.join(ctx.cwd, 'alias'));
+    ctx.deny = (r) => r.permission === 'external_directory';
+    return outside;
+  }
+
+  it('grep and list through a link to the outside ask first', async () => {
+    const outside = linkedProject();
+    await expect(run(grepTool, { pattern: 'needle', path: 'etclink/passwd' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(run(listTool, { path: 'etclink' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(ctx.asks.map((a) => a.patterns)).toEqual([[path.join(outside, 'passwd')], [outside]]);
+  });
+
+  it('grep, list and glob through a link to a folder inside the project do not ask', async () => {
+    linkedProject();
+    expect((await run(grepTool, { pattern: 'needle', path: 'alias' }, ctx)).output).toContain('alias/app.ts');
+    expect((await run(listTool, { path: 'alias' }, ctx)).output).toContain('app.ts');
+    expect((await run(globTool, { pattern: 'alias/*.ts' }, ctx)).output).toBe('alias/app.ts');
+    expect(ctx.asks).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editTool } from '../../src/core/tools/edit.js';
@@ -58,6 +58,21 @@ describe('write', () => {
     expect(ctx.asks.map((a) => a.permission)).toEqual(['external_directory', 'edit']);
     expect(ctx.asks[1]!.patterns).toEqual([file]);
     expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+
+  it('asks before creating a file through a symlink that leads outside, dangling ones included', async () => {
+    setup();
+    const outside = makeTempDir();
+    dirs.push(outside);
+    symlinkSync(outside, at('link'));
+    // A link to a file that does not exist yet: writing through it would create that file.
+    symlinkSync(path.join(outside, 'planted.txt'), at('dangling.txt'));
+    ctx.deny = (r) => r.permission === 'external_directory';
+    await expect(run(writeTool, { file_path: 'link/new/n.txt', content: 'x' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(run(writeTool, { file_path: 'dangling.txt', content: 'x' }, ctx)).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(ctx.asks.map((a) => a.patterns)).toEqual([[path.join(outside, 'new', 'n.txt')], [path.join(outside, 'planted.txt')]]);
+    expect(existsSync(path.join(outside, 'new'))).toBe(false);
+    expect(existsSync(path.join(outside, 'planted.txt'))).toBe(false);
   });
 });
 

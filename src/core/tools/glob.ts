@@ -5,7 +5,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { z } from 'zod';
 import { IgnoreFilter } from './ignore-files.js';
-import { displayPath, resolveForTool } from './paths.js';
+import { displayPath, ensureAccess, isInside, realTarget, resolvePath } from './paths.js';
 import { defineTool, ToolError } from './types.js';
 
 export const MAX_GLOB_RESULTS = 100;
@@ -18,13 +18,26 @@ const parameters = z.object({
     .describe('Directory to search in, absolute or relative to the working directory (default: the working directory).'),
 });
 
-/** Absolute patterns are split into a search root (the part without wildcards) and the rest. */
-function splitAbsolutePattern(pattern: string): { root: string; pattern: string } {
+/** Characters that make a pattern segment a wildcard rather than a plain name. */
+const MAGIC = /[*?[\]{}()!+@\\]/;
+
+/**
+ * The leading wildcard-free segments of a pattern become the search root, so that
+ * "../../etc/host*" or "/etc/host*" searches /etc itself, and that folder goes through the
+ * same outside-the-project check as a `path` argument (fixed folders further in, such as
+ * brace alternatives, are checked in execute). The last segment always stays in the
+ * pattern, since it names the files to match.
+ */
+function splitPattern(pattern: string): { base: string; rest: string } {
   const parts = pattern.split('/');
   const fixed: string[] = [];
-  while (parts.length > 1 && !/[*?[\]{}()!]/.test(parts[0]!)) fixed.push(parts.shift()!);
-  return { root: fixed.join('/') || '/', pattern: parts.join('/') };
+  while (parts.length > 1 && !MAGIC.test(parts[0]!)) fixed.push(parts.shift()!);
+  const base = fixed.join('/');
+  return { base: base === '' && fixed.length ? '/' : base, rest: parts.join('/') };
 }
+
+/** `..` after a wildcard (or inside braces) would climb out of the root unchecked. */
+const PARENT_SEGMENT = /(^|[/{,])\.\.($|[/},])/;
 
 export const globTool = defineTool({
   name: 'glob',
@@ -37,18 +50,23 @@ export const globTool = defineTool({
   parameters,
   readOnly: true,
   async execute(args, ctx) {
-    let pattern = args.pattern;
-    let rootInput = args.path;
-    if (path.isAbsolute(pattern)) {
-      const split = splitAbsolutePattern(pattern);
-      rootInput = split.root;
-      pattern = split.pattern;
+    const { base, rest: pattern } = splitPattern(args.pattern);
+    if (PARENT_SEGMENT.test(pattern)) {
+      throw new ToolError('".." may only come before the first wildcard of a pattern; to search a parent folder, pass it as path.');
     }
-    const root = await resolveForTool(ctx, rootInput);
+    const start = resolvePath(ctx.cwd, args.path?.trim() ? args.path : '.');
+    const root = resolvePath(start, base || '.');
+    await ensureAccess(ctx, root);
     const info = await stat(root).catch(() => undefined);
-    if (!info?.isDirectory()) throw new ToolError(`Directory not found: ${displayPath(ctx.cwd, root)}.`);
+    if (!info?.isDirectory()) {
+      // A missing folder named in the pattern is just a pattern that matches nothing.
+      if (base) return { output: 'No files found.', metadata: { count: 0 } };
+      throw new ToolError(`Directory not found: ${displayPath(ctx.cwd, root)}.`);
+    }
+    // "src/" names a folder, and glob lists only files.
+    if (!pattern) return { output: 'No files found.', metadata: { count: 0 } };
 
-    const found = await fg(pattern, {
+    const options: fg.Options & { stats: true } = {
       cwd: root,
       absolute: true,
       dot: true,
@@ -57,11 +75,23 @@ export const globTool = defineTool({
       suppressErrors: true,
       stats: true,
       ignore: ['**/.git', '**/.git/**', '**/node_modules', '**/node_modules/**'],
-    });
+    };
+    // fast-glob opens each fixed folder of the pattern directly, following a symlink there
+    // (followSymbolicLinks only governs deeper levels), and braces can name several, as in
+    // "{link,src}/*". Any that leads out of the already checked root is checked too.
+    const realRoot = await realTarget(root);
+    for (const task of fg.generateTasks(pattern, options)) {
+      const folder = path.resolve(root, task.base);
+      if (!isInside(realRoot, await realTarget(folder))) await ensureAccess(ctx, folder);
+    }
+    const found = await fg(pattern, options);
     ctx.signal.throwIfAborted();
-    const filter = new IgnoreFilter(root);
+    // .gitignore rules apply from where the search started, as before the pattern's fixed
+    // prefix became the root: "dist/*.js" stays hidden like "**/*.js" would.
+    const filter = new IgnoreFilter(isInside(start, root) ? start : root);
     const files = found
-      .filter((entry) => !filter.isIgnored(path.normalize(entry.path), false))
+      // Nothing outside the checked root, whatever fast-glob made of the pattern.
+      .filter((entry) => isInside(root, entry.path) && !filter.isIgnored(path.normalize(entry.path), false))
       .map((entry) => ({ file: path.normalize(entry.path), mtime: entry.stats?.mtimeMs ?? 0 }))
       .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 
