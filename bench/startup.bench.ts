@@ -3,6 +3,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeServer, text } from '../test/support/fake-anthropic.js';
+import { uiChunksAmong } from '../test/support/ui-chunks.js';
 import { BIN, REPO, cliEnv, fmt, median, tempProject, timeAsync, timeSync } from './support.js';
 
 const RUNS = 15;
@@ -21,15 +22,17 @@ for (let i = 0; i <= 10; i++) {
 }
 const run = median(runTimes);
 
-// Which bundle files does `run` load? The UI lives in its own chunk(s).
+// Which bundle chunks does `run` load? Chunk names cannot tell (Ink is bundled into
+// `launch-*.js`), so each loaded chunk's source map says whether it holds UI code.
 const traceFile = join(dir, 'imports.txt');
-const traced = await timeAsync(process.execPath, ['--import', join(REPO, 'bench', 'trace-imports.mjs'), BIN, 'run', 'say ok'], {
+const traced = await timeAsync(process.execPath, ['--import', join(REPO, 'test', 'support', 'trace-loads.mjs'), BIN, 'run', 'say ok'], {
   cwd: project,
-  env: { ...env, OPENCODE_INK_TRACE_IMPORTS: traceFile },
+  env: { ...env, OPENCODE_INK_TRACE_LOADS: traceFile },
 });
 if (traced.code !== 0) throw new Error(`traced run failed: ${traced.stderr}`);
 const loaded = readFileSync(traceFile, 'utf8').split('\n').filter(Boolean);
-const uiLoaded = loaded.filter((u) => /\/(ink|react|react-reconciler|yoga-layout)\/|\/dist\/ui[-.]/.test(u));
+if (!loaded.some((u) => u.endsWith('/dist/cli.js'))) throw new Error('the import tracer recorded nothing from dist/');
+const uiLoaded = uiChunksAmong(loaded, join(REPO, 'dist'));
 await server.close();
 rmSync(dir, { recursive: true, force: true });
 
@@ -39,4 +42,5 @@ console.log('|---|---|---|');
 console.log(`| \`node -e 0\` | ${fmt(node)} | 1.00 |`);
 console.log(`| \`opencode-ink --version\` | ${fmt(version)} | ${(version / node).toFixed(2)} |`);
 console.log(`| \`opencode-ink run\` (trivial, fake server) | ${fmt(run)} | ${(run / node).toFixed(2)} |`);
-console.log(`\n\`run\` loaded ${loaded.length} modules; UI modules among them: ${uiLoaded.length ? uiLoaded.join(', ') : 'none'}\n`);
+console.log(`\n\`run\` loaded ${loaded.length} modules; UI chunks among them: ${uiLoaded.length ? uiLoaded.join(', ') : 'none'}\n`);
+if (uiLoaded.length) process.exitCode = 1;

@@ -1,10 +1,13 @@
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
 import { runCli, startCli } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
+import { REPO_ROOT } from '../support/harness.js';
+import { uiChunksAmong } from '../support/ui-chunks.js';
+import { waitFor } from '../tools/context.js';
 
 let server: FakeServer;
 let dir: string;
@@ -70,13 +73,40 @@ describe('opencode-ink run', () => {
     expect(JSON.stringify(toolResults(server.requests[2]!))).toContain('12');
     expect(JSON.stringify(toolResults(server.requests[3]!))).toContain('hello.txt:1:hello world');
 
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; path: string[]; ts: number });
-    expect(events[0]!.type).toBe('session.created');
-    expect(events[events.length - 1]!.type).toBe('turn.completed');
-    const kinds = new Set(events.map((e) => e.type));
-    for (const k of ['session.status', 'message.started', 'text.delta', 'tool.started', 'tool.completed', 'message.completed', 'permission.asked', 'permission.replied']) {
-      expect(kinds.has(k), k).toBe(true);
+    type Line = { type: string; session_id: string; path: string[]; ts: number; status?: string; call_id?: string; tool?: string; request_id?: string };
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    // The exact order, leaving out the streamed pieces (checked below), which vary in number.
+    const streamed = new Set(['text.delta', 'tool.progress']);
+    const seq = events.filter((e) => !streamed.has(e.type)).map((e) => (e.status ? `${e.type}:${e.status}` : e.type));
+    const askedTool = ['tool.started', 'permission.asked', 'permission.replied', 'tool.completed'];
+    expect(seq).toEqual([
+      'session.created',
+      'session.status:running',
+      ...['message.started', 'message.completed', ...askedTool], // write
+      ...['message.started', 'message.completed', ...askedTool], // bash
+      ...['message.started', 'message.completed', 'tool.started', 'tool.completed'], // grep: read-only, no ask
+      ...['message.started', 'message.completed'], // the final text
+      'session.status:idle',
+      'turn.completed',
+    ]);
+    // Each tool call is one bracket, in the order the model made them, with its ask inside.
+    const tools = events.filter((e) => e.type.startsWith('tool.') && e.type !== 'tool.progress');
+    expect(tools.map((e) => e.tool ?? e.type)).toEqual(['write', 'tool.completed', 'bash', 'tool.completed', 'grep', 'tool.completed']);
+    for (let i = 0; i < tools.length; i += 2) expect(tools[i + 1]!.call_id).toBe(tools[i]!.call_id);
+    const asks = events.filter((e) => e.type.startsWith('permission.'));
+    expect(asks.map((e) => e.tool ?? e.type)).toEqual(['write', 'permission.replied', 'bash', 'permission.replied']);
+    for (let i = 0; i < asks.length; i += 2) expect(asks[i + 1]!.request_id).toBe(asks[i]!.request_id);
+    // Streamed pieces only while their message or tool call is open.
+    let openMessage = false;
+    let openCall: string | undefined;
+    for (const e of events) {
+      if (e.type === 'message.started' || e.type === 'message.completed') openMessage = e.type === 'message.started';
+      if (e.type === 'tool.started') openCall = e.call_id;
+      if (e.type === 'tool.completed') openCall = undefined;
+      if (e.type === 'text.delta') expect(openMessage).toBe(true);
+      if (e.type === 'tool.progress') expect(e.call_id).toBe(openCall);
     }
+    expect(events.some((e) => e.type === 'text.delta')).toBe(true);
     for (const e of events) expect(e.path).toEqual([e.session_id]);
     const ts = events.map((e) => e.ts);
     expect([...ts].sort((a, b) => a - b)).toEqual(ts);
@@ -99,6 +129,39 @@ describe('opencode-ink run', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('accepts ANTHROPIC_AUTH_TOKEN instead of an API key and sends it to the API', async () => {
+    server.enqueue(text('token accepted'));
+    const { ANTHROPIC_API_KEY: _k, ...noKey } = env;
+    const result = await runCli(['run', 'hi'], { cwd: project, env: { ...noKey, ANTHROPIC_AUTH_TOKEN: 'token-789' } });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('token accepted\n');
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer token-789');
+  });
+
+  it('never loads the UI chunks, which the interactive entry does load', async () => {
+    const dist = join(REPO_ROOT, 'dist');
+    // Every module URL the process resolves, written by an `--import` hook as it happens.
+    const traced = (name: string): NodeJS.ProcessEnv => ({
+      ...env,
+      NODE_OPTIONS: `--import=${join(REPO_ROOT, 'test', 'support', 'trace-loads.mjs')}`,
+      OPENCODE_INK_TRACE_LOADS: join(dir, name),
+    });
+    const loaded = (name: string): string[] => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean);
+
+    server.enqueue(text('ok'));
+    const run = await runCli(['run', 'say ok'], { cwd: project, env: traced('run.txt') });
+    expect(run.code).toBe(0);
+    const runLoads = loaded('run.txt');
+    expect(runLoads.some((url) => url.endsWith('/dist/cli.js'))).toBe(true);
+    expect(uiChunksAmong(runLoads, dist)).toEqual([]);
+
+    // The control: the TUI entry imports the UI before it finds there is no terminal.
+    const tui = await runCli([], { cwd: project, env: traced('tui.txt') });
+    expect(tui.code).toBe(2);
+    expect(uiChunksAmong(loaded('tui.txt'), dist)).toContainEqual(expect.stringMatching(/^launch-.*\.js$/));
+  });
+
   it('exits 2 naming the file and key for a bad config', async () => {
     writeFileSync(join(project, '.opencoderc.json'), JSON.stringify({ subagents: { max_depth: 9 } }));
     const result = await runCli(['run', 'hi'], { cwd: project, env });
@@ -114,20 +177,62 @@ describe('opencode-ink run', () => {
     expect(result.stderr).toMatch(/xml/);
   });
 
-  it('marks a session interrupted after the process is killed mid-run, keeping finished messages', async () => {
-    server.enqueue(toolUse('read', { file_path: 'missing.txt' }), { type: 'stall', afterEvents: 2 });
-    const { child, done } = startCli(['run', 'look around'], { cwd: project, env });
-    await server.waitForRequests(2, 10_000);
-    child.kill('SIGKILL');
-    await done;
+  it('marks a session interrupted after the process is killed mid-run, keeping finished messages, and resumes it', async () => {
+    // The shell writes its pid (atomically, via mv) once it runs, so the test knows the
+    // tool is under way and can stop the orphaned sleep afterwards.
+    const pidFile = join(project, 'sleeper.pid');
+    server.enqueue(
+      toolUse('read', { file_path: 'missing.txt' }),
+      toolUse('bash', { command: 'echo $$ > sleeper.tmp && mv sleeper.tmp sleeper.pid && exec sleep 30' }),
+      text('Picked up where we left off.'),
+    );
+    const { child, done } = startCli(['run', '--yes', 'look around'], { cwd: project, env });
+    let sleeper: number | undefined;
+    try {
+      await waitFor(() => existsSync(pidFile), 10_000, 'the bash tool to start');
+      sleeper = Number(readFileSync(pidFile, 'utf8'));
+      child.kill('SIGKILL');
+      await done;
 
-    const shown = await runCli(['sessions', '--json'], { cwd: project, env });
-    const [session] = JSON.parse(shown.stdout) as SessionJson[];
-    expect(session!.status).toBe('interrupted');
-    const detail = JSON.parse((await runCli(['sessions', 'show', session!.id, '--json'], { cwd: project, env })).stdout) as {
-      messages: Array<{ role: string; seq: number }>;
-    };
-    expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      const shown = await runCli(['sessions', '--json'], { cwd: project, env });
+      const [session] = JSON.parse(shown.stdout) as SessionJson[];
+      expect(session!.status).toBe('interrupted');
+      const detail = JSON.parse((await runCli(['sessions', 'show', session!.id, '--json'], { cwd: project, env })).stdout) as {
+        messages: Array<{ role: string; seq: number }>;
+      };
+      // The bash call's assistant message was stored before the tool ran; its result never was.
+      expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+
+      const resumed = await runCli(['run', '-s', session!.id, 'continue'], { cwd: project, env });
+      expect(resumed.stderr).toBe('');
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toBe('Picked up where we left off.\n');
+
+      // The request after the restart carries a valid history: every tool_use is answered
+      // in the next message, the killed call with an "interrupted" error result.
+      const sent = server.requests[2]!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+      expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+      const results = new Map<unknown, Record<string, unknown>>();
+      sent.forEach((m, i) => {
+        for (const use of m.content.filter((b) => b.type === 'tool_use')) {
+          const result = sent[i + 1]?.content.find((b) => b.type === 'tool_result' && b.tool_use_id === use.id);
+          expect(result, `result for ${String(use.name)}`).toBeDefined();
+          results.set(use.name, result!);
+        }
+      });
+      expect([...results.keys()]).toEqual(['read', 'bash']);
+      expect(String(results.get('read')!.content)).not.toMatch(/interrupted/);
+      expect(results.get('bash')).toMatchObject({ is_error: true, content: expect.stringMatching(/interrupted/) });
+      expect(JSON.stringify(sent[4]!.content)).toContain('continue');
+    } finally {
+      if (sleeper) {
+        try {
+          process.kill(sleeper, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 });
 

@@ -71,6 +71,42 @@ describe('agent loop', () => {
     expect(results[2]!.is_error).toBe(true);
   });
 
+  it('runs changing calls one at a time in the order written, and neighbouring read-only calls together', async () => {
+    h = await startHarness();
+    const call = (id: string, name: string, input: unknown) => ({ type: 'tool_use' as const, id, name, input });
+    h.server.enqueue(
+      reply(
+        call('w', 'write', { file_path: 'f.txt', content: 'first\n' }),
+        call('b1', 'bash', { command: 'cat f.txt' }),
+        call('r', 'read', { file_path: 'f.txt' }),
+        call('g', 'glob', { pattern: '*.txt' }),
+        call('e', 'edit', { file_path: 'f.txt', old_string: 'first', new_string: 'second' }),
+        call('b2', 'bash', { command: 'cat f.txt' }),
+      ),
+      text('done'),
+    );
+    const engine = h.newEngine({ autoApprove: true });
+    const session = engine.createSession();
+    expect((await engine.prompt(session.id, 'go')).status).toBe('completed');
+
+    // Each call saw the effect of the changing calls written before it.
+    const results = new Map(toolResults(h.server.requests[1]!).map((r) => [r.tool_use_id, JSON.stringify(r.content)]));
+    expect([...results.keys()]).toEqual(['w', 'b1', 'r', 'g', 'e', 'b2']);
+    expect(results.get('b1')).toContain('first');
+    expect(results.get('r')).toContain('first');
+    expect(results.get('g')).toContain('f.txt');
+    expect(results.get('b2')).toContain('second');
+
+    const steps = h.events.flatMap((e) =>
+      e.type === 'tool.started' ? [`start ${e.call_id}`] : e.type === 'tool.completed' ? [`end ${e.call_id}`] : [],
+    );
+    // Changing calls never overlap anything; read and glob both start before either ends.
+    expect(steps.slice(0, 4)).toEqual(['start w', 'end w', 'start b1', 'end b1']);
+    expect(steps.slice(4, 6)).toEqual(['start r', 'start g']);
+    expect([...steps.slice(6, 8)].sort()).toEqual(['end g', 'end r']);
+    expect(steps.slice(8)).toEqual(['start e', 'end e', 'start b2', 'end b2']);
+  });
+
   it('never runs a tool call cut off by max_tokens', async () => {
     h = await startHarness();
     h.server.enqueue(

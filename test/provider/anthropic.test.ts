@@ -268,6 +268,20 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('resets the idle timer on every event: a slow but steady stream is never abandoned', async () => {
+    // 6 text blocks make 34 SSE events; 40 ms apart that is over 1.2 s in all, several
+    // times the 300 ms idle timeout, while no single gap comes near it.
+    const idleTimeoutMs = 300;
+    const blocks = Array.from({ length: 6 }, (_, i) => ({ type: 'text' as const, text: `part ${i} of a slow answer. ` }));
+    server.enqueue({ ...reply(...blocks), chunkDelayMs: 40 }, text('a retry must not happen'));
+    const started = performance.now();
+    const { response, events } = await run(provider({ idleTimeoutMs }));
+    expect(performance.now() - started).toBeGreaterThan(idleTimeoutMs);
+    expect(events.filter((e) => e.type === 'retrying')).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+    expect(response.content).toEqual(blocks);
+  });
+
   it('also abandons a request whose headers never come', async () => {
     server.enqueue({ ...text('too late'), delayMs: 5_000 }, text('second try'));
     const { response, events } = await run(provider({ idleTimeoutMs: 200 }));
@@ -349,6 +363,19 @@ describe('errors and configuration', () => {
     expect(response.content).toEqual([{ type: 'text', text: 'from env' }]);
     const headers = server.requests[0]!.headers;
     expect(String(headers['x-api-key'] ?? headers.authorization)).toContain('env-key');
+  });
+
+  it('sends ANTHROPIC_AUTH_TOKEN as a bearer token when there is no API key, and prefers a key when both are set', async () => {
+    server.enqueue(text('with a token'), text('with a key'));
+    const env = { ANTHROPIC_AUTH_TOKEN: 'token-123', ANTHROPIC_BASE_URL: server.url };
+    const { response } = await run(createProvider('anthropic', { maxRetries: 0, env }));
+    expect(response.content).toEqual([{ type: 'text', text: 'with a token' }]);
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer token-123');
+
+    await run(createProvider('anthropic', { maxRetries: 0, env: { ...env, ANTHROPIC_API_KEY: 'key-456' } }));
+    const headers = server.requests[1]!.headers;
+    expect(String(headers['x-api-key'] ?? headers.authorization)).toContain('key-456');
+    expect(JSON.stringify(headers)).not.toContain('token-123');
   });
 
   it('says which address could not be reached', async () => {

@@ -3,6 +3,7 @@
 import { Engine } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
 import type { CoreEvent } from '../../core/events.js';
+import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
 import type { CliContext } from '../context.js';
 
 export interface RunOptions {
@@ -85,9 +86,5 @@ function pickSession(ctx: CliContext, engine: Engine, opts: RunOptions): string 
 }
 
 function requireCredentials(ctx: CliContext): void {
-  const configured = ctx.config.provider?.anthropic?.apiKey;
-  if (configured || ctx.env.ANTHROPIC_API_KEY || ctx.env.ANTHROPIC_AUTH_TOKEN) return;
-  throw new RunError(
-    'No API key: set ANTHROPIC_API_KEY (or provider.anthropic.apiKey in the config) to use the Anthropic API, or try the offline demo with opencode-ink --demo.',
-  );
+  if (!hasCredentials(ctx.config, ctx.env)) throw new RunError(NO_CREDENTIALS_MESSAGE);
 }

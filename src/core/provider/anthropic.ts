@@ -5,10 +5,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { AbortedError, RunError, errorMessage } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
+import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec } from './types.js';
 
 export interface AnthropicOptions {
   apiKey?: string | undefined;
+  /** Bearer token (ANTHROPIC_AUTH_TOKEN), used only when there is no API key. */
+  authToken?: string | undefined;
   baseURL?: string | undefined;
   /** SDK retries for failures before the stream starts. */
   maxRetries?: number | undefined;
@@ -44,13 +47,13 @@ export class AnthropicProvider implements Provider {
 
   private async getClient(): Promise<{ client: Anthropic; mod: SdkModule }> {
     const mod = await loadSdk();
-    if (!this.options.apiKey) {
-      throw new RunError(
-        'No API key: set ANTHROPIC_API_KEY (or provider.anthropic.apiKey in the config) to use the Anthropic API, or try the offline demo with opencode-ink --demo.',
-      );
-    }
+    // Exactly one credential, always passed explicitly: the SDK refuses two, and one passed
+    // in code stops it reading the environment for another behind our back.
+    const { apiKey, authToken } = this.options;
+    const credential = apiKey ? { apiKey } : authToken ? { authToken } : undefined;
+    if (!credential) throw new RunError(NO_CREDENTIALS_MESSAGE);
     this.client ??= new mod.default({
-      apiKey: this.options.apiKey,
+      ...credential,
       ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
       maxRetries: this.options.maxRetries ?? 4,
     });

@@ -4,11 +4,14 @@ import { AnthropicProvider } from './anthropic.js';
 import type { Provider } from './types.js';
 
 export { costOf, parseModelRef, resolveModelName, priceOf, DEFAULT_MODEL, MODEL_ALIASES, type Price } from './models.js';
+export { hasCredentials, NO_CREDENTIALS_MESSAGE } from './credentials.js';
 export type { Provider, ModelRequest, ModelResponse, StreamEvent, ToolSpec, ModelRef, StopReason } from './types.js';
 
 export interface ProviderOptions {
   /** Falls back to `env.ANTHROPIC_API_KEY`; a missing key fails on the first request, not here. */
   apiKey?: string | undefined;
+  /** Falls back to `env.ANTHROPIC_AUTH_TOKEN`; sent as a bearer token when there is no API key. */
+  authToken?: string | undefined;
   baseURL?: string | undefined;
   maxRetries?: number | undefined;
   retryBaseDelayMs?: number | undefined;
@@ -25,6 +28,7 @@ export function createProvider(name: string, opts: ProviderOptions = {}): Provid
     case 'anthropic':
       return new AnthropicProvider({
         apiKey: opts.apiKey || env.ANTHROPIC_API_KEY,
+        authToken: opts.authToken || env.ANTHROPIC_AUTH_TOKEN,
         baseURL: opts.baseURL || env.ANTHROPIC_BASE_URL,
         maxRetries: opts.maxRetries,
         retryBaseDelayMs: opts.retryBaseDelayMs,
