@@ -1,37 +1,25 @@
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
-import { runCli, startCli } from '../support/cli.js';
+import { text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
+import { runCli, startCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { uiChunksAmong } from '../support/ui-chunks.js';
 import { waitFor } from '../tools/context.js';
 
+let ctx: CliProject;
 let server: FakeServer;
 let dir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 
 beforeEach(async () => {
-  server = await startFakeServer();
-  dir = mkdtempSync(join(tmpdir(), 'oci-cli-'));
-  project = join(dir, 'project');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  env = {
-    HOME: dir,
-    OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
-    OPENCODE_INK_DATA_DIR: join(dir, 'data'),
-    ANTHROPIC_API_KEY: 'x',
-    ANTHROPIC_BASE_URL: server.url,
-  };
+  ctx = await startCliProject();
+  ({ server, dir, project, env } = ctx);
 });
 
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => ctx.close());
 
 interface SessionJson {
   id: string;

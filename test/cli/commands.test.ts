@@ -1,12 +1,12 @@
 // Custom commands and @mentions through the built binary's `run`.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
-import { runCli } from '../support/cli.js';
+import { text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
+import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
 
+let ctx: CliProject;
 let server: FakeServer;
 let dir: string;
 let project: string;
@@ -18,27 +18,15 @@ function put(path: string, content: string): void {
 }
 
 beforeEach(async () => {
-  server = await startFakeServer();
-  dir = mkdtempSync(join(tmpdir(), 'oci-cli-commands-'));
-  project = join(dir, 'project');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  env = {
-    HOME: dir,
-    OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
-    OPENCODE_INK_DATA_DIR: join(dir, 'data'),
-    ANTHROPIC_API_KEY: 'x',
-    ANTHROPIC_BASE_URL: server.url,
-  };
+  ctx = await startCliProject();
+  ({ server, dir, project, env } = ctx);
   put(join(project, '.claude/commands/review.md'), '---\ndescription: Review a file\nagent: explore\nargument-hint: <file>\n---\nReview $1 for bugs.\n');
   put(join(project, '.opencode/command/status.md'), '---\ndescription: Show status\n---\nState: !`echo from-the-shell`\n');
   put(join(dir, 'config/commands/hello.md'), 'Say hello to $ARGUMENTS\n');
   put(join(project, 'src/a.ts'), 'export const a = 1;\n');
 });
 
-afterEach(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => ctx.close());
 
 describe('commands in run', () => {
   it('runs a subtask command: the child request comes first, then the parent continues', async () => {

@@ -1,6 +1,9 @@
 // Runs the built `opencode-ink` binary as a subprocess with a controlled environment.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeServer, type FakeServer } from './fake-anthropic.js';
 import { REPO_ROOT } from './harness.js';
 
 export const BIN = join(REPO_ROOT, 'bin', 'opencode-ink.js');
@@ -30,4 +33,40 @@ export function startCli(args: string[], opts: { cwd: string; env: NodeJS.Proces
 
 export function runCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
   return startCli(args, opts).done;
+}
+
+export interface CliProject {
+  server: FakeServer;
+  /** The temp folder holding the project, the config dir and the data dir. */
+  dir: string;
+  /** A git project folder to run the binary in. */
+  project: string;
+  /** HOME, config and data dirs inside `dir`, an API key, and the fake server's URL. */
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/** A throwaway project and environment for the binary, talking to a fresh fake server. */
+export async function startCliProject(): Promise<CliProject> {
+  const server = await startFakeServer();
+  const dir = mkdtempSync(join(tmpdir(), 'oci-cli-'));
+  const project = join(dir, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    HOME: dir,
+    OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
+    OPENCODE_INK_DATA_DIR: join(dir, 'data'),
+    ANTHROPIC_API_KEY: 'x',
+    ANTHROPIC_BASE_URL: server.url,
+  };
+  return {
+    server,
+    dir,
+    project,
+    env,
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
