@@ -1,6 +1,6 @@
 // The UI's one raw keypress layer: keybind parsing, the leader keymap and its hook.
 
-export { toChord, printableText, type Chord, type KeyFlags } from './key-event.js';
+export { toChord, printableText, splitKeys, keyOfChar, type Chord, type KeyFlags } from './key-event.js';
 export { parseKeybind, matchesChord, chordEquals, formatKeybind, KeybindError, type Keybind } from './keybind.js';
 export {
   createKeymap,

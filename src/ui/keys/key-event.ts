@@ -60,3 +60,58 @@ export function printableText(input: string, key: KeyFlags): string {
   // eslint-disable-next-line no-control-regex
   return input.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '');
 }
+
+/** Control characters that are keys of their own (Ctrl+letter, Backspace, Delete). */
+function isKeyControl(code: number): boolean {
+  // Tab, line feed and carriage return also start pasted text, so they do not split it.
+  if (code === 0x09 || code === 0x0a || code === 0x0d || code === 0x1b) return false;
+  return code < 0x20 || code === 0x7f;
+}
+
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/** What Ink reports for one character read alone (mirrors its parseKeypress + useInput). */
+export function keyOfChar(ch: string): [string, Key] {
+  const code = ch.charCodeAt(0);
+  if (ch === '\r') return ['\r', { ...NO_KEY, return: true }];
+  if (ch === '\n') return ['\n', { ...NO_KEY }];
+  if (ch === '\t') return ['', { ...NO_KEY, tab: true }];
+  if (ch === '\b') return ['', { ...NO_KEY, backspace: true }];
+  if (ch === '\u007f') return ['', { ...NO_KEY, delete: true }];
+  if (code === 0) return ['`', { ...NO_KEY, ctrl: true }];
+  if (code <= 0x1a) return [String.fromCharCode(code + 0x60), { ...NO_KEY, ctrl: true }];
+  return [ch, { ...NO_KEY, shift: /^[A-Z]$/.test(ch) }];
+}
+
+/**
+ * Ink turns one read from the terminal into one key event, so keys typed faster than it
+ * reads — or sent together, as `tmux send-keys C-x l` does — arrive as one string
+ * ("\u0018l") that matches no chord. Input that starts with a control key is split into
+ * one key per character; anything else (typing, pastes) is passed through whole.
+ */
+export function splitKeys(input: string, key: Key): Array<[string, Key]> {
+  if (input.length < 2 || key.meta || !isKeyControl(input.charCodeAt(0))) return [[input, key]];
+  for (const [flag] of NAMED) if (key[flag]) return [[input, key]];
+  return Array.from(input, keyOfChar);
+}

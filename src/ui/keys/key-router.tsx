@@ -1,4 +1,5 @@
-// The single owner of raw key input. The keymap sees every key first; a key it consumes
+// The single owner of raw key input. Several keys read at once ("\u0018l") are split into
+// one key each first (see splitKeys). The keymap sees every key first; a key it consumes
 // (the leader chord, the key completing `<leader>X`, or one swallowed after the leader)
 // never reaches components. Routing is synchronous: Ink may deliver several keys before
 // React runs effects, so subscriptions and `isActive` are read through refs, not effects.
@@ -7,6 +8,7 @@ import { createContext, useContext, useEffect, useMemo, useRef, useState, type R
 import { useInput, type Key } from 'ink';
 import type { Keymap, KeymapAction } from './keymap.js';
 import { LEADER_TIMEOUT_MS } from './keymap.js';
+import { splitKeys } from './key-event.js';
 
 export type KeyHandler = (input: string, key: Key) => void;
 
@@ -40,21 +42,24 @@ export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
 
+  const route = (input: string, key: Key): void => {
+    if (keymap) {
+      const at = now();
+      const wasPending = keymap.isPending(at);
+      const action = keymap.handle(input, key, at);
+      const isPending = keymap.isPending(at);
+      setPending(isPending);
+      clearTimeout(timer.current);
+      if (isPending) timer.current = setTimeout(() => setPending(false), timeoutMs);
+      if (action) onAction?.(action);
+      if (action || wasPending || isPending) return;
+    }
+    // Copy first: a handler may unmount a component (and unsubscribe) mid-dispatch.
+    for (const sub of [...subs.current]) if (sub.active.current && subs.current.has(sub)) sub.handler.current(input, key);
+  };
   useInput(
     (input, key) => {
-      if (keymap) {
-        const at = now();
-        const wasPending = keymap.isPending(at);
-        const action = keymap.handle(input, key, at);
-        const isPending = keymap.isPending(at);
-        setPending(isPending);
-        clearTimeout(timer.current);
-        if (isPending) timer.current = setTimeout(() => setPending(false), timeoutMs);
-        if (action) onAction?.(action);
-        if (action || wasPending || isPending) return;
-      }
-      // Copy first: a handler may unmount a component (and unsubscribe) mid-dispatch.
-      for (const sub of [...subs.current]) if (sub.active.current && subs.current.has(sub)) sub.handler.current(input, key);
+      for (const [one, k] of splitKeys(input, key)) route(one, k);
     },
     { isActive },
   );

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Key } from 'ink';
 import { createKeymap, parseKeybind, KeybindError, LEADER_TIMEOUT_MS, type KeyFlags } from '../../../src/ui/keys/index.js';
+import { keyOfChar, splitKeys } from '../../../src/ui/keys/key-event.js';
 
 const ctrl = (letter: string): [string, KeyFlags] => [letter, { ctrl: true }];
 const right: [string, KeyFlags] = ['', { rightArrow: true }];
@@ -120,5 +122,43 @@ describe('createKeymap (config overrides)', () => {
 
   it('fails loudly on a bad spec', () => {
     expect(() => createKeymap({ session_parent: '<leader>upp' })).toThrow(/upp/);
+  });
+});
+
+describe('splitKeys (several keys in one read)', () => {
+  const inkKey = (flags: Partial<Key> = {}): Key => ({ ...keyOfChar('a')[1], ...flags });
+
+  it('splits "\\x18l" into Ctrl+X and l, which then complete <leader>l', () => {
+    const keys = splitKeys('\u0018l', inkKey());
+    expect(keys.map(([input, k]) => [input, k.ctrl])).toEqual([
+      ['x', true],
+      ['l', false],
+    ]);
+    const km = createKeymap();
+    // Whole, the chunk matches nothing: that was the bug.
+    expect(km.handle('\u0018l', {}, 1000)).toBeUndefined();
+    expect(km.isPending(1000)).toBe(false);
+    const actions = keys.map(([input, k]) => km.handle(input, k, 1000));
+    expect(actions).toEqual([undefined, 'session_list']);
+  });
+
+  it('maps each control character as Ink would read it alone', () => {
+    const keys = splitKeys('\u0001\u0005\u007f\u0008\rA', inkKey());
+    expect(keys.map(([input, k]) => ({ input, ctrl: k.ctrl, del: k.delete, bs: k.backspace, ret: k.return, shift: k.shift }))).toEqual([
+      { input: 'a', ctrl: true, del: false, bs: false, ret: false, shift: false },
+      { input: 'e', ctrl: true, del: false, bs: false, ret: false, shift: false },
+      { input: '', ctrl: false, del: true, bs: false, ret: false, shift: false },
+      { input: '', ctrl: false, del: false, bs: true, ret: false, shift: false },
+      { input: '\r', ctrl: false, del: false, bs: false, ret: true, shift: false },
+      { input: 'A', ctrl: false, del: false, bs: false, ret: false, shift: true },
+    ]);
+  });
+
+  it('passes typing, pastes and named keys through whole', () => {
+    for (const input of ['hello', 'a\u0018', '\rpasted line', '\npasted', 'x']) {
+      expect(splitKeys(input, inkKey())).toEqual([[input, inkKey()]]);
+    }
+    const ret = inkKey({ return: true });
+    expect(splitKeys('\r', ret)).toEqual([['\r', ret]]);
   });
 });

@@ -53,6 +53,16 @@ describe('KeyRouter with the prompt', () => {
     expect(t.onSubmit).toHaveBeenCalledWith('ab');
   });
 
+  it('splits a leader chord and its key that arrive in one read ("\\x18l", as tmux sends C-x l)', async () => {
+    const t = await setup();
+    await press(t.stdin, 'a');
+    t.stdin.write(`${KEY.ctrlX}l`);
+    await waitFor(() => t.onAction.mock.calls.length > 0);
+    expect(t.onAction).toHaveBeenCalledWith('session_list');
+    await press(t.stdin, 'b', KEY.enter);
+    expect(t.onSubmit).toHaveBeenCalledWith('ab');
+  });
+
   it('swallows an unbound key after the leader, then types normally', async () => {
     const t = await setup();
     for (const k of [KEY.ctrlX, 'q', 'z', KEY.enter]) t.stdin.write(k);
