@@ -8,18 +8,20 @@ import type { PermissionReply } from '../core/events.js';
 import { errorMessage } from '../core/errors.js';
 import type { SessionRow } from '../core/store/index.js';
 import type { UiCore } from './core-api.js';
-import { ApprovalDialog } from './components/dialogs/ApprovalDialog.js';
-import { AskUserDialog } from './components/dialogs/AskUserDialog.js';
+import { ApprovalDialog, approvalChromeRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
+import { AskUserDialog, askUserRows } from './components/dialogs/AskUserDialog.js';
 import { PromptInput } from './components/input/PromptInput.js';
 import type { NamedItem } from './components/input/completion.js';
 import { SessionPicker } from './components/session-picker.js';
 import { StatusLine } from './components/status-line.js';
+import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView } from './screens/info-views.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
+import { parseUnifiedDiff, type DiffLine } from './render/diff-lines.js';
 import { DiffView } from './render/diff-view.js';
 import { loadHighlighter } from './render/highlight.js';
 import { commandMenu, parseSlash, unknownCommand } from './slash.js';
@@ -37,7 +39,9 @@ import {
   type UiStore,
 } from './state/index.js';
 import { useVisibleState } from './state/use-visible-state.js';
-import { agentColor, MAX_WIDTH, roleColor } from './theme.js';
+import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/types.js';
+import { entryRows, fitLive, taskBlockRows, textRows } from './screens/live-layout.js';
+import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
 
 /** Clears the screen and scrollback so a remounted <Static> starts on a clean terminal. */
 const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
@@ -176,6 +180,8 @@ function Screen(props: ScreenProps) {
   const [history, setHistory] = useState<readonly string[]>(props.inputHistory?.entries ?? []);
   const busy = useRef(false);
   const commands: NamedItem[] = useMemo(() => commandMenu(core.commands()), [core]);
+  // The prompt's own rows (text, menu), as it reports them; an empty prompt takes three.
+  const [inputRows, setInputRows] = useState(3);
 
   useEffect(() => setRow(core.history(rootId)?.session), [core, rootId]);
 
@@ -302,17 +308,67 @@ function Screen(props: ScreenProps) {
     }
   });
 
-  const permission = state.permissions[0];
-  const question = permission ? undefined : state.questions[0];
+  const { permission, question } = useCurrentDialog(state);
   const dialogOpen = Boolean(permission ?? question);
   const inputActive = !dialogOpen && !overlay && !leaderPending;
 
-  const latestTools = fitLatestTools(view.live, stdout.rows || 24, dialogOpen);
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
   const position = isChildView ? siblingPosition(state, viewId) : undefined;
   const subagents: NamedItem[] = useMemo(() => core.subagents().map((a) => ({ name: a.name, description: a.description })), [core]);
   const agentName = isChildView ? (viewed?.agent ?? '') : (row?.agent ?? viewed?.agent ?? '');
+
+  // Whoever else waits behind the open dialog: approvals and questions queue separately.
+  const waiting = [
+    ...state.questions.filter((q) => q !== question).map((q) => `question from ${agentPath(state, q.sessionId)}`),
+    ...(question ? state.permissions.map((p) => `approval from ${agentPath(state, p.sessionId)}`) : []),
+  ];
+  // The root waits on the model and nothing shows it yet: say so, or the screen looks stuck.
+  const working = !isChildView && viewed?.status === 'running' && !viewed.thinking && view.live.length === 0;
+  // An edit's diff is in its approval dialog: the live call leaves it out meanwhile.
+  const awaitingApproval = (call: ToolCallItem): boolean =>
+    permission !== undefined && permission.sessionId === viewId && !call.done && call.tool === permission.tool;
+
+  // Everything below <Static> must fit the terminal (see screens/live-layout.ts).
+  const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
+  const asked = question ? askUserRows({ question: question.question, options: question.options, waiting }, width) : undefined;
+  const rowOptions = { state, width, expanded, hideDiff: awaitingApproval };
+  const untasked = view.live.filter((e) => !(e.item.kind === 'tool' && e.item.tool === 'task'));
+  const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => e.item.kind === 'tool' && e.item.tool === 'task');
+  const untaskedRows = untasked.reduce((n, e) => n + entryRows(e, { ...rowOptions, latestTools: 0 }), 0);
+  const layout = fitLive({
+    rows: stdout.rows || 24,
+    fixedRows:
+      inputRows +
+      (isChildView ? 0 : queued.length) +
+      1 +
+      (notice ? textRows(notice, width) : 0) +
+      (viewed?.thinking ? 1 : 0) +
+      (working ? 1 : 0),
+    dialog: permission
+      ? { chromeRows: approvalChromeRows(waiting.length), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
+      : asked
+        ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
+        : undefined,
+    transcriptRows: (latestTools) => untaskedRows + tasks.reduce((n, e) => n + taskBlockRows(state, e.item, latestTools), 0),
+  });
+
+  const liveEntries = view.live.map((entry) =>
+    entry.item.kind === 'tool' && entry.item.tool !== 'task' && awaitingApproval(entry.item) ? (
+      <ToolCall key={entry.key} call={entry.item} width={width} now={now} expanded={expanded} hideDiff />
+    ) : (
+      <TranscriptEntryView
+        key={entry.key}
+        entry={entry}
+        state={state}
+        now={now}
+        width={width}
+        expanded={expanded}
+        latestTools={layout.latestTools}
+        {...agentColorsProp(props.agentColors)}
+      />
+    ),
+  );
 
   return (
     <Box flexDirection="column" width={width}>
@@ -325,27 +381,32 @@ function Screen(props: ScreenProps) {
           )
         }
       </Static>
-      {view.live.map((entry) => (
-        <TranscriptEntryView
-          key={entry.key}
-          entry={entry}
-          state={state}
-          now={now}
-          width={width}
-          expanded={expanded}
-          latestTools={latestTools}
-          {...agentColorsProp(props.agentColors)}
-        />
-      ))}
+      {layout.transcriptClip === undefined ? (
+        liveEntries
+      ) : (
+        // Taller than its share of the screen: only the newest rows. It all prints once finished.
+        <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
+          <Box flexDirection="column" flexShrink={0}>
+            {liveEntries}
+          </Box>
+        </Box>
+      )}
       {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
+      {working ? (
+        <Text color={roleColor('muted')} wrap="truncate-end">
+          <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
+        </Text>
+      ) : null}
       {permission ? (
         <ApprovalDialog
           key={permission.requestId}
           asker={agentPath(state, permission.sessionId)}
           tool={permission.tool}
           subject={permission.subject}
-          renderSubject={permission.permission === 'edit' ? (subject, maxLines) => <DiffView diff={subject} maxLines={maxLines} width={width - 4} /> : undefined}
-          position={1}
+          renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
+          maxSubjectLines={layout.subjectRows}
+          waiting={waiting}
+          position={state.permissions.indexOf(permission) + 1}
           total={state.permissions.length}
           onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
         />
@@ -356,9 +417,10 @@ function Screen(props: ScreenProps) {
           asker={agentPath(state, question.sessionId)}
           question={question.question}
           options={question.options}
-          position={1}
+          position={state.questions.indexOf(question) + 1}
           total={state.questions.length}
-          waiting={state.questions.slice(1).map((q) => agentPath(state, q.sessionId))}
+          waiting={waiting}
+          maxQuestionRows={layout.subjectRows}
           onAnswer={(text) => core.answerQuestion(question.questionId, text)}
           onDecline={() => core.declineQuestion(question.questionId)}
         />
@@ -395,7 +457,9 @@ function Screen(props: ScreenProps) {
         disabledHint={`read-only sub-agent view · ${describeKey(props.keybinds, 'session_parent')} back to the parent`}
         isActive={inputActive}
         prompt={agentName}
-        promptColor={agentColor(agentName, props.agentColors?.[agentName]) ?? 'cyan'}
+        promptColor={agentColor(agentName, props.agentColors?.[agentName])}
+        width={width}
+        onRowsChange={setInputRows}
         placeholder={leaderPending ? 'leader…' : 'Ask anything · / for commands · @ to mention'}
       />
       <StatusLine
@@ -427,21 +491,30 @@ function Header({ banner, state, viewId, isChildView }: { banner?: string | unde
   );
 }
 
-/** Rows kept for the input box, status line and a margin. */
-const CHROME_ROWS = 6;
-/** A dialog takes roughly this many rows besides its subject. */
-const DIALOG_ROWS = 14;
-
 /**
- * How many recent tool calls each live sub-agent block may list so the live region fits
- * the terminal: taller than the screen, Ink must clear and reprint everything each frame.
+ * The dialog on screen: the first approval, else the first question — but one already
+ * showing stays until it is answered, so a request arriving meanwhile never swaps a
+ * half-typed answer away.
  */
-export function fitLatestTools(live: readonly TranscriptEntry[], rows: number, dialogOpen: boolean): number {
-  const blocks = live.filter((e) => e.item.kind === 'tool' && e.item.tool === 'task').length;
-  if (blocks === 0) return 3;
-  const otherRows = live.length - blocks;
-  const budget = rows - CHROME_ROWS - (dialogOpen ? DIALOG_ROWS : 0) - otherRows - blocks;
-  return Math.max(0, Math.min(3, Math.floor(budget / blocks)));
+function useCurrentDialog(state: UiState): { permission?: PendingPermission; question?: PendingQuestion } {
+  const shown = useRef<{ kind: 'permission' | 'question'; id: string } | undefined>(undefined);
+  let permission = shown.current?.kind === 'permission' ? state.permissions.find((p) => p.requestId === shown.current?.id) : undefined;
+  let question = shown.current?.kind === 'question' ? state.questions.find((q) => q.questionId === shown.current?.id) : undefined;
+  if (!permission && !question) {
+    permission = state.permissions[0];
+    question = permission ? undefined : state.questions[0];
+  }
+  // Only remembers which one is up; nothing renders from it.
+  shown.current = permission ? { kind: 'permission', id: permission.requestId } : question ? { kind: 'question', id: question.questionId } : undefined;
+  return { ...(permission ? { permission } : {}), ...(question ? { question } : {}) };
+}
+
+/** An edit's diff in at most `maxRows` rows: less context first, then a "more" line. */
+function SubjectDiff({ lines, maxRows, width }: { lines: readonly DiffLine[]; maxRows: number; width: number }) {
+  const fitted = useMemo(() => fitDiffLines(lines, maxRows), [lines, maxRows]);
+  // DiffView adds its "… N more lines" row below maxLines.
+  const maxLines = diffRows(fitted) > maxRows ? Math.max(0, maxRows - 1) : maxRows;
+  return <DiffView lines={fitted} maxLines={maxLines} width={width} />;
 }
 
 function agentColorsProp(colors: Readonly<Record<string, string>> | undefined) {

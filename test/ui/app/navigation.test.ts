@@ -33,18 +33,6 @@ describe('session navigation', () => {
   });
 });
 
-describe('fitting the live region to the terminal', () => {
-  const task = (i: number) => ({ key: `t${i}`, item: { kind: 'tool', tool: 'task', id: `t${i}` } }) as unknown as import('../../../src/ui/state/index.js').TranscriptEntry;
-  it('lists fewer recent tool calls per sub-agent as blocks multiply or a dialog opens', async () => {
-    const { fitLatestTools } = await import('../../../src/ui/app.js');
-    expect(fitLatestTools([task(1)], 40, false)).toBe(3);
-    expect(fitLatestTools(Array.from({ length: 10 }, (_, i) => task(i)), 40, false)).toBe(2);
-    expect(fitLatestTools(Array.from({ length: 10 }, (_, i) => task(i)), 24, false)).toBe(0);
-    expect(fitLatestTools([task(1), task(2)], 24, true)).toBe(1);
-    expect(fitLatestTools([task(1), task(2)], 40, true)).toBe(3);
-  });
-});
-
 describe('what the viewed session shows', () => {
   it('ignores text streaming inside a sub-agent but not its tool calls or status', async () => {
     const { visibleKey } = await import('../../../src/ui/state/use-visible-state.js');

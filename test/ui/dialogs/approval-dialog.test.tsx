@@ -100,6 +100,29 @@ describe('ApprovalDialog', () => {
   });
 });
 
+describe('ApprovalDialog with other dialogs queued and a fixed height', () => {
+  it('names the questions waiting behind it', async () => {
+    const t = await setup({ waiting: ['question from build › explore (Find API routes)'] });
+    expect(t.frame()).toContain('Also waiting: question from build › explore (Find API routes)');
+    const none = await setup();
+    expect(none.frame()).not.toContain('Also waiting');
+  });
+
+  it('does not grow while a note is typed, however long', async () => {
+    const t = await setup({ maxSubjectLines: 3 });
+    const rows = t.frame().split('\n').length;
+    await press(t.stdin, KEY.up, KEY.enter);
+    await waitForFrame(t.lastFrame, (f) => f.includes('Note:'));
+    await press(t.stdin, 'a very long note '.repeat(30));
+    await waitForFrame(t.lastFrame, (f) => f.includes('very long note'));
+    expect(t.frame().split('\n').length).toBeLessThanOrEqual(rows);
+    expect(t.frame()).toContain('4. Deny with a note');
+    expect(t.frame()).not.toContain('Allow once');
+    await press(t.stdin, KEY.escape);
+    await waitForFrame(t.lastFrame, (f) => f.includes('Allow once'));
+  });
+});
+
 describe('capSubject', () => {
   it('counts wrapped rows and always shows at least the first line', () => {
     expect(capSubject('a\nb\nc', 3, 80)).toEqual({ shown: ['a', 'b', 'c'], hidden: 0 });

@@ -82,6 +82,24 @@ describe('AskUserDialog', () => {
     expect(t.frame()).toContain('Also waiting: build › general (Refactor), build › explore (Docs)');
   });
 
+  it('cuts a question longer than the rows it is given, keeping the options', async () => {
+    const question = Array.from({ length: 10 }, (_, i) => `Question line ${i + 1}`).join('\n');
+    const t = await setup({ question, maxQuestionRows: 3 });
+    const f = t.frame();
+    expect(f).toContain('Question line 2');
+    expect(f).not.toContain('Question line 3');
+    expect(f).toContain('cut to fit the screen');
+    expect(f).toContain('Koa');
+  });
+
+  it('keeps a long typed answer on one row', async () => {
+    const t = await setup();
+    const rows = t.frame().split('\n').length;
+    await press(t.stdin, 'word '.repeat(40));
+    await waitForFrame(t.lastFrame, (f) => f.includes('word word'));
+    expect(t.frame().split('\n').length).toBe(rows);
+  });
+
   it('without options is a text prompt that will not send an empty answer', async () => {
     const t = await setup({ options: [] });
     expect(t.frame()).toContain('Answer:');

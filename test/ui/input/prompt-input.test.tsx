@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Box } from 'ink';
 import { render, cleanup } from 'ink-testing-library';
+import { CompletionMenu } from '../../../src/ui/components/input/CompletionMenu.js';
 import { PromptInput, type PromptInputProps } from '../../../src/ui/components/input/index.js';
 import { KEY, press, tick, waitFor, waitForFrame } from '../keys/harness.js';
 
@@ -262,5 +264,69 @@ describe('PromptInput Esc, Tab and Ctrl+C', () => {
     const t = await setup();
     await press(t.stdin, KEY.ctrlC, 'a', KEY.backspace, KEY.ctrlC);
     expect(t.onExitRequest).not.toHaveBeenCalled();
+  });
+});
+
+describe('PromptInput rows', () => {
+  async function sized(onRows: (n: number) => void) {
+    const r = render(
+      <Box flexDirection="column" width={80}>
+        <PromptInput onSubmit={() => {}} prompt="build" width={80} commands={commands} onRowsChange={onRows} />
+      </Box>,
+    );
+    await tick();
+    return { ...r, drawn: () => (r.lastFrame() ?? '').split('\n').length };
+  }
+
+  it('reports the rows a key gives it before that frame is drawn', async () => {
+    const reported: number[] = [];
+    const r = await sized((n) => reported.push(n));
+    await waitFor(() => reported.length > 0);
+    expect(reported.at(-1)).toBe(r.drawn());
+    // Each frame Ink writes, with the rows reported by then: the screen above must have
+    // made room already, never a frame later.
+    const seen: Array<[number, number | undefined]> = [];
+    const write = r.stdout.write;
+    r.stdout.write = (frame: string) => {
+      seen.push([frame.split('\n').length, reported.at(-1)]);
+      write(frame);
+    };
+    for (const key of ['one', KEY.ctrlJ, 'two', KEY.ctrlJ, `three ${'long '.repeat(20)}`]) await press(r.stdin, key);
+    expect(seen.length).toBeGreaterThanOrEqual(5);
+    for (const [drawn, rows] of seen) expect(rows).toBe(drawn);
+    // Border 2, "one", "two", and the third line wrapped onto two rows.
+    expect(r.drawn()).toBe(6);
+  });
+
+  it('counts the completion menu', async () => {
+    const reported: number[] = [];
+    const r = await sized((n) => reported.push(n));
+    await press(r.stdin, '/');
+    await waitForFrame(r.lastFrame, (f) => f.includes('sessions'));
+    expect(reported.at(-1)).toBe(r.drawn());
+    expect(r.drawn()).toBe(3 + commands.length);
+  });
+});
+
+describe('CompletionMenu', () => {
+  it('keeps each label whole beside a long description, and cuts a label only past its column', () => {
+    const long = 'A description far too long for one row of the menu, which must give way to the label.';
+    const r = render(
+      <Box flexDirection="column" width={80}>
+        <CompletionMenu
+          index={0}
+          items={[
+            { kind: 'agent', label: '@explore', insert: '@explore ', description: long },
+            { kind: 'file', label: '@src/a/very/deep/folder/with/a/long/name.ts', insert: '@src/a/very/deep/folder/with/a/long/name.ts ' },
+          ]}
+        />
+      </Box>,
+    );
+    const lines = (r.lastFrame() ?? '').split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('@explore (agent)');
+    expect(lines[0]).toContain('A description far too long');
+    expect(lines[0]).toMatch(/…$/);
+    expect(lines[1]).toContain('@src/a/very/deep/folder/wit…');
   });
 });

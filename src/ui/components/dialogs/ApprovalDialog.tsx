@@ -1,10 +1,12 @@
 // A permission request (possibly bubbled up from a sub-agent): Allow once / Always allow
 // (this session tree) / Deny / Deny with a note. The subject — a command, a diff — is
-// capped to the screen so the choices are never pushed off it.
+// capped to the rows the app can spare so the choices are never pushed off the screen.
 
 import type { ReactNode } from 'react';
 import { Box, Text, useStdout } from 'ink';
-import { roleColor } from '../../theme.js';
+import { MAX_WIDTH, roleColor } from '../../theme.js';
+import { wrappedRows } from '../../screens/live-layout.js';
+import type { DiffLine } from '../../render/diff-lines.js';
 import { printableText } from '../../keys/key-event.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
@@ -23,13 +25,66 @@ export interface ApprovalDialogProps {
   onReply: (reply: ApprovalReply, note?: string) => void;
   /** Overrides the budget derived from the terminal height. */
   maxSubjectLines?: number;
+  /** Other dialogs queued behind this one, e.g. `question from build › explore`. */
+  waiting?: readonly string[];
   isActive?: boolean;
 }
 
 export const APPROVAL_CHOICES = ['Allow once', 'Always allow (this session tree)', 'Deny', 'Deny with a note'] as const;
 
-/** Rows the frame, header, choices and footer take around the subject. */
+/** Rows the frame, header, choices and footer take around the subject, with a margin. */
 const CHROME_ROWS = 14;
+
+/**
+ * Rows the dialog takes besides its subject: border 2, header, "wants to use", the
+ * subject's margins 2, four choices, footer — plus the "also waiting" line.
+ */
+export function approvalChromeRows(waiting: number): number {
+  return 11 + (waiting > 0 ? 1 : 0);
+}
+
+/** Rows DiffView draws for `lines` uncapped: the first hunk marker is not drawn. */
+export function diffRows(lines: readonly DiffLine[]): number {
+  return lines.filter((l, i) => l.kind !== 'hunk' || i > 0).length;
+}
+
+/**
+ * Fits an edit's diff into `maxRows` by showing less unchanged context around the
+ * changes (down to none) before anything changed is cut: the user approves the changed
+ * lines, not their neighbours. Skipped stretches become hunk markers (drawn as `⋯`).
+ */
+export function fitDiffLines(lines: readonly DiffLine[], maxRows: number): DiffLine[] {
+  if (diffRows(lines) <= maxRows) return [...lines];
+  let fitted: DiffLine[] = [...lines];
+  for (let context = 2; context >= 0; context--) {
+    fitted = withContext(lines, context);
+    if (diffRows(fitted) <= maxRows) break;
+  }
+  return fitted;
+}
+
+function withContext(lines: readonly DiffLine[], context: number): DiffLine[] {
+  const changes = lines.flatMap((l, i) => (l.kind === 'add' || l.kind === 'remove' ? [i] : []));
+  const out: DiffLine[] = [];
+  let gap = true;
+  lines.forEach((line, i) => {
+    const keep = line.kind !== 'hunk' && changes.some((c) => Math.abs(c - i) <= context);
+    if (!keep) {
+      gap = true;
+      return;
+    }
+    if (gap) out.push({ kind: 'hunk', text: '' });
+    out.push(line);
+    gap = false;
+  });
+  return out;
+}
+
+/** Rows a plain (non-diff) subject takes uncapped, at the dialog's inner `width`. */
+export function subjectTextRows(tool: string, subject: string, width: number): number {
+  const gutter = tool === 'bash' ? '  ' : '';
+  return subject.split('\n').reduce((n, line) => n + wrappedRows(gutter + line, width), 0);
+}
 
 export function ApprovalDialog(props: ApprovalDialogProps) {
   return <ApprovalBody key={`${props.asker}\u0000${props.tool}\u0000${props.subject}`} {...props} />;
@@ -41,11 +96,11 @@ interface ApprovalState {
   note: string;
 }
 
-function ApprovalBody({ asker, tool, subject, renderSubject, position, total, onReply, maxSubjectLines, isActive = true }: ApprovalDialogProps) {
+function ApprovalBody({ asker, tool, subject, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true }: ApprovalDialogProps) {
   const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
   const { stdout } = useStdout();
-  const budget = Math.max(3, maxSubjectLines ?? (stdout.rows ?? 24) - CHROME_ROWS);
   const { selected, noting, note } = get();
+  const budget = maxSubjectLines ?? Math.max(3, (stdout.rows ?? 24) - CHROME_ROWS);
 
   const choose = (index: number): void => {
     if (index === 0) onReply('once');
@@ -94,12 +149,26 @@ function ApprovalBody({ asker, tool, subject, renderSubject, position, total, on
       <Box marginY={1} flexDirection="column">
         {renderSubject ? renderSubject(subject, budget) : <SubjectText tool={tool} subject={subject} maxLines={budget} />}
       </Box>
-      <OptionList options={APPROVAL_CHOICES} selected={selected} />
       {noting ? (
-        <Text>
+        // Only the choice being made: the note line takes the place of the others, so the
+        // dialog never grows while it is typed.
+        <Text color={roleColor('accent')} bold>
+          ❯ 4. {APPROVAL_CHOICES[3]}
+        </Text>
+      ) : (
+        <OptionList options={APPROVAL_CHOICES} selected={selected} />
+      )}
+      {noting ? (
+        // One row however long the note: the start scrolls off, as in a one-line field.
+        <Text wrap="truncate-start">
           <Text color={roleColor('muted')}>Note: </Text>
           {note}
           <Text inverse> </Text>
+        </Text>
+      ) : null}
+      {waiting.length > 0 ? (
+        <Text color={roleColor('muted')} wrap="truncate-end">
+          Also waiting: {waiting.join(', ')}
         </Text>
       ) : null}
     </DialogFrame>
@@ -110,9 +179,9 @@ function ApprovalBody({ asker, tool, subject, renderSubject, position, total, on
  * Long lines wrap rather than truncate — the user must see the whole command they
  * approve — so the cap counts screen rows, not lines.
  */
-export function capSubject(subject: string, maxRows: number, width: number): { shown: string[]; hidden: number } {
+export function capSubject(subject: string, maxRows: number, width: number, gutter = ''): { shown: string[]; hidden: number } {
   const lines = subject.split('\n');
-  const rows = (line: string): number => Math.max(1, Math.ceil(line.length / Math.max(1, width)));
+  const rows = (line: string): number => wrappedRows(gutter + line, width);
   if (lines.reduce((n, l) => n + rows(l), 0) <= maxRows) return { shown: lines, hidden: 0 };
   const shown: string[] = [];
   // The last row of the budget is kept for the "more" notice.
@@ -130,10 +199,12 @@ export function capSubject(subject: string, maxRows: number, width: number): { s
 function SubjectText({ tool, subject, maxLines }: { tool: string; subject: string; maxLines: number }) {
   const { stdout } = useStdout();
   const isCommand = tool === 'bash';
-  // Border, padding and the "$ " gutter.
-  const width = Math.min(stdout.columns ?? 80, 80) - 6;
-  const { shown, hidden } = capSubject(subject, maxLines, width);
-  return (
+  // Inside the border and padding; the "$ " gutter is part of each row.
+  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH) - 4;
+  const gutter = isCommand ? '  ' : '';
+  const { shown, hidden } = capSubject(subject, maxLines, width, gutter);
+  const shownRows = shown.reduce((n, line) => n + wrappedRows(gutter + line, width), 0) + (hidden > 0 ? 1 : 0);
+  const body = (
     <>
       {shown.map((line, i) => (
         <Text key={i} color={isCommand ? roleColor('code') : undefined}>
@@ -147,5 +218,13 @@ function SubjectText({ tool, subject, maxLines }: { tool: string; subject: strin
         </Text>
       ) : null}
     </>
+  );
+  // A single line too long for the budget is shown from its start, cut at the budget.
+  return shownRows > maxLines ? (
+    <Box flexDirection="column" height={maxLines} overflow="hidden">
+      {body}
+    </Box>
+  ) : (
+    body
   );
 }

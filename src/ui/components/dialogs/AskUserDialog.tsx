@@ -1,8 +1,9 @@
 // A question from an agent (often a sub-agent, named by its path). Options are picked
 // with Up/Down + Enter; typing writes a free-text answer instead; Esc declines.
 
-import { Box, Text } from 'ink';
-import { roleColor } from '../../theme.js';
+import { Box, Text, useStdout } from 'ink';
+import { MAX_WIDTH, roleColor } from '../../theme.js';
+import { textRows, wrappedRows } from '../../screens/live-layout.js';
 import { printableText } from '../../keys/key-event.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
@@ -16,11 +17,30 @@ export interface AskUserDialogProps {
   /** 1-based place of this question in the queue. */
   position: number;
   total: number;
-  /** Other agents with questions queued behind this one. */
+  /** Other dialogs queued behind this one (questions, approvals), by who asks. */
   waiting?: readonly string[];
   onAnswer: (text: string) => void;
   onDecline: () => void;
+  /** Rows the question text may take; a longer one is cut with a notice. */
+  maxQuestionRows?: number;
   isActive?: boolean;
+}
+
+const FOOTER_OPTIONS = (typing: boolean) => `↑↓ choose · Enter ${typing ? 'send your answer' : 'pick'} · type to answer freely · Esc decline`;
+const FOOTER_TEXT = 'Enter send · Esc decline';
+
+/**
+ * Rows the dialog takes at `width` columns besides the question text (border, header,
+ * the question's margins, options, the answer line, who else waits, footer), and the
+ * question's own rows, so the app can fit both to the screen.
+ */
+export function askUserRows(p: Pick<AskUserDialogProps, 'question' | 'options' | 'waiting'>, width: number): { chromeRows: number; questionRows: number } {
+  const inner = width - 4;
+  const hasOptions = p.options.length > 0;
+  const options = p.options.reduce((n, o, i) => n + wrappedRows(`❯ ${i + 1}. ${o}`, inner), 0);
+  const footer = hasOptions ? wrappedRows(FOOTER_OPTIONS(true), inner) : wrappedRows(FOOTER_TEXT, inner);
+  const chromeRows = 2 + 1 + 2 + options + (hasOptions ? 1 : 0) + 1 + ((p.waiting?.length ?? 0) > 0 ? 1 : 0) + footer;
+  return { chromeRows, questionRows: textRows(p.question, inner) };
 }
 
 /** Keyed by question so a queued question never inherits the previous one's draft. */
@@ -33,7 +53,7 @@ interface AskState {
   text: string;
 }
 
-function AskUserBody({ asker, question, options, position, total, waiting = [], onAnswer, onDecline, isActive = true }: AskUserDialogProps) {
+function AskUserBody({ asker, question, options, position, total, waiting = [], onAnswer, onDecline, maxQuestionRows, isActive = true }: AskUserDialogProps) {
   const [get, set] = useRefState<AskState>({ selected: 0, text: '' });
   const { selected, text } = get();
   const hasOptions = options.length > 0;
@@ -60,18 +80,31 @@ function AskUserBody({ asker, question, options, position, total, waiting = [], 
   );
 
   const typing = text !== '';
-  const footer = hasOptions
-    ? `↑↓ choose · Enter ${typing ? 'send your answer' : 'pick'} · type to answer freely · Esc decline`
-    : 'Enter send · Esc decline';
+  const footer = hasOptions ? FOOTER_OPTIONS(typing) : FOOTER_TEXT;
+  const { stdout } = useStdout();
+  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH);
+  const questionRows = textRows(question, width - 4);
+  // Cut to the rows given, the last of them saying so.
+  const cut = maxQuestionRows !== undefined && questionRows > maxQuestionRows ? Math.max(1, maxQuestionRows) : undefined;
 
   return (
     <DialogFrame title="Question" asker={asker} position={position} total={total} color={roleColor('warning')} footer={footer}>
-      <Box marginY={1}>
-        <Text>{question}</Text>
+      <Box marginY={1} flexDirection="column">
+        {cut === undefined ? (
+          <Text>{question}</Text>
+        ) : (
+          <>
+            <Box height={Math.max(1, cut - 1)} overflow="hidden">
+              <Text>{question}</Text>
+            </Box>
+            {cut > 1 ? <Text color={roleColor('muted')}>… (cut to fit the screen)</Text> : null}
+          </>
+        )}
       </Box>
       {hasOptions ? <OptionList options={options} selected={selected} dimmed={typing} /> : null}
       <Box marginTop={hasOptions ? 1 : 0}>
-        <Text>
+        {/* One row however long the answer: its start scrolls off, as in a one-line field. */}
+        <Text wrap="truncate-start">
           <Text color={roleColor('muted')}>{hasOptions ? 'Or type: ' : 'Answer: '}</Text>
           {text}
           <Text inverse> </Text>

@@ -2,14 +2,15 @@
 // and Ctrl+C to clear / exit. Behaviour lives in prompt-state.ts; this file wires keys in
 // and draws the result.
 
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { Box, Text } from 'ink';
-import { roleColor } from '../../theme.js';
+import { MAX_WIDTH, roleColor } from '../../theme.js';
+import { wrappedRows } from '../../screens/live-layout.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
 import { CompletionMenu } from './CompletionMenu.js';
 import type { NamedItem } from './completion.js';
-import { initialPromptState, isExitArmed, openMenu, reducePrompt, type PromptEffect } from './prompt-state.js';
+import { initialPromptState, isExitArmed, openMenu, reducePrompt, type OpenMenu, type PromptEffect, type PromptState } from './prompt-state.js';
 
 export interface PromptInputProps {
   onSubmit: (text: string) => void;
@@ -39,6 +40,35 @@ export interface PromptInputProps {
   exitWindowMs?: number;
   /** Injectable clock for the double Ctrl+C rule. */
   now?: () => number;
+  /** Columns the prompt is drawn in; used to count its rows. */
+  width?: number;
+  /**
+   * Told the rows the prompt takes, queued lines not included (the caller has those), so
+   * the screen above can make room. Called before a key's change is drawn, in the same
+   * batch, so the two always agree.
+   */
+  onRowsChange?: (rows: number) => void;
+}
+
+/** Items the menu shows at once. */
+const MENU_VISIBLE = 8;
+
+/** Rows the prompt draws for `state`, without the queued lines above it. */
+export function promptRows(
+  state: PromptState,
+  menu: OpenMenu | undefined,
+  o: { width: number; prompt: string; placeholder?: string | undefined; disabled?: boolean; disabledHint?: string; exitArmed?: boolean },
+): number {
+  // The bordered box: border 2, padding 2 columns.
+  const inner = o.width - 4;
+  if (o.disabled) return 2 + wrappedRows(o.disabledHint ?? '', inner);
+  const text = state.buffer.text;
+  const editor =
+    text === ''
+      ? wrappedRows(`${o.prompt}  ${o.placeholder ?? ''}`, inner)
+      : text.split('\n').reduce((n, line, i) => n + wrappedRows(`${i === 0 ? o.prompt : ' '.repeat(o.prompt.length)} ${line} `, inner), 0);
+  const menuRows = menu ? Math.min(MENU_VISIBLE, menu.items.length) + (menu.items.length > MENU_VISIBLE ? 1 : 0) : 0;
+  return 2 + editor + menuRows + (o.exitArmed ? 1 : 0);
 }
 
 export function PromptInput(props: PromptInputProps) {
@@ -56,10 +86,20 @@ export function PromptInput(props: PromptInputProps) {
     promptColor,
     exitWindowMs = 2000,
     now = Date.now,
+    width = MAX_WIDTH,
   } = props;
   const [get, set] = useRefState(initialPromptState);
   const state = get();
   const sources = { commands, subagents, completeFile };
+
+  const reported = useRef<number | undefined>(undefined);
+  const rowsOf = (s: PromptState, menu = openMenu(s, sources)): number =>
+    promptRows(s, menu, { width, prompt, placeholder, disabled, disabledHint, exitArmed: isExitArmed(s, now()) });
+  const report = (rows: number): void => {
+    if (rows === reported.current) return;
+    reported.current = rows;
+    props.onRowsChange?.(rows);
+  };
 
   const run = (effect: PromptEffect): void => {
     switch (effect.type) {
@@ -73,6 +113,7 @@ export function PromptInput(props: PromptInputProps) {
   useKeys(
     (input, key) => {
       const result = reducePrompt(get(), input, key, { ...sources, history, now: now(), exitWindowMs });
+      if (props.onRowsChange) report(rowsOf(result.state));
       set(result.state);
       for (const effect of result.effects) run(effect);
     },
@@ -92,6 +133,10 @@ export function PromptInput(props: PromptInputProps) {
     () => openMenu(state, sources),
     [state.buffer, state.menuIndex, state.menuDismissed, commands, subagents, completeFile],
   );
+  // Changes not made by a key (the exit hint expiring, a new width, read-only mode) are
+  // reported after they are drawn.
+  const rows = rowsOf(state, menu);
+  useEffect(() => report(rows));
 
   if (disabled) {
     return (
@@ -113,7 +158,7 @@ export function PromptInput(props: PromptInputProps) {
       <Box borderStyle="round" borderColor={roleColor('muted')} paddingX={1} flexDirection="column">
         <EditorLines text={state.buffer.text} cursor={state.buffer.cursor} placeholder={placeholder} prompt={prompt} promptColor={promptColor} showCursor={isActive} />
       </Box>
-      {menu ? <CompletionMenu items={menu.items} index={menu.index} /> : null}
+      {menu ? <CompletionMenu items={menu.items} index={menu.index} maxVisible={MENU_VISIBLE} /> : null}
       {isExitArmed(state, now()) ? <Text color={roleColor('warning')}>Press Ctrl+C again to exit</Text> : null}
     </Box>
   );
