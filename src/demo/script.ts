@@ -2,7 +2,8 @@
 // sub-agents, one of which asks the user a question and one of which needs an approval,
 // then edits a file (a second approval, shown as a diff). Replies are chosen by
 // conversation (the first user message) and step (assistant messages so far), so the
-// script is stateless and survives retries.
+// script is stateless and survives retries. Any prompt off the script gets a short,
+// clearly labelled scripted reply.
 import type { DemoBlock, DemoReply } from './sse.js';
 
 export const DEMO_PROMPT = 'Add rate limiting to the login route. Map the code first.';
@@ -72,6 +73,13 @@ function lastToolResult(req: Request): string {
   return '';
 }
 
+/** Whether the last tool result in the request is an error (a denial among them). */
+function lastToolFailed(req: Request): boolean {
+  const last = req.messages[req.messages.length - 1];
+  if (!last || !Array.isArray(last.content)) return false;
+  return (last.content as Array<{ type: string; is_error?: boolean }>).some((p) => p.type === 'tool_result' && p.is_error === true);
+}
+
 const SCRIPTS: Record<string, Step[]> = {
   [DEMO_PROMPT]: [
     () =>
@@ -94,7 +102,8 @@ const SCRIPTS: Record<string, Step[]> = {
       );
     },
     (req) => {
-      const applied = !/denied|rejected|declined/i.test(lastToolResult(req));
+      // Denied with a note, the result is the user's note, flagged as an error.
+      const applied = !lastToolFailed(req) && !/denied|rejected|declined/i.test(lastToolResult(req));
       return reply(
         say(
           applied
@@ -146,15 +155,35 @@ const SCRIPTS: Record<string, Step[]> = {
   ],
 };
 
-const FALLBACK: DemoReply = {
-  content: [
-    {
-      type: 'text',
-      text: 'This is a scripted demo, so it can only replay its script. Set ANTHROPIC_API_KEY and start opencode-ink without --demo to talk to Claude.',
-    },
-  ],
-  chunkDelayMs: 10,
-};
+/** What the user typed last (not a tool result), for the reply to any prompt off the script. */
+function lastUserText(req: Request): string {
+  for (let i = req.messages.length - 1; i >= 0; i--) {
+    const m = req.messages[i];
+    if (m?.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    const text = (m.content as Array<{ type: string; text?: string }>).filter((p) => p.type === 'text').map((p) => p.text ?? '');
+    if (text.length > 0) return text.join('');
+  }
+  return '';
+}
+
+/** The answer to any prompt off the script: labelled, naming what was asked, after a short pause. */
+export const FOLLOW_UP_LABEL = '(scripted demo reply)';
+
+function followUp(req: Request): DemoReply {
+  const asked = lastUserText(req).replace(/\s+/g, ' ').trim();
+  const quoted = asked.length > 60 ? `${asked.slice(0, 59)}…` : asked;
+  return {
+    content: [
+      say(
+        `${FOLLOW_UP_LABEL} You asked: “${quoted}”. This demo only replays its script, so it cannot answer that. Set ANTHROPIC_API_KEY and start opencode-ink without --demo to talk to Claude.`,
+      ),
+    ],
+    chunkDelayMs: 10,
+    // Long enough to see the "working…" line a real model's first token takes.
+    delayMs: 800,
+  };
+}
 
 function firstUserText(req: Request): string {
   const first = req.messages[0];
@@ -171,5 +200,5 @@ export function demoReply(req: Request): DemoReply {
   const steps = SCRIPTS[firstUserText(req).trim()];
   const step = req.messages.filter((m) => m.role === 'assistant').length;
   const next = steps?.[step];
-  return next ? next(req) : FALLBACK;
+  return next ? next(req) : followUp(req);
 }

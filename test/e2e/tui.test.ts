@@ -1,5 +1,7 @@
 // End-to-end: the built binary in a real pseudo-terminal (tmux). Drives the offline demo by
-// keyboard: approves, answers a routed question, steps into a child session and back.
+// keyboard: approves, answers a routed question, types a prompt, opens the session picker
+// with a leader chord sent in one write, steps into a child session and back. A second
+// run at 80x24 (with NO_COLOR) checks that no finished line is lost while dialogs open.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,24 +10,83 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/harness.js';
 
 const SOCKET = `oci-e2e-${process.pid}`;
-const SESSION = 'demo';
 let home: string;
 
 function tmux(...args: string[]): string {
   return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 }
-const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
-const keys = (...k: string[]) => tmux('send-keys', '-t', SESSION, ...k);
 
-async function waitForScreen(predicate: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
+interface Term {
+  screen(): string;
+  /** Everything the terminal still holds: scrollback and screen. */
+  history(): string;
+  /** The screen with colours and attributes as escape codes. */
+  styled(): string;
+  keys(...k: string[]): void;
+  waitFor(predicate: (s: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
+}
+
+function start(name: string, cols: number, rows: number, extraEnv: string[] = []): Term {
+  const env = [`HOME=${home}`, `OPENCODE_INK_DATA_DIR=${home}/${name}/data`, `OPENCODE_INK_CONFIG_DIR=${home}/${name}/config`, 'TERM=xterm-256color', ...extraEnv];
+  // `sleep` keeps the pane (and its last screen) around after the app exits.
+  tmux('new-session', '-d', '-s', name, '-x', String(cols), '-y', String(rows), `env ${env.join(' ')} node ${join(REPO_ROOT, 'bin/opencode-ink.js')} --demo; sleep 30`);
+  const screen = () => tmux('capture-pane', '-p', '-t', name);
+  return {
+    screen,
+    history: () => tmux('capture-pane', '-p', '-S', '-', '-t', name),
+    styled: () => tmux('capture-pane', '-p', '-e', '-t', name),
+    keys: (...k) => void tmux('send-keys', '-t', name, ...k),
+    async waitFor(predicate, what, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = screen();
+        if (predicate(last)) return last;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`Timed out waiting for ${what}. Screen:\n${last}`);
+    },
+  };
+}
+
+/**
+ * Plays the scripted part: approves every permission and answers the routed question
+ * with "Both", in whatever order the dialogs come. Returns what it did.
+ */
+async function playDemo(t: Term): Promise<{ answered: boolean; approvals: number; askers: string[] }> {
+  await t.waitFor((s) => s.includes('Scripted demo'), 'the demo banner');
+  let answered = false;
+  let approvals = 0;
+  const askers: string[] = [];
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    last = screen();
-    if (predicate(last)) return last;
+    const s = t.screen();
+    if (s.includes('Next step would be')) break;
+    if (s.includes('Which should get the rate limit?') && !answered) {
+      askers.push(/Question from (.*?)\s*│/.exec(s)?.[1] ?? '');
+      t.keys('Down');
+      await t.waitFor((x) => /❯ 2\. Both/.test(x), 'the second option to be highlighted');
+      t.keys('Enter');
+      answered = true;
+      await t.waitFor((x) => !x.includes('Which should get the rate limit?'), 'the question to close');
+    } else if (s.includes('Allow once')) {
+      const asking = /wants to use \S+/.exec(s)?.[0] ?? '';
+      t.keys('Enter');
+      approvals++;
+      await t.waitFor((x) => !x.includes('Allow once') || !x.includes(asking), 'the approval to close');
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`Timed out waiting for ${what}. Screen:\n${last}`);
+  // Its last words: the turn is over.
+  await t.waitFor((s) => s.includes('tests/auth.test.js.'), 'the end of the final answer');
+  return { answered, approvals, askers };
+}
+
+/** Types a prompt, waits until the input shows it, then sends it (Enter in the same write would read as a pasted newline). */
+async function typePrompt(t: Term, text: string): Promise<void> {
+  t.keys('-l', text);
+  await t.waitFor((s) => s.includes(text), 'the typed prompt');
+  t.keys('Enter');
 }
 
 const hasTmux = (() => {
@@ -40,8 +101,6 @@ const hasTmux = (() => {
 describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () => {
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'oci-e2e-'));
-    const env = [`HOME=${home}`, `OPENCODE_INK_DATA_DIR=${home}/data`, `OPENCODE_INK_CONFIG_DIR=${home}/config`, 'TERM=xterm-256color'];
-    tmux('new-session', '-d', '-s', SESSION, '-x', '100', '-y', '40', `env ${env.join(' ')} node ${join(REPO_ROOT, 'bin/opencode-ink.js')} --demo; sleep 5`);
   });
   afterAll(() => {
     try {
@@ -52,42 +111,79 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('runs the demo: approvals, a routed question, and navigation into a child', async () => {
-    await waitForScreen((s) => s.includes('Scripted demo'), 'the demo banner');
-    let answered = false;
-    let approvals = 0;
-    const deadline = Date.now() + 60_000;
-    // Dialogs arrive in an order that depends on timing: handle whichever is up.
-    while (Date.now() < deadline) {
-      const s = screen();
-      if (s.includes('Next step would be')) break;
-      if (s.includes('Which should get the rate limit?') && !answered) {
-        expect(s).toContain('build › explore (Find API routes)');
-        keys('Down');
-        keys('Enter');
-        answered = true;
-        await waitForScreen((x) => !x.includes('Which should get the rate limit?'), 'the question to close');
-      } else if (s.includes('Allow once')) {
-        keys('Enter');
-        approvals++;
-        await waitForScreen((x) => !x.includes('Allow once') || approvals > 5, 'the approval to close');
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(answered).toBe(true);
-    expect(approvals).toBeGreaterThanOrEqual(2);
-    await waitForScreen((s) => s.includes('Next step would be'), 'the final answer');
+  it('runs the demo: approvals, a routed question, a typed prompt, the picker and navigation into a child', async () => {
+    const t = start('wide', 100, 40);
+    const played = await playDemo(t);
+    expect(played.answered).toBe(true);
+    expect(played.askers).toEqual(['build › explore (Find API routes)']);
+    expect(played.approvals).toBeGreaterThanOrEqual(2);
 
-    keys('C-x');
-    keys('Right');
-    const child = await waitForScreen((s) => s.includes('read-only'), 'the child view');
+    await typePrompt(t, 'Can you also add a test?');
+    const replied = await t.waitFor((s) => s.includes('(scripted demo reply) You asked: “Can you also add a test?”'), 'the reply to the typed prompt');
+    expect(replied).toContain('› Can you also add a test?');
+    await t.waitFor((s) => !s.includes('working…'), 'the turn to end');
+
+    // One write, as a fast typist's terminal delivers it: "\x18l".
+    t.keys('C-x', 'l');
+    const picker = await t.waitFor((s) => s.includes('Enter open · type to filter'), 'the session picker');
+    expect(picker).not.toMatch(/build l\b/);
+    t.keys('Escape');
+    await t.waitFor((s) => !s.includes('Enter open · type to filter'), 'the picker to close');
+
+    t.keys('C-x');
+    t.keys('Right');
+    const child = await t.waitFor((s) => s.includes('read-only'), 'the child view');
     expect(child).toMatch(/explore \(1 of 3\)/);
 
-    keys('C-x');
-    keys('Up');
-    await waitForScreen((s) => !s.includes('read-only sub-agent view') && s.includes('Next step would be'), 'the parent view again');
+    t.keys('C-x');
+    t.keys('Up');
+    await t.waitFor((s) => !s.includes('read-only sub-agent view') && s.includes('(scripted demo reply)'), 'the parent view again');
 
-    keys('/exit', 'Enter');
-    await waitForScreen((s) => !s.includes('Ask anything'), 'the app to exit');
+    t.keys('-l', '/exit');
+    await t.waitFor((s) => s.includes('/exit'), 'the typed command');
+    t.keys('Enter');
+    await t.waitFor((s) => !s.includes('Ask anything'), 'the app to exit');
+  }, 120_000);
+
+  it('keeps every finished line at 80x24 while dialogs and diffs come and go, without colour under NO_COLOR', async () => {
+    const t = start('small', 80, 24, ['NO_COLOR=1']);
+    const played = await playDemo(t);
+    expect(played.answered).toBe(true);
+
+    // Finished output is printed once; a live region taller than the screen makes Ink
+    // erase lines above it. Every line must still be there, in order.
+    const expected = [
+      'Scripted demo',
+      '› Add rate limiting to the login route. Map the code first.',
+      "I'll map the code first: three sub-agents",
+      'explore Find API routes · completed',
+      'explore Find auth middleware · completed',
+      'general Check the test setup · completed',
+      'The sub-agents agree: login lives in src/server.ts and has no throttling. Adding',
+      ' a limiter there.',
+      'edit src/server.ts (+2 −2)',
+      "app.post('/v1/login', rateLimit, login);",
+      'Done',
+      'Next step would be defining rateLimit',
+      'tests/auth.test.js.',
+    ];
+    const lines = t.history().split('\n');
+    let at = -1;
+    for (const want of expected) {
+      const found = lines.findIndex((l, i) => i > at && l.includes(want));
+      expect(found, `"${want}" after line ${at} in:\n${lines.join('\n')}`).toBeGreaterThan(at);
+      at = found;
+    }
+    // The demo's answer names both routes: the "Both" answer reached the sub-agent.
+    expect(lines.join('\n')).toContain("app.post('/v1/login', rateLimit, login);");
+
+    // NO_COLOR: attributes (bold, inverse) may stay, colours may not.
+    // eslint-disable-next-line no-control-regex
+    const colours = t.styled().match(/\u001B\[[0-9;]*m/g)?.filter((code) => /\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7]|4[0-8]|10[0-7])(?:;|m)/.test(code)) ?? [];
+    expect(colours).toEqual([]);
+    t.keys('-l', '/exit');
+    await t.waitFor((s) => s.includes('/exit'), 'the typed command');
+    t.keys('Enter');
+    await t.waitFor((s) => !s.includes('Ask anything'), 'the app to exit');
   }, 120_000);
 });
