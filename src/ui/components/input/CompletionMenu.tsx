@@ -2,6 +2,7 @@
 
 import { Box, Text } from 'ink';
 import { roleColor } from '../../theme.js';
+import { displayWidth, padEnd, truncate } from '../../render/text.js';
 import type { MenuItem } from './completion.js';
 
 export interface CompletionMenuProps {
@@ -10,21 +11,27 @@ export interface CompletionMenuProps {
   maxVisible?: number;
 }
 
+/** Columns the label column may take; longer labels (deep paths) are cut with `…`. */
+const LABEL_WIDTH = 28;
+
 export function CompletionMenu({ items, index, maxVisible = 8 }: CompletionMenuProps) {
   const start = Math.max(0, Math.min(index - Math.floor(maxVisible / 2), items.length - maxVisible));
   const visible = items.slice(start, start + maxVisible);
-  const width = Math.min(28, Math.max(...visible.map((i) => i.label.length)));
+  const label = (item: MenuItem): string => `${item.label}${item.kind === 'agent' ? ' (agent)' : ''}`;
+  const width = Math.min(LABEL_WIDTH, Math.max(...visible.map((i) => displayWidth(label(i)))));
   return (
     <Box flexDirection="column" paddingX={1}>
       {visible.map((item, i) => {
         const selected = start + i === index;
         return (
           <Box key={`${item.kind}:${item.label}`}>
-            <Text color={selected ? roleColor('accent') : undefined} bold={selected} wrap="truncate-end">
-              {selected ? '❯ ' : '  '}
-              {item.label.padEnd(width)}
-              {item.kind === 'agent' ? ' (agent)' : ''}
-            </Text>
+            {/* The label never shrinks: the description gives way and is cut instead. */}
+            <Box flexShrink={0}>
+              <Text color={selected ? roleColor('accent') : undefined} bold={selected}>
+                {selected ? '❯ ' : '  '}
+                {padEnd(truncate(label(item), width), width)}
+              </Text>
+            </Box>
             {item.description ? (
               <Text color={roleColor('muted')} wrap="truncate-end">
                 {'  '}
