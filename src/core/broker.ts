@@ -58,6 +58,7 @@ export class InteractionBroker {
         subject: question.subject,
         permission: question.permission,
         patterns: question.patterns,
+        call_id: question.callId,
       });
     if (!this.mode.interactive || this.mode.autoApprove) {
       announce();

@@ -26,11 +26,13 @@ export interface EventPayloads {
   'thinking.delta': { text: string };
   'tool.started': { call_id: string; tool: string; input: unknown };
   'tool.progress': { call_id: string; metadata: Record<string, unknown> };
-  'tool.completed': { call_id: string; output: string; is_error: boolean };
+  /** `metadata`: what the tool reported besides its output, e.g. an edit's diff. */
+  'tool.completed': { call_id: string; output: string; is_error: boolean; metadata?: Record<string, unknown> };
   'message.completed': { message_id: string; usage: Usage; stop_reason: string };
   'question.asked': { question_id: string; question: string; options: string[] };
   'question.answered': { question_id: string; answer?: string; declined?: boolean; cancelled?: boolean };
-  'permission.asked': { request_id: string; tool: string; subject: string; permission: string; patterns: string[] };
+  /** `call_id`: the tool call waiting on the answer, when a tool call asks. */
+  'permission.asked': { request_id: string; tool: string; subject: string; permission: string; patterns: string[]; call_id?: string };
   'permission.replied': { request_id: string; reply: PermissionReply };
   'turn.completed': { usage: Usage; cost: number };
   error: { message: string };

@@ -75,12 +75,12 @@ function findTool(session: LiveSession, name: string): Tool | undefined {
 
 async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ToolResultPart> {
   session.emit('tool.started', { call_id: call.id, tool: call.name, input: call.input });
-  const { content, isError } = await executeTool(session, call, opts);
+  const { content, isError, metadata } = await executeTool(session, call, opts);
   const capped =
     content.length > MAX_RESULT_CHARS
       ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
       : content;
-  session.emit('tool.completed', { call_id: call.id, output: capped, is_error: isError });
+  session.emit('tool.completed', { call_id: call.id, output: capped, is_error: isError, ...(metadata ? { metadata } : {}) });
   return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
 }
 
@@ -90,7 +90,13 @@ export interface ExecuteOptions extends RunCallsOptions {
 }
 
 /** Runs one tool call with the session's permissions, without emitting tool events. */
-export async function executeTool(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions = {}): Promise<{ content: string; isError: boolean }> {
+export interface ExecutedCall {
+  content: string;
+  isError: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export async function executeTool(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions = {}): Promise<ExecutedCall> {
   const tool = findTool(session, call.name);
   if (!tool) {
     const available = session.tools.map((t) => t.name).join(', ');
@@ -123,7 +129,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };
     const result = await tool.execute(parsed.data, ctx);
-    return { content: result.output, isError: result.isError ?? false };
+    return { content: result.output, isError: result.isError ?? false, ...(result.metadata ? { metadata: result.metadata } : {}) };
   } catch (err) {
     if (signal.aborted || isAbortError(err)) return { content: CANCELLED_RESULT, isError: true };
     if (err instanceof PermissionDeniedError || err instanceof ToolError) return { content: err.message, isError: true };
