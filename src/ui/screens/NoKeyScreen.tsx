@@ -19,7 +19,8 @@ export function NoKeyScreen({ onChoice }: { onChoice: (choice: 'demo' | 'quit') 
       <Text> </Text>
       <Text>Set it in your shell and start again:</Text>
       <Text color={roleColor('user')}>  export ANTHROPIC_API_KEY=sk-ant-…</Text>
-      <Text>or point ANTHROPIC_BASE_URL at a compatible endpoint, or put it in the config:</Text>
+      <Text>(or ANTHROPIC_AUTH_TOKEN for a bearer token; with ANTHROPIC_BASE_URL for a compatible</Text>
+      <Text>endpoint, which still needs a key, any placeholder if it checks none), or in the config:</Text>
       <Text color={roleColor('muted')}>  "provider": {'{'} "anthropic": {'{'} "apiKey": "{'{'}env:MY_KEY{'}'}" {'}'} {'}'}</Text>
       <Text> </Text>
       <Text>

@@ -1,0 +1,36 @@
+// The first-run screen without credentials says what to set and offers the demo.
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NoKeyScreen } from '../../../src/ui/screens/NoKeyScreen.js';
+import { KEY, press, waitFor } from '../keys/harness.js';
+
+let app: ReturnType<typeof render> | undefined;
+afterEach(() => {
+  app?.unmount();
+  app = undefined;
+});
+
+describe('NoKeyScreen', () => {
+  it('names every way to authenticate and fits 80 columns', () => {
+    app = render(<NoKeyScreen onChoice={() => {}} />);
+    const frame = app.lastFrame() ?? '';
+    expect(frame).toContain('export ANTHROPIC_API_KEY=');
+    expect(frame).toContain('ANTHROPIC_AUTH_TOKEN');
+    expect(frame).toContain('ANTHROPIC_BASE_URL');
+    expect(frame).toContain('"apiKey"');
+    expect(frame).toMatch(/offline scripted demo/);
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it.each([
+    ['d', 'demo'],
+    [KEY.enter, 'demo'],
+    ['q', 'quit'],
+  ])('key %j chooses %s', async (key, choice) => {
+    const onChoice = vi.fn();
+    app = render(<NoKeyScreen onChoice={onChoice} />);
+    await press(app.stdin, key);
+    await waitFor(() => onChoice.mock.calls.length > 0);
+    expect(onChoice).toHaveBeenCalledWith(choice);
+  });
+});
