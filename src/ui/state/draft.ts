@@ -26,6 +26,8 @@ export class Draft {
   private readonly copiedSessions = new Set<string>();
   private readonly copiedItems = new Set<string>();
   private readonly copied = new Set<keyof UiState>();
+  /** Items placed during this step: nobody has seen them yet, so they may be edited in place. */
+  private readonly fresh = new Set<TranscriptItem>();
   changed = false;
 
   constructor(base: UiState) {
@@ -95,6 +97,7 @@ export class Draft {
     const list = this.editItems(sessionId);
     const item = make(`${sessionId}:${list.length}`);
     list.push(item);
+    this.fresh.add(item);
     if (item.kind === 'tool') this.own('calls')[item.callId] = { sessionId, index: list.length - 1 };
     return item;
   }
@@ -102,6 +105,12 @@ export class Draft {
   replaceItem(sessionId: string, index: number, item: TranscriptItem): void {
     const list = this.editItems(sessionId);
     list[index] = item;
+    this.fresh.add(item);
+  }
+
+  /** True for an item this step created or put in place (see `fresh`). */
+  isFresh(item: TranscriptItem): boolean {
+    return this.fresh.has(item);
   }
 
   callLocation(callId: string): { sessionId: string; index: number } | undefined {

@@ -2,7 +2,7 @@
 
 export * from './types.js';
 export { createUiState } from './draft.js';
-export { reduce, isFinalStatus, descriptionFromTitle, LIVE_TAIL_LINES, type UiInput } from './reducer.js';
+export { reduce, reduceAll, isFinalStatus, descriptionFromTitle, LIVE_TAIL_LINES, type UiInput } from './reducer.js';
 export { loadHistory, taskIdFromResult } from './history.js';
 export * from './selectors.js';
 export { findSafeCut, countLines } from './markdown-split.js';

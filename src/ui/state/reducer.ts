@@ -20,16 +20,34 @@ export function isFinalStatus(status: SessionStatus): boolean {
 
 export function reduce(state: UiState, input: UiInput): UiState {
   const d = new Draft(state);
+  step(d, input);
+  return d.finish(state);
+}
+
+/**
+ * Folds a batch of inputs in one copy-on-write step: the same result as reducing them one
+ * by one, but each map, session and item list is copied once per batch instead of once
+ * per event. The store applies the events of a frame this way (ten children streaming
+ * deliver hundreds of deltas between two frames).
+ */
+export function reduceAll(state: UiState, inputs: readonly UiInput[]): UiState {
+  if (inputs.length === 0) return state;
+  const d = new Draft(state);
+  for (const input of inputs) step(d, input);
+  return d.finish(state);
+}
+
+function step(d: Draft, input: UiInput): void {
   if (input.type === 'ui.user_message') {
     ensureKnown(d, input.session_id, undefined, [input.session_id], input.ts);
     closeAssistant(d, input.session_id);
     d.pushItem(input.session_id, (id) => ({ kind: 'user', id, text: input.text, ts: input.ts }));
-    return d.finish(state);
+    return;
   }
   const e = input;
   if (e.type === 'session.created') {
     onCreated(d, e);
-    return d.finish(state);
+    return;
   }
   ensureKnown(d, e.session_id, e.agent, e.path, e.ts);
   const sid = e.session_id;
@@ -133,7 +151,6 @@ export function reduce(state: UiState, input: UiInput): UiState {
       d.pushItem(sid, (id) => ({ kind: 'error', id, message: e.message, ts: e.ts }));
       break;
   }
-  return d.finish(state);
 }
 
 /** Events can reach a UI that missed `session.created` (late subscribe): make a node from the envelope. */
@@ -207,19 +224,40 @@ function onText(d: Draft, sid: string, text: string, ts: number): void {
   let index: number;
   if (last?.kind === 'assistant' && !last.done) {
     index = items.length - 1;
-    item = { ...last, text: last.text + text };
+    // Only the delta's own newlines are counted: scanning the whole tail would make V8
+    // flatten the growing text on every delta (a copy of all of it each time).
+    const lines = tailLines(last) + newlines(text);
+    if (d.isFresh(last)) {
+      // Already replaced in this batch: extend that copy rather than copy it again.
+      last.text += text;
+      last.tailLines = lines;
+      item = last;
+    } else {
+      item = { ...last, text: last.text + text, tailLines: lines };
+    }
   } else {
     const messageId = d.session(sid)?.messageId ?? null;
     const created = d.pushItem(sid, (id) => ({ kind: 'assistant', id, messageId, text: '', cuts: [], done: false, ts }));
     index = d.items(sid).length - 1;
-    item = { ...(created as AssistantItem), text };
+    item = { ...(created as AssistantItem), text, tailLines: countLines(text) };
   }
-  const from = item.cuts[item.cuts.length - 1] ?? 0;
-  if (countLines(item.text, from) > LIVE_TAIL_LINES) {
+  if (tailLines(item) > LIVE_TAIL_LINES) {
+    const from = item.cuts[item.cuts.length - 1] ?? 0;
     const cut = findSafeCut(item.text, from);
-    if (cut !== null && cut > from) item = { ...item, cuts: [...item.cuts, cut] };
+    if (cut !== null && cut > from) item = { ...item, cuts: [...item.cuts, cut], tailLines: countLines(item.text, cut) };
   }
-  d.replaceItem(sid, index, item);
+  if (item !== last) d.replaceItem(sid, index, item);
+}
+
+/** Lines after the last cut (see AssistantItem.tailLines). */
+function tailLines(item: AssistantItem): number {
+  return item.tailLines ?? countLines(item.text, item.cuts[item.cuts.length - 1] ?? 0);
+}
+
+function newlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 function onRetrying(d: Draft, sid: string, reason: string): void {
@@ -229,7 +267,7 @@ function onRetrying(d: Draft, sid: string, reason: string): void {
   const last = items[index];
   if (last?.kind !== 'assistant' || last.done) return;
   if (last.cuts.length === 0) {
-    d.replaceItem(sid, index, { ...last, text: '' });
+    d.replaceItem(sid, index, { ...last, text: '', tailLines: 1 });
   } else {
     // Part of it is already printed and cannot be taken back: close it with a note and let
     // the retried stream start a fresh item.

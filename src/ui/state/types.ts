@@ -61,6 +61,11 @@ export interface AssistantItem {
   ts: number;
   /** Set when a retry abandoned this text after part of it was already printed. */
   abandoned?: string;
+  /**
+   * Cached line count of the text after the last cut, kept by the reducer so a delta
+   * costs its own length, not the message's. Recomputed from `text` when absent.
+   */
+  tailLines?: number;
 }
 
 export interface ToolCallItem {

@@ -32,15 +32,13 @@ export interface TaskBlockProps {
 
 const INDENT = 2;
 
-export const TaskBlock = memo(TaskBlockView, (a, b) => {
-  if (a.call !== b.call || a.width !== b.width || a.depth !== b.depth || a.latestTools !== b.latestTools) return false;
-  const child = childOfCall(b.state, b.call);
-  // The child node's version moves with any change in its subtree (see Draft.editSession).
-  if (childOfCall(a.state, a.call) !== child) return false;
-  return !isActive(taskState(b.state, b.call)) || a.now === b.now;
-});
-
-function TaskBlockView(props: TaskBlockProps) {
+/**
+ * Parents re-render every block on each frame (the state they pass in is new), but a
+ * block's own lines change far less often than its child's state: ten children streaming
+ * text replace their session nodes on every delta. So the lines are derived as plain
+ * strings here and drawn by a memoised component that skips unchanged blocks.
+ */
+export function TaskBlock(props: TaskBlockProps) {
   const { state, call, now, width = MAX_WIDTH, depth = 0, maxDepth = 2, maxChildren = 3, latestTools = 3, agentColors } = props;
   const child = childOfCall(state, call);
   const input = isRecord(call.input) ? call.input : {};
@@ -63,19 +61,67 @@ function TaskBlockView(props: TaskBlockProps) {
 
   return (
     <Box flexDirection="column" width={width}>
+      <BlockLines
+        glyph={stateGlyph(s, now)}
+        glyphColor={stateColor(s)}
+        agent={agent}
+        agentColor={agentColor(agent, agentColors?.[agent])}
+        description={description ? oneLine(description) : ''}
+        details={details}
+        active={active}
+        latest={latest.map((c) => `${c.done ? (c.isError ? '✗' : '⎿') : '›'} ${toolSummary(c)}`)}
+        latestFallback={latestFallback}
+        reason={reason}
+      />
+      {active && subtasks.length > 0 ? (
+        <Box flexDirection="column" paddingLeft={INDENT}>
+          <Subtasks {...props} subtasks={subtasks} width={inner} depth={depth} maxDepth={maxDepth} maxChildren={maxChildren} />
+        </Box>
+      ) : null}
+    </Box>
+  );
+}
+
+interface BlockLinesProps {
+  glyph: string;
+  glyphColor: string | undefined;
+  agent: string;
+  agentColor: string | undefined;
+  description: string;
+  details: string;
+  active: boolean;
+  /** The latest tool calls, each already summarised with its state glyph. */
+  latest: readonly string[];
+  latestFallback: string | undefined;
+  reason: string | undefined;
+}
+
+function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
+  for (const key of Object.keys(a) as (keyof BlockLinesProps)[]) {
+    if (key === 'latest') continue;
+    if (a[key] !== b[key]) return false;
+  }
+  return a.latest.length === b.latest.length && a.latest.every((line, i) => line === b.latest[i]);
+}
+
+/** The header line, then the latest tool calls of a running block or the reason it failed. */
+const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
+  const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason } = props;
+  return (
+    <>
       <Text wrap="truncate-end">
-        <Text color={stateColor(s)}>{stateGlyph(s, now)} </Text>
-        <Text bold color={agentColor(agent, agentColors?.[agent])}>
+        <Text color={glyphColor}>{glyph} </Text>
+        <Text bold color={agentColor}>
           {agent}
         </Text>
-        {description ? <Text> {oneLine(description)}</Text> : null}
+        {description ? <Text> {description}</Text> : null}
         <Text color={roleColor('muted')}> · {details}</Text>
       </Text>
       {active ? (
         <Box flexDirection="column" paddingLeft={INDENT}>
-          {latest.map((c) => (
-            <Text key={c.id} wrap="truncate-end" color={roleColor('muted')}>
-              {c.done ? (c.isError ? '✗' : '⎿') : '›'} {toolSummary(c)}
+          {latest.map((line, i) => (
+            <Text key={i} wrap="truncate-end" color={roleColor('muted')}>
+              {line}
             </Text>
           ))}
           {latestFallback ? (
@@ -83,7 +129,6 @@ function TaskBlockView(props: TaskBlockProps) {
               › {latestFallback}
             </Text>
           ) : null}
-          <Subtasks {...props} subtasks={subtasks} width={inner} depth={depth} maxDepth={maxDepth} maxChildren={maxChildren} />
         </Box>
       ) : reason ? (
         <Box paddingLeft={INDENT}>
@@ -92,9 +137,9 @@ function TaskBlockView(props: TaskBlockProps) {
           </Text>
         </Box>
       ) : null}
-    </Box>
+    </>
   );
-}
+}, sameLines);
 
 function Subtasks(props: TaskBlockProps & { subtasks: ToolCallItem[]; width: number; depth: number; maxDepth: number; maxChildren: number }) {
   const { subtasks, ...blockProps } = props;
