@@ -9,6 +9,9 @@ import { sessionShow, sessionsList } from './commands/sessions.js';
 import { loadContext, type CliContext } from './context.js';
 import { packageRoot, packageVersion } from './package-root.js';
 
+// Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
+performance.mark('cli:loaded');
+
 interface SharedOptions {
   model?: string;
   agent?: string;
@@ -18,6 +21,7 @@ interface SharedOptions {
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
+  performance.mark('cli:main');
   const io = { stdout: process.stdout, stderr: process.stderr };
   const debug = argv.includes('--debug');
   let exitCode = 0;
@@ -50,6 +54,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     .action(async (words: string[], opts: SharedOptions & { demo?: boolean }) => {
       // Loaded on demand: `run` and the listing commands never load Ink or React.
       const { startTui } = await importUi();
+      performance.mark('ui:loaded');
       exitCode = await startTui(() => context(), {
         ...opts,
         ...(words.length ? { prompt: words.join(' ') } : {}),
@@ -129,9 +134,16 @@ async function importUi(): Promise<typeof import('../ui/launch.js')> {
   const saved = ciKeys.map((k) => [k, process.env[k]] as const);
   const interactive = process.stdin.isTTY && process.stdout.isTTY;
   if (interactive) for (const k of ciKeys) delete process.env[k];
+  // Yoga (Ink's layout engine) loads its WebAssembly from an embedded data: URL with
+  // fetch() when fetch exists: that loads Node's whole HTTP client (undici) and decodes the
+  // URL in JavaScript, ~20 ms before the first frame. Without fetch it decodes the bytes
+  // itself. The SDK loads its fetch later, on the first request.
+  const fetchProperty = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  if (fetchProperty?.configurable) Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
   try {
     return await import('../ui/launch.js');
   } finally {
     for (const [k, v] of saved) if (v !== undefined) process.env[k] = v;
+    if (fetchProperty?.configurable) Object.defineProperty(globalThis, 'fetch', fetchProperty);
   }
 }

@@ -2,15 +2,20 @@
 // chooses. A missing or corrupt file is an empty history: losing history must never stop
 // the UI from starting.
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export const HISTORY_LIMIT = 500;
 
-export async function loadInputHistory(file: string, limit = HISTORY_LIMIT): Promise<string[]> {
+/**
+ * Read synchronously: it happens just before the first frame, and awaiting a read of a few
+ * KB would hand the CPU to the event loop (and, on a busy machine, to other processes).
+ */
+export function loadInputHistory(file: string, limit = HISTORY_LIMIT): string[] {
   let raw: string;
   try {
-    raw = await readFile(file, 'utf8');
+    raw = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
@@ -39,7 +44,7 @@ export async function saveInputHistory(file: string, entries: readonly string[],
 
 /** Load-modify-save in one call for the common "user pressed Enter" case. */
 export async function appendInputHistory(file: string, entry: string, limit = HISTORY_LIMIT): Promise<string[]> {
-  const next = addInputHistory(await loadInputHistory(file, limit), entry, limit);
+  const next = addInputHistory(loadInputHistory(file, limit), entry, limit);
   await saveInputHistory(file, next, limit);
   return next;
 }

@@ -1,7 +1,7 @@
 // Starts the interactive UI: checks the terminal, builds the engine, picks the session,
 // renders the app and restores the terminal however the process ends. Loaded lazily by
 // the CLI so `run` never pays for Ink and React.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { render } from 'ink';
@@ -10,12 +10,14 @@ import type { CommandDefinition } from '../core/commands/index.js';
 import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
 import { Engine } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
+import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
 import { SessionStore } from '../core/store/index.js';
 import { DEMO_FILES, DEMO_PROMPT } from '../demo/script.js';
 import { startDemoServer } from '../demo/server.js';
 import { App } from './app.js';
 import { addInputHistory, loadInputHistory, saveInputHistory } from './input-history.js';
+import { INK_RENDER_OPTIONS } from './render/ink-options.js';
 import { NoKeyScreen } from './screens/NoKeyScreen.js';
 
 export interface TuiContext {
@@ -46,15 +48,13 @@ export function assertInteractiveTerminal(): void {
   }
 }
 
-export function hasCredentials(config: Config, env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.ANTHROPIC_API_KEY || config.provider?.anthropic?.apiKey);
-}
-
 /** Runs the TUI until the user quits; resolves with the exit code. */
 export async function startTui(load: () => TuiContext, opts: TuiOptions): Promise<number> {
+  performance.mark('tui:start');
   assertInteractiveTerminal();
   if (opts.demo) return runDemo(opts);
   const ctx = load();
+  performance.mark('tui:context');
   if (!hasCredentials(ctx.config, ctx.env)) {
     const choice = await askNoKey();
     if (choice === 'quit') return 0;
@@ -70,9 +70,14 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     ...(opts.model ? { model: opts.model } : {}),
   });
   const rootId = pickSession(engine, ctx.store, ctx.cwd, opts);
+  performance.mark('tui:session');
   const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
-  let history = await loadInputHistory(historyFile);
-  const files = FileIndex.start(ctx.cwd);
+  let history = loadInputHistory(historyFile);
+  // Indexing walks the project in the background: started once the first frame is drawn.
+  let files: FileIndex | undefined;
+  const afterFirstFrame = () => {
+    files = FileIndex.start(ctx.cwd);
+  };
   return renderApp(engine, {
     rootId,
     ...(opts.prompt ? { initialPrompt: opts.prompt } : {}),
@@ -85,7 +90,8 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
         void saveInputHistory(historyFile, history);
       },
     },
-    completeFile: (prefix) => files.complete(prefix),
+    completeFile: (prefix) => files?.complete(prefix) ?? [],
+    afterFirstFrame,
   });
 }
 
@@ -160,10 +166,13 @@ interface RenderOptions {
   agentColors: Record<string, string>;
   inputHistory?: { entries: readonly string[]; append(entry: string): void };
   completeFile: (prefix: string) => readonly string[];
+  /** Work that can wait until the first frame is on screen. */
+  afterFirstFrame?: () => void;
 }
 
 /** Renders the app and keeps the terminal sane on quit, SIGINT/SIGTERM and crashes. */
 async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
+  const traced = traceFirstWrite();
   const instance = render(
     <App
       core={engine}
@@ -175,8 +184,11 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
       {...(opts.banner ? { banner: opts.banner } : {})}
       {...(opts.inputHistory ? { inputHistory: opts.inputHistory } : {})}
     />,
-    { exitOnCtrlC: false, patchConsole: true },
+    INK_RENDER_OPTIONS,
   );
+  // Ink draws the first frame synchronously inside render().
+  traced?.done();
+  opts.afterFirstFrame?.();
   let code = 0;
   const quit = (exitCode: number) => {
     code = exitCode;
@@ -213,4 +225,32 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     process.stdout.write(RESTORE_TERMINAL);
   }
   return code;
+}
+
+/**
+ * With OPENCODE_INK_TRACE_STARTUP=<file>, notes when the first frame is written to the
+ * terminal and appends the start-up milestones (ms since the process started) to that file
+ * as one JSON line: the start-up benchmark reads it.
+ */
+function traceFirstWrite(): { done(): void } | undefined {
+  const file = process.env.OPENCODE_INK_TRACE_STARTUP;
+  if (!file) return undefined;
+  const stdout = process.stdout;
+  const write = stdout.write;
+  let cpu: NodeJS.CpuUsage | undefined;
+  stdout.write = function (this: NodeJS.WriteStream, ...args: Parameters<typeof write>) {
+    performance.mark('tui:first-frame');
+    cpu = process.cpuUsage();
+    stdout.write = write;
+    return write.apply(this, args);
+  } as typeof write;
+  return {
+    done() {
+      stdout.write = write;
+      const marks: Record<string, number> = Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime * 10) / 10]));
+      // CPU time (all threads) until the first frame: steadier than wall time on a busy machine.
+      if (cpu) marks['cpu:first-frame'] = Math.round((cpu.user + cpu.system) / 100) / 10;
+      appendFileSync(file, `${JSON.stringify(marks)}\n`);
+    },
+  };
 }
