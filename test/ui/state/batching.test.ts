@@ -1,6 +1,6 @@
 // The store applies a frame's events in one batch: the result must equal reducing them one by one.
 import { describe, expect, it } from 'vitest';
-import { createUiState, createUiStore, reduce, reduceAll, FrameScheduler, type UiInput, type UiState } from '../../../src/ui/state/index.js';
+import { createUiState, createUiStore, reduceAll, type UiInput, type UiState } from '../../../src/ui/state/index.js';
 import { ev, run, treeEvents, ROOT, A } from './fixtures.js';
 
 const strip = (s: UiState) => JSON.parse(JSON.stringify(s, (k, v) => (k === 'version' || k === 'tailLines' ? undefined : v)));

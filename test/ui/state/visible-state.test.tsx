@@ -2,7 +2,7 @@
 // next frame, child tool-call summaries on the clock tick.
 import { Text } from 'ink';
 import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { createUiStore, FrameScheduler, type UiState } from '../../../src/ui/state/index.js';
 import { useVisibleState } from '../../../src/ui/state/use-visible-state.js';
 import { waitForFrame } from '../keys/harness.js';
