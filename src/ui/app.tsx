@@ -327,7 +327,10 @@ function Screen(props: ScreenProps) {
   const working = !isChildView && viewed?.status === 'running' && !viewed.thinking && view.live.length === 0;
   // An edit's diff is in its approval dialog: the live call leaves it out meanwhile.
   const awaitingApproval = (call: ToolCallItem): boolean =>
-    permission !== undefined && permission.sessionId === viewId && !call.done && call.tool === permission.tool;
+    permission !== undefined &&
+    permission.sessionId === viewId &&
+    !call.done &&
+    (permission.callId ? call.callId === permission.callId : call.tool === permission.tool);
 
   // Everything below <Static> must fit the terminal (see screens/live-layout.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);

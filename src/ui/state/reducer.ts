@@ -84,7 +84,15 @@ function step(d: Draft, input: UiInput): void {
       });
       break;
     case 'tool.completed':
-      editCall(d, e.call_id, (call) => ({ ...call, output: e.output, isError: e.is_error, endedAt: e.ts, done: true }));
+      editCall(d, e.call_id, (call) => ({
+        ...call,
+        output: e.output,
+        isError: e.is_error,
+        endedAt: e.ts,
+        done: true,
+        // What the tool reported, e.g. the diff an edit really made (with its line numbers).
+        ...(e.metadata ? { metadata: { ...call.metadata, ...e.metadata } } : {}),
+      }));
       break;
     case 'message.completed': {
       closeAssistant(d, sid);
@@ -135,6 +143,7 @@ function step(d: Draft, input: UiInput): void {
               subject: e.subject,
               permission: e.permission,
               patterns: e.patterns,
+              ...(e.call_id ? { callId: e.call_id } : {}),
               ts: e.ts,
             },
           ],

@@ -237,3 +237,15 @@ describe('loadHistory', () => {
     expect(childrenOf(again, 'p')).toHaveLength(1);
   });
 });
+
+describe('reduce: what a tool reports', () => {
+  it('keeps the metadata of tool.completed (an edit\'s real diff) and the call an approval is for', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('tool.started', ROOT, [ROOT], 'build', { call_id: 'e1', tool: 'edit', input: { file_path: 'a.ts', old_string: 'x', new_string: 'y' } }));
+    s = reduce(s, ev('permission.asked', ROOT, [ROOT], 'build', { request_id: 'r9', tool: 'edit', subject: 'diff', permission: 'edit', patterns: ['a.ts'], call_id: 'e1' }));
+    expect(s.permissions.at(-1)).toMatchObject({ requestId: 'r9', callId: 'e1' });
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'e1', output: 'Edited a.ts', is_error: false, metadata: { diff: '@@ -7 +7 @@\n-x\n+y\n' } }));
+    const call = (s.items[ROOT] ?? []).find((i) => i.kind === 'tool' && i.callId === 'e1');
+    expect(call).toMatchObject({ done: true, metadata: { diff: '@@ -7 +7 @@\n-x\n+y\n' } });
+  });
+});
