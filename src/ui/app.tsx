@@ -12,7 +12,7 @@ import { ApprovalDialog, approvalChromeRows, diffRows, fitDiffLines, subjectText
 import { AskUserDialog, askUserRows } from './components/dialogs/AskUserDialog.js';
 import { PromptInput } from './components/input/PromptInput.js';
 import type { NamedItem } from './components/input/completion.js';
-import { SessionPicker } from './components/session-picker.js';
+import { PICKER_CHROME_ROWS, SessionPicker } from './components/session-picker.js';
 import { StatusLine } from './components/status-line.js';
 import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
@@ -339,15 +339,14 @@ function Screen(props: ScreenProps) {
   const untasked = view.live.filter((e) => !(e.item.kind === 'tool' && e.item.tool === 'task'));
   const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => e.item.kind === 'tool' && e.item.tool === 'task');
   const untaskedRows = untasked.reduce((n, e) => n + entryRows(e, { ...rowOptions, latestTools: 0 }), 0);
+  const rows = stdout.rows || 24;
+  const fixedRows =
+    inputRows + (isChildView ? 0 : queued.length) + 1 + (notice ? textRows(notice, width) : 0) + (viewed?.thinking ? 1 : 0) + (working ? 1 : 0);
+  // An open panel (help, agents, the picker) takes the live region's place and scrolls within it.
+  const overlayRows = Math.max(6, rows - 1 - fixedRows);
   const layout = fitLive({
-    rows: stdout.rows || 24,
-    fixedRows:
-      inputRows +
-      (isChildView ? 0 : queued.length) +
-      1 +
-      (notice ? textRows(notice, width) : 0) +
-      (viewed?.thinking ? 1 : 0) +
-      (working ? 1 : 0),
+    rows,
+    fixedRows,
     dialog: permission
       ? { chromeRows: approvalChromeRows(waiting.length), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
       : asked
@@ -384,7 +383,7 @@ function Screen(props: ScreenProps) {
           )
         }
       </Static>
-      {layout.transcriptClip === undefined ? (
+      {overlay ? null : layout.transcriptClip === undefined ? (
         liveEntries
       ) : (
         // Taller than its share of the screen: only the newest rows. It all prints once finished.
@@ -431,6 +430,7 @@ function Screen(props: ScreenProps) {
       {overlay?.kind === 'picker' ? (
         <SessionPicker
           sessions={core.listRoots()}
+          maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
           onSelect={(id) => {
             setOverlay(undefined);
             props.openRoot(id);
@@ -438,8 +438,8 @@ function Screen(props: ScreenProps) {
           onCancel={() => setOverlay(undefined)}
         />
       ) : null}
-      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput
         onSubmit={onSubmit}

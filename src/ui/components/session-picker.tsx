@@ -18,6 +18,9 @@ export interface SessionSummary {
   agent: string;
 }
 
+/** Border, title, filter, footer and the two "N more" lines around the listed sessions. */
+export const PICKER_CHROME_ROWS = 7;
+
 export interface SessionPickerProps {
   /** Newest first, as they should be listed. */
   sessions: readonly SessionSummary[];

@@ -1,26 +1,35 @@
-// Read-only panels opened by /help and /agents; Esc or Enter closes them.
+// Read-only panels opened by /help and /agents; Esc or Enter closes them. Each line is one
+// row, and a panel taller than the rows it is given scrolls with Up/Down, so it never
+// pushes the screen past the terminal's height.
 import { Box, Text } from 'ink';
 import type { AgentDefinition } from '../../core/agents/index.js';
-import type { ReactNode } from 'react';
+import { useState, type ReactElement } from 'react';
 import { useKeys } from '../keys/key-router.js';
 import { createKeymap, type KeybindConfig } from '../keys/keymap.js';
 import type { NamedItem } from '../components/input/completion.js';
 import { agentColor, roleColor } from '../theme.js';
 
-function Panel({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <Box flexDirection="column" borderStyle="round" paddingX={1}>
-      <Text bold>{title}</Text>
-      {children}
-      <Text color={roleColor('muted')}>Esc closes</Text>
-    </Box>
-  );
-}
+/** Border (2), title and footer rows around a panel's lines. */
+export const PANEL_CHROME_ROWS = 4;
 
-function useClose(onClose: () => void): void {
+function Panel({ title, lines, maxRows, onClose }: { title: string; lines: ReactElement[]; maxRows?: number | undefined; onClose: () => void }) {
+  const room = Math.max(1, (maxRows ?? Number.POSITIVE_INFINITY) - PANEL_CHROME_ROWS);
+  const scrolls = lines.length > room;
+  const [offset, setOffset] = useState(0);
+  const top = Math.min(offset, Math.max(0, lines.length - room));
   useKeys((input, key) => {
     if (key.escape || key.return || input === 'q') onClose();
+    else if (scrolls && key.upArrow) setOffset(Math.max(0, top - 1));
+    else if (scrolls && key.downArrow) setOffset(Math.min(lines.length - room, top + 1));
   });
+  const shown = scrolls ? lines.slice(top, top + room) : lines;
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1} flexShrink={0}>
+      <Text bold>{title}</Text>
+      {shown}
+      <Text color={roleColor('muted')}>{scrolls ? `↑↓ more (${top + 1}–${top + shown.length} of ${lines.length}) · Esc closes` : 'Esc closes'}</Text>
+    </Box>
+  );
 }
 
 const ACTION_LABELS: Record<string, string> = {
@@ -31,52 +40,57 @@ const ACTION_LABELS: Record<string, string> = {
   session_list: 'session picker',
 };
 
-export function HelpView({ keymap, commands, onClose }: { keymap?: KeybindConfig | undefined; commands: readonly NamedItem[]; onClose: () => void }) {
-  useClose(onClose);
-  const keys = createKeymap(keymap ?? {}).describe();
+const FIXED_KEYS: ReadonlyArray<[string, string]> = [
+  ['Esc', 'interrupt the running turn'],
+  ['Ctrl+C ×2', 'quit (once clears the input)'],
+  ['Tab', 'cycle primary agents'],
+  ['Ctrl+O', 'more or less tool-call detail'],
+  ['Up/Down', 'input history'],
+  ['Shift+Enter', 'new line'],
+];
+
+function line(key: string, children: ReactElement | string): ReactElement {
   return (
-    <Panel title="Help">
-      <Text bold>Keys</Text>
-      {keys.map((k) => (
-        <Text key={k.action}>
-          {'  '}
-          {k.keys.join(', ').padEnd(16)} {ACTION_LABELS[k.action] ?? k.action}
-        </Text>
-      ))}
-      <Text>{'  '}Esc              interrupt the running turn</Text>
-      <Text>{'  '}Ctrl+C ×2        quit (once clears the input)</Text>
-      <Text>{'  '}Tab              cycle primary agents</Text>
-      <Text>{'  '}Ctrl+O           more or less tool-call detail</Text>
-      <Text>{'  '}Up/Down          input history</Text>
-      <Text>{'  '}Shift+Enter      new line</Text>
-      <Box marginTop={1}>
-        <Text bold>Commands</Text>
-      </Box>
-      {commands.map((c) => (
-        <Text key={c.name}>
-          {'  '}/{c.name.padEnd(15)} {c.description ?? ''}
-        </Text>
-      ))}
-    </Panel>
+    <Text key={key} wrap="truncate-end">
+      {children}
+    </Text>
   );
 }
 
-export function AgentsView({ primary, subagents, onClose }: { primary: AgentDefinition[]; subagents: AgentDefinition[]; onClose: () => void }) {
-  useClose(onClose);
-  const row = (a: AgentDefinition) => (
-    <Text key={a.name}>
-      {'  '}
-      <Text color={agentColor(a.name, a.color)}>{a.name.padEnd(12)}</Text> <Text color={roleColor('muted')}>{a.description}</Text>
-    </Text>
-  );
-  return (
-    <Panel title="Agents">
-      <Text bold>Primary (Tab cycles)</Text>
-      {primary.map(row)}
-      <Box marginTop={1}>
-        <Text bold>Sub-agents (the task tool, or @name at the prompt)</Text>
-      </Box>
-      {subagents.map(row)}
-    </Panel>
-  );
+interface PanelProps {
+  onClose: () => void;
+  /** Rows the panel may take, border included; it scrolls beyond. */
+  maxRows?: number | undefined;
+}
+
+export function HelpView({ keymap, commands, onClose, maxRows }: PanelProps & { keymap?: KeybindConfig | undefined; commands: readonly NamedItem[] }) {
+  const keys = createKeymap(keymap ?? {}).describe();
+  const lines = [
+    line('keys', <Text bold>Keys</Text>),
+    ...keys.map((k) => line(`k:${k.action}`, `  ${k.keys.join(', ').padEnd(16)} ${ACTION_LABELS[k.action] ?? k.action}`)),
+    ...FIXED_KEYS.map(([k, what]) => line(`f:${k}`, `  ${k.padEnd(16)} ${what}`)),
+    line('gap', ' '),
+    line('commands', <Text bold>Commands</Text>),
+    ...commands.map((c) => line(`c:${c.name}`, `  /${c.name.padEnd(15)} ${c.description ?? ''}`)),
+  ];
+  return <Panel title="Help" lines={lines} maxRows={maxRows} onClose={onClose} />;
+}
+
+export function AgentsView({ primary, subagents, onClose, maxRows }: PanelProps & { primary: AgentDefinition[]; subagents: AgentDefinition[] }) {
+  const row = (prefix: string) => (a: AgentDefinition) =>
+    line(
+      `${prefix}:${a.name}`,
+      <Text>
+        {'  '}
+        <Text color={agentColor(a.name, a.color)}>{a.name.padEnd(12)}</Text> <Text color={roleColor('muted')}>{a.description}</Text>
+      </Text>,
+    );
+  const lines = [
+    line('primary', <Text bold>Primary (Tab cycles)</Text>),
+    ...primary.map(row('p')),
+    line('gap', ' '),
+    line('sub', <Text bold>Sub-agents (the task tool, or @name at the prompt)</Text>),
+    ...subagents.map(row('s')),
+  ];
+  return <Panel title="Agents" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }

@@ -77,8 +77,34 @@ describe('custom commands in the TUI', () => {
     await press(app.stdin, '/help');
     await press(app.stdin, KEY.escape);
     await press(app.stdin, KEY.enter);
-    const help = await waitForFrame(app.lastFrame, (f) => f.includes('Commands') && f.includes('/review'));
+    await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Commands'));
+    for (let i = 0; i < 12; i++) await press(app.stdin, KEY.down);
+    const help = await waitForFrame(app.lastFrame, (f) => f.includes('/review'));
     expect(help).toContain('/release-notes');
     expect(help).toContain('/sessions');
+  });
+});
+
+describe('panels on a small screen', () => {
+  it('keeps /help within 24 rows and scrolls to the last command', async () => {
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`.opencode/command/cmd${String(i).padStart(2, '0')}.md`, `---\ndescription: command ${i}\n---\nDo ${i}.\n`]));
+    h = await startHarness({ files: many, engine: { interactive: true } });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    await press(app.stdin, '/help');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    const help = await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
+    // ink-testing-library reports no height, so the app assumes 24 rows; the live region
+    // (from the panel down) keeps one row free.
+    const liveRows = (frame: string) => frame.split('\n').length - frame.split('\n').findIndex((l) => l.startsWith('╭'));
+    expect(liveRows(help)).toBeLessThanOrEqual(23);
+    expect(help).toMatch(/↑↓ more \(1–\d+ of \d+\)/);
+    expect(help).not.toContain('/cmd19');
+    for (let i = 0; i < 40; i++) await press(app.stdin, KEY.down);
+    const bottom = await waitForFrame(app.lastFrame, (f) => f.includes('/cmd19'));
+    expect(liveRows(bottom)).toBeLessThanOrEqual(23);
+    expect(bottom).not.toContain('Keys');
   });
 });
