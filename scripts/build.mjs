@@ -1,9 +1,13 @@
 // Bundles the CLI into dist/ with esbuild. Dependencies are bundled (fewer files to resolve
 // at start-up) except native better-sqlite3; dynamic imports (the SDK, the TUI) become
-// separate chunks loaded only when used.
+// separate chunks loaded only when used. Beside them: dist/tui.js, the same CLI as one
+// script for the interactive UI, compiled with V8's code cache (scripts/tui-script.mjs),
+// and dist/boot.js, which bin/opencode-ink.js loads to pick one or the other.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import { graphemeShims } from './grapheme-plugins.mjs';
+import { buildTuiScript } from './tui-script.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -28,12 +32,12 @@ const zodEnglishOnly = {
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
-await build({
-  entryPoints: { cli: 'src/cli/index.ts' },
-  outdir: 'dist',
+// Ink's text measuring without ICU for plain text (src/shims/).
+const shims = graphemeShims();
+
+/** What the ES module build and dist/tui.js share. */
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
@@ -44,7 +48,8 @@ await build({
   },
   jsx: 'automatic',
   // React and Ink ship slow development builds (extra checks, warnings) unless told otherwise.
-  define: { 'process.env.NODE_ENV': '"production"' },
+  define: { 'process.env.NODE_ENV': '"production"', ...shims.define },
+  inject: shims.inject,
   logLevel: 'warning',
   legalComments: 'none',
   // Less to parse at start-up; the linked source maps keep --debug stacks readable.
@@ -53,5 +58,31 @@ await build({
   // start-up, costing more than the longer names cost to parse.
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, shims.plugin],
+};
+
+const esm = await build({
+  ...common,
+  entryPoints: { cli: 'src/cli/index.ts' },
+  outdir: 'dist',
+  splitting: true,
+  format: 'esm',
+  metafile: true,
+});
+
+await buildTuiScript({ options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' });
+
+// Small and self-contained: the `run` path pays for it before loading dist/cli.js.
+await build({
+  entryPoints: { boot: 'src/boot/index.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
 });

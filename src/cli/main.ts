@@ -12,6 +12,12 @@ import { packageRoot, packageVersion } from './package-root.js';
 // Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
 performance.mark('cli:loaded');
 
+/** Calls from the loader (src/boot) into the start-up. */
+export interface StartupHooks {
+  /** The interactive UI has drawn its first frame. */
+  onFirstFrame?: () => void;
+}
+
 interface SharedOptions {
   model?: string;
   agent?: string;
@@ -20,7 +26,7 @@ interface SharedOptions {
   debug?: boolean;
 }
 
-export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
+export async function main(argv: string[] = process.argv.slice(2), hooks: StartupHooks = {}): Promise<number> {
   performance.mark('cli:main');
   const io = { stdout: process.stdout, stderr: process.stderr };
   const debug = argv.includes('--debug');
@@ -59,6 +65,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
         ...opts,
         ...(words.length ? { prompt: words.join(' ') } : {}),
         builtinAgentsDir: join(packageRoot(), 'agents'),
+        ...(hooks.onFirstFrame ? { onFirstFrame: hooks.onFirstFrame } : {}),
       });
     });
 

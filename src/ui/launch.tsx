@@ -38,6 +38,8 @@ export interface TuiOptions {
   demo?: boolean;
   /** The package's `agents/` folder (the demo loads only these). */
   builtinAgentsDir: string;
+  /** Called once the first frame is on screen (the loader then writes its code cache). */
+  onFirstFrame?: () => void;
 }
 
 const RESTORE_TERMINAL = '\u001B[?25h\u001B[0m';
@@ -77,6 +79,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
   let files: FileIndex | undefined;
   const afterFirstFrame = () => {
     files = FileIndex.start(ctx.cwd);
+    opts.onFirstFrame?.();
   };
   return renderApp(engine, {
     rootId,
@@ -129,6 +132,7 @@ async function runDemo(opts: TuiOptions): Promise<number> {
         '▶ Scripted demo — offline, no API key used. Answer the question, approve or deny, then try ctrl+x → to step into a sub-agent, ctrl+x ↑ to return. /exit quits.',
       agentColors: colorsOf(agents),
       completeFile: (prefix) => demoFiles.complete(prefix),
+      ...(opts.onFirstFrame ? { afterFirstFrame: opts.onFirstFrame } : {}),
     });
     store.close();
     return code;

@@ -1,0 +1,103 @@
+// End-to-end: the interactive UI started from dist/tui.js in a real terminal (tmux), three
+// times over the same data folder: the first start writes the V8 code cache once its first
+// frame is drawn, the second compiles from it (and leaves it alone), and a corrupt cache
+// costs nothing but a normal start that replaces it. Keys typed during start-up arrive.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCodeCache } from '../../src/boot/index.js';
+import { REPO_ROOT } from '../support/harness.js';
+
+const SOCKET = `oci-cache-${process.pid}`;
+let home: string;
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+}
+
+async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts the UI (no request is sent, so the API is never reached), types `keys` at once, waits for the first frame. */
+async function startUi(name: string, keys?: string): Promise<string> {
+  const env = [`OPENCODE_INK_TRACE_STARTUP=${home}/trace-${name}.jsonl`, `HOME=${home}`, `OPENCODE_INK_DATA_DIR=${home}/data`, `OPENCODE_INK_CONFIG_DIR=${home}/config`, 'ANTHROPIC_API_KEY=test', 'ANTHROPIC_BASE_URL=http://127.0.0.1:9', 'TERM=xterm-256color'];
+  tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '30', `cd ${home}/project && env ${env.join(' ')} node ${join(REPO_ROOT, 'bin/opencode-ink.js')}; sleep 30`);
+  if (keys) tmux('send-keys', '-t', name, '-l', keys);
+  const screen = () => tmux('capture-pane', '-p', '-t', name);
+  return waitFor(() => {
+    const s = screen();
+    return s.includes('build · New session') && s.includes('build · claude-') ? s : undefined;
+  }, 'the first frame');
+}
+
+/** Finished cache files (a write in progress is a `.tmp` file beside them). */
+function cacheFiles(): string[] {
+  try {
+    return readdirSync(join(home, 'data', 'cache')).filter((name) => name.endsWith('.v8'));
+  } catch {
+    return [];
+  }
+}
+
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.runIf(hasTmux || process.env.CI)('the code cache of the interactive UI', () => {
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'oci-cache-'));
+    execFileSync('mkdir', ['-p', join(home, 'project', '.git')]);
+  });
+  afterAll(() => {
+    try {
+      tmux('kill-server');
+    } catch {
+      // already gone
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('is written after the first start, used by the next, and replaced when corrupt', async () => {
+    await startUi('first');
+    const [file] = await waitFor(() => (cacheFiles().length ? cacheFiles() : undefined), 'the cache file');
+    expect(cacheFiles()).toEqual([file]);
+    expect(file).toMatch(/^tui-[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+\.v8$/);
+    const path = join(home, 'data', 'cache', file!);
+    expect(readCodeCache(path)).toBeDefined();
+    const written = statSync(path).mtimeMs;
+
+    // Typed before the first frame: the keys wait in the terminal and reach the prompt.
+    const second = await startUi('second', 'hello there');
+    expect(second).not.toContain('Error');
+    await waitFor(() => (tmux('capture-pane', '-p', '-t', 'second').includes('hello there') ? true : undefined), 'the early keys');
+    // The start-up trace says the compile used the cache, and a used cache is left as it is.
+    const trace = await waitFor(() => {
+      try {
+        return readFileSync(join(home, 'trace-second.jsonl'), 'utf8') || undefined;
+      } catch {
+        return undefined;
+      }
+    }, 'the start-up trace');
+    expect(trace).toContain('boot:code-cache-used');
+    expect(statSync(path).mtimeMs).toBe(written);
+
+    writeFileSync(path, 'OCV8 this is not a code cache');
+    await startUi('third');
+    await waitFor(() => (readCodeCache(path) ? true : undefined), 'the replaced cache');
+    expect(cacheFiles()).toEqual([file]);
+  }, 60_000);
+});
