@@ -2,20 +2,18 @@
 // times over the same data folder: the first start writes the V8 code cache once its first
 // frame is drawn, the second compiles from it (and leaves it alone), and a corrupt cache
 // costs nothing but a normal start that replaces it. Keys typed during start-up arrive.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache } from '../../src/boot/index.js';
 import { REPO_ROOT } from '../support/harness.js';
+import { hasTmux, tmuxServer } from '../support/tmux.js';
 
-const SOCKET = `oci-cache-${process.pid}`;
 let home: string;
 
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-}
+const server = tmuxServer(`oci-cache-${process.pid}`);
+const tmux = server.run;
 
 async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -48,26 +46,13 @@ function cacheFiles(): string[] {
   }
 }
 
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 describe.runIf(hasTmux || process.env.CI)('the code cache of the interactive UI', () => {
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'oci-cache-'));
-    execFileSync('mkdir', ['-p', join(home, 'project', '.git')]);
+    mkdirSync(join(home, 'project', '.git'), { recursive: true });
   });
   afterAll(() => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // already gone
-    }
+    server.kill();
     rmSync(home, { recursive: true, force: true });
   });
 

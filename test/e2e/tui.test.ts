@@ -2,19 +2,17 @@
 // keyboard: approves, answers a routed question, types a prompt, opens the session picker
 // with a leader chord sent in one write, steps into a child session and back. A second
 // run at 80x24 (with NO_COLOR) checks that no finished line is lost while dialogs open.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/harness.js';
+import { hasTmux, tmuxServer } from '../support/tmux.js';
 
-const SOCKET = `oci-e2e-${process.pid}`;
 let home: string;
 
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-}
+const server = tmuxServer(`oci-e2e-${process.pid}`);
+const tmux = server.run;
 
 interface Term {
   screen(): string;
@@ -89,25 +87,12 @@ async function typePrompt(t: Term, text: string): Promise<void> {
   t.keys('Enter');
 }
 
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () => {
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'oci-e2e-'));
   });
   afterAll(() => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // already gone
-    }
+    server.kill();
     rmSync(home, { recursive: true, force: true });
   });
 

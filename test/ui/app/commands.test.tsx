@@ -24,6 +24,22 @@ const FILES = {
   '.claude/commands/release-notes.md': '---\ndescription: Draft release notes\n---\nDraft release notes.\n',
 };
 
+/** The whole app on a fresh session, ready for typing. */
+async function openApp(files: Record<string, string>): Promise<{ h: Harness; app: ReturnType<typeof render>; rootId: string }> {
+  h = await startHarness({ files, engine: { interactive: true } });
+  const root = h.engine.createSession();
+  app = render(<App core={h.engine} rootId={root.id} />);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  return { h, app, rootId: root.id };
+}
+
+/** Types a command and sends it as typed (Esc closes the completion menu first). */
+async function submit(app: ReturnType<typeof render>, typed: string): Promise<void> {
+  await press(app.stdin, typed);
+  await press(app.stdin, KEY.escape);
+  await press(app.stdin, KEY.enter);
+}
+
 describe('custom commands in the TUI', () => {
   it('offers custom commands in the / menu, completes one and runs it as a sub-agent task', async () => {
     h = await startHarness({ files: FILES, engine: { interactive: true } });
@@ -57,26 +73,16 @@ describe('custom commands in the TUI', () => {
   });
 
   it('names the close match for a mistyped command and sends nothing', async () => {
-    h = await startHarness({ files: FILES, engine: { interactive: true } });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-    await press(app.stdin, '/reveiw x');
-    await press(app.stdin, KEY.escape);
-    await press(app.stdin, KEY.enter);
+    const { h, app, rootId } = await openApp(FILES);
+    await submit(app, '/reveiw x');
     await waitForFrame(app.lastFrame, (f) => f.includes('Unknown command /reveiw. Did you mean /review?'));
     expect(h.server.requests).toHaveLength(0);
-    expect(h.store.loadMessages(root.id)).toHaveLength(0);
+    expect(h.store.loadMessages(rootId)).toHaveLength(0);
   });
 
   it('lists custom commands in /help', async () => {
-    h = await startHarness({ files: FILES, engine: { interactive: true } });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-    await press(app.stdin, '/help');
-    await press(app.stdin, KEY.escape);
-    await press(app.stdin, KEY.enter);
+    const { app } = await openApp(FILES);
+    await submit(app, '/help');
     await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Commands'));
     for (let i = 0; i < 12; i++) await press(app.stdin, KEY.down);
     const help = await waitForFrame(app.lastFrame, (f) => f.includes('/review'));
@@ -88,13 +94,8 @@ describe('custom commands in the TUI', () => {
 describe('panels on a small screen', () => {
   it('keeps /help within 24 rows and scrolls to the last command', async () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`.opencode/command/cmd${String(i).padStart(2, '0')}.md`, `---\ndescription: command ${i}\n---\nDo ${i}.\n`]));
-    h = await startHarness({ files: many, engine: { interactive: true } });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-    await press(app.stdin, '/help');
-    await press(app.stdin, KEY.escape);
-    await press(app.stdin, KEY.enter);
+    const { app } = await openApp(many);
+    await submit(app, '/help');
     const help = await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
     // ink-testing-library reports no height, so the app assumes 24 rows; the live region
     // (from the panel down) keeps one row free.
