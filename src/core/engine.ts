@@ -57,6 +57,14 @@ export interface EngineOptions {
   now?: () => Date;
 }
 
+/** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
+export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands'>;
+
+/** The project parts of a wider context (the CLI's or the TUI's). */
+export function projectParts(ctx: Required<ProjectParts>): ProjectParts {
+  return { cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, commands: ctx.commands };
+}
+
 export interface CreateSessionOptions {
   agent?: string;
   model?: string;

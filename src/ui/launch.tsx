@@ -8,7 +8,7 @@ import { render } from 'ink';
 import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
 import type { CommandDefinition } from '../core/commands/index.js';
 import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
-import { Engine } from '../core/engine.js';
+import { Engine, projectParts } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
 import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
@@ -63,11 +63,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     return runDemo(opts);
   }
   const engine = new Engine({
-    cwd: ctx.cwd,
-    config: ctx.config,
-    store: ctx.store,
-    agents: ctx.agents,
-    commands: ctx.commands,
+    ...projectParts(ctx),
     interactive: true,
     ...(opts.model ? { model: opts.model } : {}),
   });

@@ -1,6 +1,6 @@
 // `opencode-ink run`: one prompt to completion without the TUI. Nobody can answer, so
 // questions get "user unavailable" and permission asks become denials unless `--yes`.
-import { Engine } from '../../core/engine.js';
+import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
 import type { CoreEvent } from '../../core/events.js';
 import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
@@ -25,11 +25,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
   requireCredentials(ctx);
   const engine = new Engine({
-    cwd: ctx.cwd,
-    config: ctx.config,
-    store: ctx.store,
-    agents: ctx.agents,
-    commands: ctx.commands,
+    ...projectParts(ctx),
     interactive: false,
     autoApprove: opts.yes,
     ...(opts.model ? { model: opts.model } : {}),
