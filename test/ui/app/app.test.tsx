@@ -6,6 +6,7 @@ import { App } from '../../../src/ui/app.js';
 import { requestsOf, scriptConversations } from '../../support/conversations.js';
 import { reply, text, toolResults } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
+import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 /** Everything written since frame `from`: static output and live frames are separate writes. */
@@ -14,10 +15,8 @@ const screenSince = (a: ReturnType<typeof render>, from: number) => () => a.fram
 let h: Harness | undefined;
 let app: ReturnType<typeof render> | undefined;
 afterEach(async () => {
-  app?.unmount();
+  await closeApp(app, h);
   app = undefined;
-  h?.engine.cancelAll();
-  await h?.close();
   h = undefined;
 });
 

@@ -7,15 +7,14 @@ import { App } from '../../../src/ui/app.js';
 import { firstUserText, scriptConversations } from '../../support/conversations.js';
 import { text } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
+import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
 let app: ReturnType<typeof render> | undefined;
 afterEach(async () => {
-  app?.unmount();
+  await closeApp(app, h);
   app = undefined;
-  h?.engine.cancelAll();
-  await h?.close();
   h = undefined;
 });
 

@@ -9,6 +9,7 @@ import { App } from '../../../src/ui/app.js';
 import { requestsOf, scriptConversations } from '../../support/conversations.js';
 import { reply, text } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
+import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
@@ -16,10 +17,8 @@ let app: ReturnType<typeof render> | undefined;
 const savedLevel = chalk.level;
 const savedNoColor = process.env['NO_COLOR'];
 afterEach(async () => {
-  app?.unmount();
+  await closeApp(app, h);
   app = undefined;
-  h?.engine.cancelAll();
-  await h?.close();
   h = undefined;
   chalk.level = savedLevel;
   if (savedNoColor === undefined) delete process.env['NO_COLOR'];
