@@ -101,6 +101,8 @@ describe('Claude Code agent files', () => {
       prompt: 'You are a senior code reviewer.\nReview the diff.',
       model: 'sonnet',
       tools: ['read', 'grep', 'glob', 'list', 'edit', 'bash', 'webfetch', 'todowrite', 'task', 'ask_user'],
+      // `Bash(git diff:*)` gives bash for `git diff` only.
+      permission: { bash: { '*': 'deny', 'git diff': 'allow', 'git diff *': 'allow' } },
       color: 'red',
       hidden: false,
       disable: false,

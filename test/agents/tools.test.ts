@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectTools, toolName } from '../../src/core/agents/index.js';
+import { allowlistMatches, selectTools, toolName } from '../../src/core/agents/index.js';
+import { selectionWarnings } from '../../src/core/agents/tools.js';
 
 describe('toolName', () => {
   it('maps Claude Code names case-insensitively to ours', () => {
@@ -36,6 +37,9 @@ describe('selectTools', () => {
       disable: [],
       enable: [],
       unknown: ['Nope'],
+      permission: { bash: { '*': 'deny', 'git add': 'allow', 'git commit': 'allow' } },
+      ignoredScopes: [],
+      empty: false,
     });
   });
 
@@ -46,6 +50,64 @@ describe('selectTools', () => {
   });
 
   it('splits a map into enabled and disabled tools', () => {
-    expect(selectTools({ write: false, Bash: true, skill: false })).toEqual({ disable: ['write'], enable: ['bash'], unknown: ['skill'] });
+    expect(selectTools({ write: false, Bash: true, skill: false })).toEqual({
+      disable: ['write'],
+      enable: ['bash'],
+      unknown: ['skill'],
+      ignoredScopes: [],
+      empty: false,
+    });
+  });
+});
+
+describe('allowlists with globs and scoped tools', () => {
+  it('keeps globs that can match a tool, MCP names, and warns about globs that match nothing', () => {
+    const s = selectTools('gl*, mcp__github__*, mcp__linear__create_issue, zz*');
+    expect(s.allow).toEqual(['gl*', 'mcp__github__*', 'mcp__linear__create_issue']);
+    expect(s.unknown).toEqual(['zz*']);
+    expect(allowlistMatches(s.allow!, 'glob')).toBe(true);
+    expect(allowlistMatches(s.allow!, 'grep')).toBe(false);
+    expect(allowlistMatches(s.allow!, 'mcp__github__create_pr')).toBe(true);
+    expect(allowlistMatches(s.allow!, 'mcp__gitlab__create_pr')).toBe(false);
+  });
+
+  it('turns Claude Code bash scopes into rules: prefix with a word boundary, exact, trailing " *"', () => {
+    expect(selectTools('Bash(git log:*), Bash(npm test), Bash(ls *)').permission).toEqual({
+      bash: { '*': 'deny', 'git log': 'allow', 'git log *': 'allow', 'npm test': 'allow', ls: 'allow', 'ls *': 'allow' },
+    });
+  });
+
+  it('gives the whole tool when any entry for the same permission is plain', () => {
+    expect(selectTools('Bash, Bash(git log:*)').permission).toBeUndefined();
+    expect(selectTools('Bash(*)').permission).toBeUndefined();
+    // write and edit share the edit permission.
+    expect(selectTools('Write, Edit(src/**)').permission).toBeUndefined();
+  });
+
+  it('maps Edit/Write paths, WebFetch domains and Task types; denies scopes it cannot read', () => {
+    const s = selectTools('Edit(./src/**), Write(/docs/*.md), WebFetch(domain:example.com), WebFetch(domain:*.evil.test), Task(explore, general)');
+    expect(s.allow).toEqual(['edit', 'write', 'webfetch', 'task']);
+    expect(s.permission).toEqual({
+      edit: { '*': 'deny', 'src/**': 'allow', 'docs/*.md': 'allow' },
+      webfetch: { '*': 'deny', 'https://example.com/*': 'allow', 'http://example.com/*': 'allow' },
+      task: { '*': 'deny', explore: 'allow', general: 'allow' },
+    });
+    expect(s.ignoredScopes).toEqual([{ entry: 'WebFetch(domain:*.evil.test)', effect: 'denied' }]);
+    expect(selectionWarnings(s)).toEqual([expect.stringContaining('"WebFetch(domain:*.evil.test)"')]);
+  });
+
+  it('gives read whole for Read(path), with a warning', () => {
+    const s = selectTools('Read(src/**)');
+    expect(s.allow).toEqual(['read']);
+    expect(s.permission).toBeUndefined();
+    expect(selectionWarnings(s)).toEqual([expect.stringMatching(/"Read\(src\/\*\*\)".*whole tool/)]);
+  });
+
+  it('warns when a list ends up with no tool at all', () => {
+    const s = selectTools('Nope, Nada');
+    expect(s.allow).toEqual([]);
+    expect(s.empty).toBe(true);
+    expect(selectionWarnings(s)).toEqual([expect.stringContaining('"Nope", "Nada"'), expect.stringMatching(/no tool that exists.*ask_user/)]);
+    expect(selectionWarnings(selectTools([]))).toEqual([]);
   });
 });

@@ -2,8 +2,9 @@
 // an empty skeleton; config entries build on whatever agent of that name was loaded, so a
 // config can change one field of a built-in without repeating its prompt.
 import type { AgentDefinition } from './definition.js';
+import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
-import { selectTools } from './tools.js';
+import { selectionWarnings, selectTools } from './tools.js';
 
 export function skeleton(name: string, mode: AgentMode, source: string): AgentDefinition {
   return { name, mode, description: '', prompt: '', hidden: false, disable: false, source };
@@ -11,8 +12,8 @@ export function skeleton(name: string, mode: AgentMode, source: string): AgentDe
 
 export interface Applied {
   agent: AgentDefinition;
-  /** Tool names that matched none of ours, as written. */
-  unknownTools: string[];
+  /** What the file's `tools` said that could not be applied as written (unknown names, scopes, an empty list). */
+  warnings: string[];
 }
 
 export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Applied {
@@ -31,10 +32,11 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Ap
   // Per permission key, so `{ bash: deny }` in the config keeps the file's `edit` rule.
   if (fields.permission !== undefined) agent.permission = { ...base.permission, ...fields.permission };
 
-  let unknownTools: string[] = [];
+  let warnings: string[] = [];
   if (fields.tools !== undefined) {
     const selection = selectTools(fields.tools);
-    unknownTools = selection.unknown;
+    warnings = selectionWarnings(selection);
+    if (selection.permission) agent.permission = withScopes(selection.permission, agent.permission);
     if (selection.allow) {
       agent.tools = selection.allow;
       delete agent.disabledTools;
@@ -50,5 +52,19 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Ap
       }
     }
   }
-  return { agent, unknownTools };
+  return { agent, warnings };
+}
+
+/**
+ * Rules from scoped tools (`Bash(git log:*)`) go under the agent's own `permission` rules for
+ * the same key, which are written later and so refine them; a plain action (`bash: ask`)
+ * takes the place of the scopes' catch-all `*: deny`.
+ */
+function withScopes(scopes: PermissionConfig, own: PermissionConfig | undefined): PermissionConfig {
+  const merged: PermissionConfig = { ...own };
+  for (const [key, rules] of Object.entries(scopes)) {
+    const mine = own?.[key];
+    merged[key] = { ...(typeof rules === 'string' ? { '*': rules } : rules), ...(typeof mine === 'string' ? { '*': mine } : mine) };
+  }
+  return merged;
 }

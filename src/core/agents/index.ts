@@ -9,10 +9,9 @@ import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
-import { unknownToolsWarning } from './tools.js';
 
 export type { AgentDefinition } from './definition.js';
-export { TOOL_NAMES, selectTools, toolName } from './tools.js';
+export { TOOL_NAMES, allowlistMatches, allowlistPattern, selectTools, toolName } from './tools.js';
 export { parseAgentMarkdown, type ParsedAgentFile } from './markdown.js';
 
 export interface LoadAgentsOptions {
@@ -71,9 +70,10 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
 
   for (const [name, entry] of Object.entries(opts.configAgents ?? {})) {
     const base = agents.get(name) ?? skeleton(name, 'all', 'config');
-    const { agent, unknownTools } = applyFields(base, entry);
+    const applied = applyFields(base, entry);
+    const agent = applied.agent;
     agent.name = name;
-    if (unknownTools.length > 0) warnings.push({ source: 'config', message: `agent "${name}": ${unknownToolsWarning(unknownTools)}` });
+    for (const message of applied.warnings) warnings.push({ source: 'config', message: `agent "${name}": ${message}` });
     agents.set(name, agent);
   }
 

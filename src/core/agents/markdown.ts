@@ -4,7 +4,6 @@ import { readFrontMatter } from '../frontmatter.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
 import { AgentFieldsSchema, type AgentMode } from './schema.js';
-import { unknownToolsWarning } from './tools.js';
 
 export type ParsedAgentFile =
   | { ok: true; agent: AgentDefinition; warnings: string[] }
@@ -29,7 +28,6 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
     return { ok: false, reason: issue ? describeIssue(AgentFieldsSchema, fields, issue) : 'invalid front-matter' };
   }
   const name = result.data.name ?? opts.fallbackName;
-  const { agent, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() });
-  const warnings = unknownTools.length > 0 ? [unknownToolsWarning(unknownTools)] : [];
+  const { agent, warnings } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() });
   return { ok: true, agent, warnings };
 }

@@ -1,7 +1,7 @@
 // Gate A (which tools a session sees) and the question/permission routes a parent hands to
 // its child. Both are pure functions of the parent's state, so a child can only ever hold
 // a subset of what its parent holds and can only reach the user through its parent.
-import type { AgentDefinition } from '../agents/index.js';
+import { allowlistMatches, type AgentDefinition } from '../agents/index.js';
 import type { LiveSession, PermissionRoute, QuestionRoute } from '../agent/live-session.js';
 import { deniesEntirely, permissionKeyOf, type Ruleset } from '../permission/rules.js';
 
@@ -19,7 +19,7 @@ export interface ToolGateInput {
   maxDepth: number;
   /** The parent's tool names; absent for a root session. */
   parentTools?: readonly string[] | undefined;
-  /** `task.tools` of the call that started this child. */
+  /** `task.tools` of the call that started this child: names and globs. */
   narrow?: readonly string[] | undefined;
 }
 
@@ -30,16 +30,18 @@ export interface ToolGateResult {
 }
 
 export function selectToolNames(input: ToolGateInput): ToolGateResult {
-  const allow = input.agent.tools ? new Set(input.agent.tools) : undefined;
+  // Allowlists hold names and globs (`gl*`, `mcp__github__*`).
+  const allow = input.agent.tools;
+  const listed = (name: string) => allow !== undefined && allowlistMatches(allow, name);
   const disabled = new Set(input.agent.disabledTools ?? []);
   const parent = input.parentTools ? new Set(input.parentTools) : undefined;
-  const narrow = input.narrow ? new Set(input.narrow.map((n) => n.toLowerCase())) : undefined;
+  const narrow = input.narrow;
   const hints: Record<string, string> = {};
 
   const names = input.available.filter((name) => {
     // Questions are always possible: the route decides whether anyone can answer.
     if (name === ASK_USER_TOOL) return true;
-    if (allow && !allow.has(name)) return false;
+    if (allow && !listed(name)) return false;
     if (disabled.has(name)) return false;
     if (input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)))) return false;
     if (name === TASK_TOOL && input.depth >= input.maxDepth) {
@@ -49,9 +51,9 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
           : `Sub-agents at depth ${input.depth} cannot start further sub-agents (subagents.max_depth is ${input.maxDepth}); do the work yourself.`;
       return false;
     }
-    if (input.depth > 0 && TODO_TOOLS.has(name) && !allow?.has(name)) return false;
+    if (input.depth > 0 && TODO_TOOLS.has(name) && !listed(name)) return false;
     if (parent && !parent.has(name)) return false;
-    if (narrow && !narrow.has(name)) return false;
+    if (narrow && !allowlistMatches(narrow, name)) return false;
     return true;
   });
   return { names, hints };

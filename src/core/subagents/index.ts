@@ -13,6 +13,12 @@
  *   lists them; `ask_user` always.
  * - Gate B, permissions: a child's rules are evaluated together with every ancestor's and
  *   the strictest wins (deny > ask > allow). "Always allow" covers the whole tree.
+ * - Task rules: `permission.task` is matched against the sub-agent type, over the calling
+ *   session's chain (config, its agent, every ancestor). deny → an error result naming the
+ *   type; ask → the normal approval route from the calling session. A subtask the user
+ *   starts (a command, `@agent`) is their consent: it is never asked, but deny still holds.
+ * - `task.tools` takes names and globs; a call whose list leaves the child no tool is an
+ *   error result listing what the sub-agent could have, not a child with only `ask_user`.
  * - Routing: a child's questions and permission asks go to closures its parent gave it,
  *   which forward to the parent's own; the root hands them to the broker. With
  *   `approvals: "deny"` a child's ask becomes a denial.
@@ -28,11 +34,13 @@
  */
 import type { LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
-import type { AgentDefinition } from '../agents/index.js';
+import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
 import type { CoreEvent, EventListener } from '../events.js';
 import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
+import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
 import { ToolError, type ToolContext, type ToolResult } from '../tools/types.js';
+import { ASK_USER_TOOL, selectToolNames } from './gates.js';
 import { Limiter } from './limiter.js';
 import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
@@ -79,6 +87,18 @@ export interface SubagentHost {
   trackBackground(rootId: string, work: Promise<unknown>): void;
 }
 
+/** `task.tools` as gate A matches it: our names (aliases mapped) and globs; rules are refused. */
+function narrowing(tools: readonly string[]): string[] {
+  return tools.map((raw) => {
+    if (/\(.*\)\s*$/s.test(raw)) {
+      throw new ToolError(
+        `task.tools takes tool names or globs, not rules like "${raw}"; such limits belong in the sub-agent's own definition. The task was not started.`,
+      );
+    }
+    return allowlistPattern(raw) ?? raw.trim().toLowerCase();
+  });
+}
+
 export class SubagentSupervisor {
   /** One limiter per parent turn: children of different turns or parents do not share slots. */
   private readonly limiters = new WeakMap<AbortSignal, Limiter>();
@@ -99,11 +119,31 @@ export class SubagentSupervisor {
         `Too many tasks in one message: at most ${settings.max_per_batch} start per message (subagents.max_per_batch), so this one was not started. Send it again once the others have finished.`,
       );
     }
-    const { row, agent } = args.session_id ? this.resumable(parent, args.session_id) : this.spawnable(parent, args, ctx);
-    // Claimed before anything awaits, so two calls in one message cannot resume the same child.
-    this.claimed.add(row.id);
-    const release = () => this.claimed.delete(row.id);
-    const child = this.host.openChild(row, parent, args.tools);
+    const narrow = args.tools === undefined ? undefined : narrowing(args.tools);
+    let row: SessionRow;
+    let agent: AgentDefinition;
+    if (args.session_id) {
+      ({ row, agent } = this.resumable(parent, args.session_id));
+      // Claimed before anything awaits, so two calls in one message cannot resume the same child.
+      this.claimed.add(row.id);
+      try {
+        this.checkNarrowing(parent, agent, narrow);
+        await this.authorize(parent, agent, args.description, ctx);
+      } catch (err) {
+        this.claimed.delete(row.id);
+        throw err;
+      }
+    } else {
+      agent = this.spawnableAgent(args, ctx);
+      this.checkNarrowing(parent, agent, narrow);
+      // Asked before the child exists, so a refusal leaves no session behind.
+      await this.authorize(parent, agent, args.description, ctx);
+      row = this.createRow(parent, agent, args, ctx);
+      this.claimed.add(row.id);
+    }
+    const childId = row.id;
+    const release = () => this.claimed.delete(childId);
+    const child = this.host.openChild(row, parent, narrow);
     child.maxTurns = args.max_turns ?? agent.maxTurns ?? settings.max_turns;
     if (args.model && args.session_id) {
       child.model = this.host.resolveModel(args.model, parent.model);
@@ -135,7 +175,7 @@ export class SubagentSupervisor {
     }
   }
 
-  private spawnable(parent: LiveSession, args: TaskArgs, ctx: ToolContext): { row: SessionRow; agent: AgentDefinition } {
+  private spawnableAgent(args: TaskArgs, ctx: ToolContext): AgentDefinition {
     const agent = this.host.agent(args.subagent_type);
     const names = this.catalogue()
       .map((a) => a.name)
@@ -144,6 +184,10 @@ export class SubagentSupervisor {
     if (agent.mode === 'primary' && !ctx.byUser) {
       throw new ToolError(`"${agent.name}" is a primary agent and cannot run as a sub-agent. Available sub-agents: ${names}.`);
     }
+    return agent;
+  }
+
+  private createRow(parent: LiveSession, agent: AgentDefinition, args: TaskArgs, ctx: ToolContext): SessionRow {
     const model = this.host.resolveModel(args.model ?? agent.model, parent.model);
     const row = this.host.createChild(parent, {
       agent: agent.name,
@@ -152,7 +196,44 @@ export class SubagentSupervisor {
       tool_call_id: ctx.callId,
       model,
     });
-    return { row, agent };
+    return row;
+  }
+
+  /** `permission.task` for this sub-agent type, over the calling session's rules and its ancestors'. */
+  private async authorize(parent: LiveSession, agent: AgentDefinition, description: string, ctx: ToolContext): Promise<void> {
+    const chain = parent.gate.rulesets;
+    if (evaluateChain(chain, 'task', [agent.name]) === 'deny') {
+      const permitted = this.catalogue()
+        .filter((a) => evaluateChain(chain, 'task', [a.name]) !== 'deny')
+        .map((a) => a.name);
+      const others = permitted.length ? `Sub-agents you may start: ${permitted.join(', ')}.` : 'No sub-agent type is permitted; do the work yourself.';
+      throw new ToolError(`Sub-agent type "${agent.name}" is denied by the permission rules (permission.task), so it was not started. ${others}`);
+    }
+    // A subtask the user started (a command, `@agent`) is their own consent.
+    if (ctx.byUser) return;
+    await ctx.ask({ permission: 'task', patterns: [agent.name], subject: `${agent.name}: ${description}`, always: [agent.name] });
+  }
+
+  /** Refuses a `task.tools` that would leave the child nothing but `ask_user`, naming what it could have. */
+  private checkNarrowing(parent: LiveSession, agent: AgentDefinition, narrow: readonly string[] | undefined): void {
+    if (!narrow) return;
+    const parentTools = parent.tools.map((t) => t.name);
+    const gate = (list: readonly string[] | undefined) =>
+      selectToolNames({
+        available: parentTools,
+        agent,
+        // The child's chain starts with its own agent's rules; the config's already apply to the parent.
+        chain: [rulesFromConfig(agent.permission), ...parent.gate.rulesets],
+        depth: parent.depth + 1,
+        maxDepth: this.host.settings.max_depth,
+        parentTools,
+        narrow: list,
+      }).names.filter((n) => n !== ASK_USER_TOOL);
+    if (gate(narrow).length > 0) return;
+    const available = gate(undefined);
+    throw new ToolError(
+      `None of the tools ${narrow.map((n) => `"${n}"`).join(', ')} (task.tools) are available to sub-agent "${agent.name}", so it was not started; available: ${available.join(', ') || 'none besides ask_user'}.`,
+    );
   }
 
   private resumable(parent: LiveSession, sessionId: string): { row: SessionRow; agent: AgentDefinition } {
