@@ -3,6 +3,7 @@ import type { AgentDefinition } from '../../core/agents/index.js';
 import { agentToolNames } from '../../core/engine.js';
 import type { CliContext } from '../context.js';
 import { table } from '../format.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
 
 export interface AgentListing {
   name: string;
@@ -33,8 +34,11 @@ export function agentListings(ctx: CliContext): AgentListing[] {
 export function agentsCommand(ctx: CliContext, opts: { json: boolean }): string {
   const listings = agentListings(ctx);
   if (opts.json) return JSON.stringify(listings, null, 2);
-  return table([
-    ['NAME', 'MODE', 'MODEL', 'SOURCE', 'DESCRIPTION'],
-    ...listings.map((a) => [a.name, a.mode, a.model ?? '(default)', a.source, a.description.split('\n')[0] ?? '']),
-  ]);
+  // Agent files come from the project: their text reaches the terminal without escape sequences.
+  return terminalSafe(
+    table([
+      ['NAME', 'MODE', 'MODEL', 'SOURCE', 'DESCRIPTION'],
+      ...listings.map((a) => [a.name, a.mode, a.model ?? '(default)', a.source, a.description.split('\n')[0] ?? '']),
+    ]),
+  );
 }

@@ -4,6 +4,7 @@ import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
 import type { CoreEvent } from '../../core/events.js';
 import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { CliContext } from '../context.js';
 
 export interface RunOptions {
@@ -48,7 +49,9 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     // Background tasks may still be running; their results start further turns.
     await engine.settled(sessionId);
     const outcome = engine.lastOutcome(sessionId) ?? first;
-    if (opts.format === 'text' && outcome.text) io.stdout.write(outcome.text.endsWith('\n') ? outcome.text : `${outcome.text}\n`);
+    // Text goes to a terminal: no escape sequence from the model reaches it. JSON escapes its own.
+    const text = terminalSafe(outcome.text);
+    if (opts.format === 'text' && text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     switch (outcome.status) {
       case 'completed':
         return 0;
@@ -59,7 +62,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
         io.stderr.write('Cancelled.\n');
         return 130;
       case 'failed':
-        io.stderr.write(`Error: ${outcome.error ?? 'the run failed.'}\n`);
+        io.stderr.write(`Error: ${terminalSafe(outcome.error ?? 'the run failed.')}\n`);
         return 1;
     }
   } finally {

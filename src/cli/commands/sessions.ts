@@ -4,12 +4,14 @@ import type { Message } from '../../core/messages.js';
 import type { SessionTree } from '../../core/store/index.js';
 import type { CliContext } from '../context.js';
 import { formatCost, formatTime, formatTokens, table } from '../format.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
 
 export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolean }): string {
   const rows = opts.all ? ctx.store.listAll() : ctx.store.listRoots();
   if (opts.json) return JSON.stringify(rows, null, 2);
   if (rows.length === 0) return 'No sessions yet.';
-  return table([
+  // Titles come from prompts and models: no escape sequence reaches the terminal.
+  return terminalSafe(table([
     ['ID', 'UPDATED', 'STATUS', 'AGENT', 'TOKENS', 'COST', 'TITLE'],
     ...rows.map((s) => [
       // Listed depth-first: indenting by depth shows the tree.
@@ -21,7 +23,7 @@ export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolea
       formatCost(s.total_cost),
       s.title,
     ]),
-  ]);
+  ]));
 }
 
 export function sessionShow(ctx: CliContext, id: string, opts: { json: boolean }): string {
@@ -40,7 +42,7 @@ export function sessionShow(ctx: CliContext, id: string, opts: { json: boolean }
     ...ctx.store.loadMessages(id).flatMap(renderMessage),
   ];
   if (tree.children.length) lines.push('', 'Sub-agent sessions:', ...renderTree(tree.children, 1));
-  return lines.join('\n');
+  return terminalSafe(lines.join('\n'));
 }
 
 function renderMessage(message: Message): string[] {

@@ -7,6 +7,7 @@ import { printableText } from '../keys/key-event.js';
 import { useRefState } from '../keys/ref-state.js';
 import { useKeys } from '../keys/key-router.js';
 import { formatCost, truncate } from './status-line.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
 
 export interface SessionSummary {
   id: string;
@@ -109,7 +110,7 @@ export function SessionPicker({ sessions, onSelect, onCancel, maxVisible = 10, n
           <Box key={s.id}>
             <Text color={active ? roleColor('accent') : undefined} bold={active}>
               {active ? '❯ ' : '  '}
-              {truncate(s.title.trim() === '' ? '(untitled)' : s.title, Math.max(10, 70 - meta.length)).padEnd(Math.max(10, 70 - meta.length))}
+              {truncate(s.title.trim() === '' ? '(untitled)' : terminalSafe(s.title), Math.max(10, 70 - meta.length)).padEnd(Math.max(10, 70 - meta.length))}
             </Text>
             <Text color={agentColor(s.agent)}> {s.agent}</Text>
             <Text color={muted}>

@@ -4,6 +4,7 @@
 
 import { Box, Text } from 'ink';
 import { MAX_WIDTH, agentColor as defaultAgentColor, roleColor } from '../theme.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
 
 export interface StatusLineProps {
   agent: string;
@@ -78,7 +79,7 @@ export function statusSegments(props: StatusLineProps, width: number): string[] 
     const activity = formatActivity(props.running, props.queued, short);
     return activity ? [...head, activity] : head;
   };
-  const title = props.title.replace(/\s+/g, ' ').trim();
+  const title = terminalSafe(props.title).replace(/\s+/g, ' ').trim();
   if (props.view || title === '') {
     const long = build(false);
     return displayWidth(long.join(SEP)) <= width ? long : fitAll(build(true), width);

@@ -4,6 +4,7 @@
 import type { Message } from '../../core/messages.js';
 import type { SessionStatus } from '../../core/events.js';
 import { emptyUsage } from '../../core/messages.js';
+import { terminalSafe, terminalSafeDeep } from '../../core/text/terminal-safe.js';
 import { Draft, newSessionNode } from './draft.js';
 import { isFinalStatus } from './reducer.js';
 import type { SessionMeta, UiState } from './types.js';
@@ -19,8 +20,9 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
   const fields = {
     parentId: meta.parent_id,
     agent: meta.agent,
-    title: meta.title,
-    description: meta.parent_id ? (meta.task_description ?? meta.title) : '',
+    // Stored text is drawn as it would be live: without escape sequences.
+    title: terminalSafe(meta.title),
+    description: terminalSafe(meta.parent_id ? (meta.task_description ?? meta.title) : ''),
     toolCallId: meta.tool_call_id ?? null,
     status,
     path,
@@ -42,16 +44,17 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
   for (const message of messages) {
     for (const part of message.content) {
       if (part.type === 'text' && part.text) {
-        if (message.role === 'user') d.pushItem(sessionId, (id) => ({ kind: 'user', id, text: part.text, ts }));
-        else d.pushItem(sessionId, (id) => ({ kind: 'assistant', id, messageId: null, text: part.text, cuts: [], done: true, ts }));
+        const text = terminalSafe(part.text);
+        if (message.role === 'user') d.pushItem(sessionId, (id) => ({ kind: 'user', id, text, ts }));
+        else d.pushItem(sessionId, (id) => ({ kind: 'assistant', id, messageId: null, text, cuts: [], done: true, ts }));
       } else if (part.type === 'tool_use') {
         const child = part.name === 'task' ? findChildFor(d, sessionId, part.id) : undefined;
         d.pushItem(sessionId, (id) => ({
           kind: 'tool',
           id,
           callId: part.id,
-          tool: part.name,
-          input: part.input,
+          tool: terminalSafe(part.name),
+          input: terminalSafeDeep(part.input),
           isError: false,
           metadata: {},
           startedAt: ts,
@@ -66,7 +69,7 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
         const childId = call.tool === 'task' ? (call.childSessionId ?? taskIdFromResult(part.content)) : undefined;
         items[index] = {
           ...call,
-          output: part.content,
+          output: terminalSafe(part.content),
           isError: part.is_error === true,
           done: true,
           endedAt: ts,

@@ -6,6 +6,8 @@ import { addUsage, emptyUsage } from '../../core/messages.js';
 import { Draft, newSessionNode } from './draft.js';
 import { countLines, findSafeCut } from './markdown-split.js';
 import type { AssistantItem, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
+import { safeEvent } from './safe-input.js';
 
 export type UiInput = CoreEvent | UserMessageAction;
 
@@ -41,10 +43,12 @@ function step(d: Draft, input: UiInput): void {
   if (input.type === 'ui.user_message') {
     ensureKnown(d, input.session_id, undefined, [input.session_id], input.ts);
     closeAssistant(d, input.session_id);
-    d.pushItem(input.session_id, (id) => ({ kind: 'user', id, text: input.text, ts: input.ts }));
+    const text = terminalSafe(input.text);
+    d.pushItem(input.session_id, (id) => ({ kind: 'user', id, text, ts: input.ts }));
     return;
   }
-  const e = input;
+  // Model, tool and page text never reaches a component with its escape sequences.
+  const e = safeEvent(input);
   if (e.type === 'session.created') {
     onCreated(d, e);
     return;

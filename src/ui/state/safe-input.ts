@@ -1,0 +1,38 @@
+// Every piece of text that reaches the UI's state from the engine (model text, tool input and
+// output, titles, questions, permission subjects, errors) passes through `terminalSafe` here,
+// once, so no component can draw an escape sequence a model, a tool or a web page wrote.
+import type { CoreEvent } from '../../core/events.js';
+import { terminalSafe, terminalSafeDeep } from '../../core/text/terminal-safe.js';
+
+const safeRecord = (value: Record<string, unknown>): Record<string, unknown> => terminalSafeDeep(value) as Record<string, unknown>;
+
+export function safeEvent(e: CoreEvent): CoreEvent {
+  switch (e.type) {
+    case 'session.created':
+      return { ...e, title: terminalSafe(e.title) };
+    case 'session.status':
+      return e.reason === undefined ? e : { ...e, reason: terminalSafe(e.reason) };
+    case 'message.retrying':
+      return { ...e, reason: terminalSafe(e.reason) };
+    case 'text.delta':
+    case 'thinking.delta': {
+      // The hot path: most deltas are clean and keep their identity.
+      const text = terminalSafe(e.text);
+      return text === e.text ? e : { ...e, text };
+    }
+    case 'tool.started':
+      return { ...e, tool: terminalSafe(e.tool), input: terminalSafeDeep(e.input) };
+    case 'tool.progress':
+      return { ...e, metadata: safeRecord(e.metadata) };
+    case 'tool.completed':
+      return { ...e, output: terminalSafe(e.output), ...(e.metadata ? { metadata: safeRecord(e.metadata) } : {}) };
+    case 'question.asked':
+      return { ...e, question: terminalSafe(e.question), options: e.options.map(terminalSafe) };
+    case 'permission.asked':
+      return { ...e, tool: terminalSafe(e.tool), subject: terminalSafe(e.subject), patterns: e.patterns.map(terminalSafe) };
+    case 'error':
+      return { ...e, message: terminalSafe(e.message) };
+    default:
+      return e;
+  }
+}
