@@ -55,7 +55,9 @@ describe('webfetch', () => {
     expect(result.output).toMatch(/^-\s+one$/m);
     expect(result.output).not.toContain('tracking');
     expect(result.output).not.toContain('color: red');
-    expect(ctx.asks).toEqual([{ permission: 'webfetch', patterns: [`${base}/page`], subject: `${base}/page` }]);
+    // 127.0.0.1 is loopback: the request always goes to the user and says why.
+    const why = '127.0.0.1 is a loopback address; local and private network addresses always ask';
+    expect(ctx.asks).toEqual([{ permission: 'webfetch', patterns: [`${base}/page`], subject: `${base}/page — ${why}`, mustAsk: why }]);
   });
 
   it('returns text or raw html on request, and other text types as is', async () => {

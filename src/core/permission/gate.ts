@@ -49,7 +49,7 @@ export class PermissionGate {
 
   async check(request: PermissionRequest, tool: string, callId: string): Promise<void> {
     const decision = evaluateChain(this.chain, request.permission, request.patterns);
-    if (decision === 'allow') return;
+    if (decision === 'allow' && request.mustAsk === undefined) return;
     if (decision === 'deny') {
       throw new PermissionDeniedError(
         `Permission denied by the configured rules: ${request.permission} ${describePatterns(request.patterns)} is not allowed for this agent.`,

@@ -12,6 +12,8 @@ export interface PermissionRequest {
   subject: string;
   /** Patterns recorded when the user answers "always allow"; defaults to `patterns`. */
   always?: string[];
+  /** Why this request goes to the user even when a rule allows it (e.g. a private network address). A deny rule still denies. */
+  mustAsk?: string;
 }
 
 export class PermissionDeniedError extends Error {

@@ -1,8 +1,11 @@
 // `webfetch`: one HTTP(S) GET, returned as markdown (default), plain text or raw HTML.
 // Time (30 s) and size (5 MB read at most) are capped so a slow or huge page cannot stall
-// the session or flood the context; the user approves each URL.
+// the session or flood the context. Every URL it connects to — the first and each redirect
+// hop — goes through the permission rules first (see fetch-checked.ts), and addresses off
+// the public internet always ask.
 import { z } from 'zod';
-import { defineTool, ToolError } from './types.js';
+import { fetchChecked, type FetchedResponse } from './fetch-checked.js';
+import { defineTool, PermissionDeniedError, ToolError } from './types.js';
 
 export const WEBFETCH_TIMEOUT_MS = 30_000;
 export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024;
@@ -57,28 +60,6 @@ function decode(bytes: Uint8Array, contentType: string): string {
   }
 }
 
-async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!body) return { bytes: new Uint8Array(), truncated: false };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.length > WEBFETCH_MAX_BYTES) {
-      chunks.push(value.subarray(0, WEBFETCH_MAX_BYTES - size));
-      size = WEBFETCH_MAX_BYTES;
-      truncated = true;
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    chunks.push(value);
-    size += value.length;
-  }
-  return { bytes: Buffer.concat(chunks), truncated };
-}
-
 function isTextual(contentType: string): boolean {
   if (!contentType) return true;
   return /^text\/|[/+](json|xml|javascript|ecmascript|yaml|x-yaml|toml|csv|markdown|x-sh)\b|^application\/(xhtml|rss|atom)/i.test(
@@ -90,7 +71,7 @@ export const webfetchTool = defineTool({
   name: 'webfetch',
   description: `Fetch a web page or other text resource by URL and return its content.
 
-- Only http:// and https:// URLs. The user may be asked to approve each URL.
+- Only http:// and https:// URLs. The user may be asked to approve each URL, including each redirect target. Local and private network addresses always need the user's approval.
 - HTML is converted to markdown by default; format "text" strips all markup and "html" returns the page source. Other text content (JSON, plain text...) is returned as is; binary content is refused.
 - Takes at most ${WEBFETCH_TIMEOUT_MS / 1000} s and reads at most ${WEBFETCH_MAX_BYTES / 1024 / 1024} MB; long results may be truncated.
 - Read-only: it performs a single GET and cannot log in or submit forms. Pages needing JavaScript or authentication may come back empty or as a login page.`,
@@ -107,7 +88,6 @@ export const webfetchTool = defineTool({
       throw new ToolError(`Only http:// and https:// URLs can be fetched, not ${url.protocol}`);
     }
     const href = url.toString();
-    await ctx.ask({ permission: 'webfetch', patterns: [href], subject: href });
 
     const format = args.format ?? 'markdown';
     const timeout = AbortSignal.timeout(WEBFETCH_TIMEOUT_MS);
@@ -118,30 +98,32 @@ export const webfetchTool = defineTool({
         : format === 'text'
           ? 'text/plain;q=1.0, text/html;q=0.9, */*;q=0.1'
           : 'text/html;q=1.0, */*;q=0.1';
-    let response: Response;
-    let body: { bytes: Uint8Array; truncated: boolean };
+    let response: FetchedResponse;
+    let finalUrl = href;
     try {
-      response = await fetch(href, {
-        signal,
-        redirect: 'follow',
-        headers: { 'user-agent': 'opencode-ink (+https://github.com/)', accept, 'accept-language': 'en-US,en;q=0.9' },
-      });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new ToolError(`Request failed with status ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${href}`);
+      ({ response, url: finalUrl } = await fetchChecked(url, ctx, signal, { accept }));
+      if (response.status < 200 || response.status > 299) {
+        response.discard();
+        throw new ToolError(`Request failed with status ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${finalUrl}`);
       }
-      body = await readCapped(response.body);
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       if (timeout.aborted) throw new ToolError(`Request timed out after ${WEBFETCH_TIMEOUT_MS / 1000} s: ${href}`);
-      if (err instanceof ToolError) throw err;
-      const cause = (err as { cause?: { message?: string } }).cause?.message;
-      throw new ToolError(`Request failed: ${(err as Error).message}${cause ? ` (${cause})` : ''}`);
+      if (err instanceof ToolError || err instanceof PermissionDeniedError) throw err;
+      throw new ToolError(`Request failed: ${(err as Error).message}`);
+    }
+    let body: { bytes: Uint8Array; truncated: boolean };
+    try {
+      body = await response.read(WEBFETCH_MAX_BYTES);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      if (timeout.aborted) throw new ToolError(`Request timed out after ${WEBFETCH_TIMEOUT_MS / 1000} s: ${finalUrl}`);
+      throw new ToolError(`Reading the response of ${finalUrl} failed: ${(err as Error).message}`);
     }
 
-    const contentType = response.headers.get('content-type') ?? '';
+    const contentType = response.contentType;
     if (!isTextual(contentType)) {
-      throw new ToolError(`${href} returned binary content (${contentType}); only text can be fetched.`);
+      throw new ToolError(`${finalUrl} returned binary content (${contentType}); only text can be fetched.`);
     }
     const raw = decode(body.bytes, contentType);
     const isHtml = /html/i.test(contentType) || (!contentType && /^\s*<(!doctype html|html)/i.test(raw));
@@ -151,7 +133,14 @@ export const webfetchTool = defineTool({
     if (body.truncated) output += `\n\n[Content truncated: only the first ${WEBFETCH_MAX_BYTES / 1024 / 1024} MB were read.]`;
     return {
       output: output || '(empty response)',
-      metadata: { url: href, status: response.status, contentType, bytes: body.bytes.length, truncated: body.truncated },
+      metadata: {
+        url: href,
+        ...(finalUrl !== href ? { final_url: finalUrl } : {}),
+        status: response.status,
+        contentType,
+        bytes: body.bytes.length,
+        truncated: body.truncated,
+      },
     };
   },
 });
