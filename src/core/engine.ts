@@ -27,6 +27,7 @@ import {
   childRoutes,
   createTaskTool,
   formatTaskResult,
+  offeredSubagents,
   selectToolNames,
   SubagentSupervisor,
   type ChildRunOptions,
@@ -504,10 +505,13 @@ export class Engine {
 
     // Tools are built per session: `task` closes over this session as the parent.
     const self: { current?: LiveSession } = {};
-    const catalogue = this.supervisor.catalogue();
+    // Sub-agent types that `permission.task` denies are not offered to the model.
+    const catalogue = offeredSubagents(this.supervisor.catalogue(), chain);
     const candidates: Tool[] = [
       ...this.tools,
-      ...(catalogue.length ? [createTaskTool(catalogue, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx))] : []),
+      ...(catalogue.offered.length
+        ? [createTaskTool(catalogue.offered, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
+        : []),
       askUserTool as unknown as Tool,
     ];
     const gate = selectToolNames({

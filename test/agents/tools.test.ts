@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowlistMatches, selectTools, toolName } from '../../src/core/agents/index.js';
+import { allowlistMatches, parseAgentMarkdown, selectTools, toolName } from '../../src/core/agents/index.js';
 import { selectionWarnings } from '../../src/core/agents/tools.js';
 
 describe('toolName', () => {
@@ -109,5 +109,24 @@ describe('allowlists with globs and scoped tools', () => {
     expect(s.empty).toBe(true);
     expect(selectionWarnings(s)).toEqual([expect.stringContaining('"Nope", "Nada"'), expect.stringMatching(/no tool that exists.*ask_user/)]);
     expect(selectionWarnings(selectTools([]))).toEqual([]);
+  });
+});
+
+describe('agent files with scoped and empty allowlists', () => {
+  it('puts Bash(...) rules into the parsed permission, under the file\'s own rules, and warns about an empty list', () => {
+    const parsed = parseAgentMarkdown('---\nname: gitter\ntools: Bash(git log:*), Read\npermission:\n  bash:\n    "git log -p*": ask\n---\nBody\n', {
+      file: '/x/gitter.md',
+      fallbackName: 'gitter',
+      defaultMode: 'subagent',
+    });
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(parsed.agent.tools).toEqual(['bash', 'read']);
+    expect(parsed.agent.permission).toEqual({ bash: { '*': 'deny', 'git log': 'allow', 'git log *': 'allow', 'git log -p*': 'ask' } });
+    expect(parsed.warnings).toEqual([]);
+
+    const empty = parseAgentMarkdown('---\nname: nothing\ntools: Frobnicate\n---\nBody\n', { file: '/x/n.md', fallbackName: 'n', defaultMode: 'subagent' });
+    if (!empty.ok) throw new Error(empty.reason);
+    expect(empty.agent.tools).toEqual([]);
+    expect(empty.warnings).toEqual([expect.stringContaining('"Frobnicate"'), expect.stringMatching(/no tool that exists, so it has no tools besides ask_user/)]);
   });
 });

@@ -33,7 +33,14 @@ describe('permission.task per sub-agent type', () => {
     const [gen, exp] = results(requestsOf(h.server, 'split the work')[1]!);
     expect(gen!.error).toBe(true);
     expect(gen!.text).toMatch(/Sub-agent type "general" is denied by the permission rules \(permission\.task\)/);
-    expect(gen!.text).toContain('Sub-agents you may start: explore');
+    expect(gen!.text).toContain('use one of: explore');
+    // The model is offered only what it may start.
+    const task = (requestsOf(h.server, 'split the work')[0]!.body.tools as Array<{ name: string; description: string; input_schema: unknown }>).find(
+      (t) => t.name === 'task',
+    )!;
+    expect(JSON.stringify(task.input_schema)).toContain('"enum":["explore"');
+    expect(task.description).not.toMatch(/^- general:/m);
+    expect(task.description).toMatch(/^- explore:/m);
     expect(exp!.text).toContain('explored');
     expect(requestsOf(h.server, 'general work')).toHaveLength(0);
     expect(h.store.children(root.id).map((c) => c.agent)).toEqual(['explore']);

@@ -3,7 +3,7 @@
 // a subset of what its parent holds and can only reach the user through its parent.
 import { allowlistMatches, type AgentDefinition } from '../agents/index.js';
 import type { LiveSession, PermissionRoute, QuestionRoute } from '../agent/live-session.js';
-import { deniesEntirely, permissionKeyOf, type Ruleset } from '../permission/rules.js';
+import { deniesEntirely, evaluateChain, permissionKeyOf, type Ruleset } from '../permission/rules.js';
 
 export const TASK_TOOL = 'task';
 export const ASK_USER_TOOL = 'ask_user';
@@ -57,6 +57,20 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
     return true;
   });
   return { names, hints };
+}
+
+/**
+ * The sub-agents a session's `task` tool offers: those its `permission.task` rules (own and
+ * every ancestor's) do not deny. The denied ones are named so a call to one can say why.
+ */
+export function offeredSubagents(catalogue: readonly AgentDefinition[], chain: readonly Ruleset[]): { offered: AgentDefinition[]; denied: string[] } {
+  const offered: AgentDefinition[] = [];
+  const denied: string[] = [];
+  for (const agent of catalogue) {
+    if (evaluateChain(chain, TASK_TOOL, [agent.name]) === 'deny') denied.push(agent.name);
+    else offered.push(agent);
+  }
+  return { offered, denied };
 }
 
 export interface RouteSettings {

@@ -46,7 +46,7 @@ import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
 
 export { askUserTool } from './ask-user-tool.js';
-export { ASK_USER_TOOL, TASK_TOOL, childRoutes, selectToolNames, type ToolGateInput } from './gates.js';
+export { ASK_USER_TOOL, TASK_TOOL, childRoutes, offeredSubagents, selectToolNames, type ToolGateInput } from './gates.js';
 export { Limiter } from './limiter.js';
 export { formatTaskResult, withNote, type TaskState } from './result.js';
 export { createTaskTool, type TaskArgs } from './task-tool.js';

@@ -19,8 +19,11 @@ export interface TaskArgs {
 
 export type RunTask = (args: TaskArgs, ctx: ToolContext) => Promise<ToolResult>;
 
-/** Builds the `task` tool for one parent session, offering the given sub-agents. */
-export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTask): Tool {
+/**
+ * Builds the `task` tool for one parent session, offering the given sub-agents. `denied` names
+ * the types its permission rules deny: left out of the offer, and named as denied if called.
+ */
+export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTask, denied: readonly string[] = []): Tool {
   const names = subagents.map((a) => a.name);
   const listing = names.join(', ');
   const parameters = z.object({
@@ -31,7 +34,10 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       .describe('The full task for the sub-agent. It sees nothing else of this conversation, so include goals, paths, constraints and what to report back.'),
     subagent_type: z
       .enum(names as [string, ...string[]], {
-        error: (issue) => `"${String(issue.input)}" is not an available sub-agent type; use one of: ${listing}`,
+        error: (issue) =>
+          denied.includes(String(issue.input))
+            ? `Sub-agent type "${String(issue.input)}" is denied by the permission rules (permission.task); use one of: ${listing}`
+            : `"${String(issue.input)}" is not an available sub-agent type; use one of: ${listing}`,
       })
       .describe('Which sub-agent to run.'),
     session_id: z
