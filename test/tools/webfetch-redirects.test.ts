@@ -11,6 +11,8 @@ import type { PermissionConfig } from '../../src/core/permission/schema.js';
 import { nonPublicKind } from '../../src/core/tools/net-address.js';
 import { PermissionDeniedError, ToolError } from '../../src/core/tools/types.js';
 import { webfetchTool } from '../../src/core/tools/webfetch.js';
+import { reply, toolResults } from '../support/fake-anthropic.js';
+import { startHarness } from '../support/harness.js';
 import { makeContext, run } from './context.js';
 
 let server: Server;
@@ -112,6 +114,24 @@ describe('webfetch redirects', () => {
   it('decompresses gzip bodies', async () => {
     const { ctx } = gated({ webfetch: 'allow' }, true);
     expect((await run(webfetchTool, { url: `${base}/public/gzip` }, ctx)).output).toBe('compressed hello');
+  });
+});
+
+describe('webfetch in a run', () => {
+  it('refuses a loopback URL in `run` without --yes even when a rule allows it, saying why', async () => {
+    const h = await startHarness({ config: { permission: { webfetch: 'allow' } } });
+    try {
+      h.server.enqueue(reply({ type: 'tool_use', name: 'webfetch', input: { url: `${base}/public/page` }, id: 'toolu_wf' }), { type: 'message', content: [{ type: 'text', text: 'ok' }] });
+      hits.length = 0;
+      const root = h.engine.createSession();
+      await h.engine.prompt(root.id, 'fetch it');
+      const [result] = toolResults(h.server.requests[1]!);
+      expect(result!.is_error).toBe(true);
+      expect(String(result!.content)).toMatch(/127\.0\.0\.1 is a loopback address.*needs approval.*--yes/);
+      expect(hits).toEqual([]);
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { useKeys } from '../keys/key-router.js';
 import { createKeymap, type KeybindConfig } from '../keys/keymap.js';
 import type { NamedItem } from '../components/input/completion.js';
 import { agentColor, roleColor } from '../theme.js';
+import { terminalSafe } from '../../core/text/terminal-safe.js';
 
 /** Border (2), title and footer rows around a panel's lines. */
 export const PANEL_CHROME_ROWS = 4;
@@ -71,7 +72,7 @@ export function HelpView({ keymap, commands, onClose, maxRows }: PanelProps & { 
     ...FIXED_KEYS.map(([k, what]) => line(`f:${k}`, `  ${k.padEnd(16)} ${what}`)),
     line('gap', ' '),
     line('commands', <Text bold>Commands</Text>),
-    ...commands.map((c) => line(`c:${c.name}`, `  /${c.name.padEnd(15)} ${c.description ?? ''}`)),
+    ...commands.map((c) => line(`c:${c.name}`, `  /${c.name.padEnd(15)} ${terminalSafe(c.description ?? '')}`)),
   ];
   return <Panel title="Help" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }
@@ -82,7 +83,7 @@ export function AgentsView({ primary, subagents, onClose, maxRows }: PanelProps 
       `${prefix}:${a.name}`,
       <Text>
         {'  '}
-        <Text color={agentColor(a.name, a.color)}>{a.name.padEnd(12)}</Text> <Text color={roleColor('muted')}>{a.description}</Text>
+        <Text color={agentColor(a.name, a.color)}>{a.name.padEnd(12)}</Text> <Text color={roleColor('muted')}>{terminalSafe(a.description)}</Text>
       </Text>,
     );
   const lines = [

@@ -4,6 +4,7 @@ import { Box, Text } from 'ink';
 import { roleColor } from '../../theme.js';
 import { displayWidth, padEnd, truncate } from '../../render/text.js';
 import type { MenuItem } from './completion.js';
+import { terminalSafe } from '../../../core/text/terminal-safe.js';
 
 export interface CompletionMenuProps {
   items: readonly MenuItem[];
@@ -35,7 +36,8 @@ export function CompletionMenu({ items, index, maxVisible = 8 }: CompletionMenuP
             {item.description ? (
               <Text color={roleColor('muted')} wrap="truncate-end">
                 {'  '}
-                {item.description}
+                {/* Descriptions come from project files. */}
+                {terminalSafe(item.description)}
               </Text>
             ) : null}
           </Box>
