@@ -69,6 +69,8 @@ describe('allowlists with globs and scoped tools', () => {
     expect(allowlistMatches(s.allow!, 'grep')).toBe(false);
     expect(allowlistMatches(s.allow!, 'mcp__github__create_pr')).toBe(true);
     expect(allowlistMatches(s.allow!, 'mcp__gitlab__create_pr')).toBe(false);
+    // A bare server name means all of its tools.
+    expect(selectTools('mcp__sentry').allow).toEqual(['mcp__sentry__*']);
   });
 
   it('turns Claude Code bash scopes into rules: prefix with a word boundary, exact, trailing " *"', () => {

@@ -67,7 +67,8 @@ export function allowlistPattern(raw: string): string | undefined {
   if (known) return known;
   const bare = splitScope(raw).tool.toLowerCase();
   if (!bare) return undefined;
-  if (bare.startsWith(MCP_PREFIX)) return bare;
+  // `mcp__github` (a whole server, as Claude Code writes it) means every tool of that server.
+  if (bare.startsWith(MCP_PREFIX)) return bare.includes('__', MCP_PREFIX.length) ? bare : `${bare}__*`;
   if (bare.includes('*') && TOOL_NAMES.some((name) => wildcardMatch(bare, name))) return bare;
   return undefined;
 }
