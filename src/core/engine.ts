@@ -529,7 +529,8 @@ export class Engine {
       depth,
       path,
       parent,
-      systemPrompt: buildSystemPrompt(agent.prompt, {
+      // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
+      systemPrompt: buildSystemPrompt(row.system_prompt ?? agent.prompt, {
         cwd: row.cwd,
         projectRoot: this.project.root,
         isGitRepo: this.project.isGitRepo,
