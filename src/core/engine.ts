@@ -29,6 +29,7 @@ import {
   formatTaskResult,
   selectToolNames,
   SubagentSupervisor,
+  watchToolLog,
   type ChildRunOptions,
   type SubagentHost,
   type SubagentSettings,
@@ -432,6 +433,7 @@ export class Engine {
     const root = parent.path[0]!;
     // Held until the result has been passed up, so `settled` does not resolve in between.
     this.markBusy(root, +1);
+    const toolLog = parent.parent ? watchToolLog((l) => this.bus.on(l), parent.id) : undefined;
     void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) })
       .then((outcome) => {
         const grandparent = parent.parent;
@@ -441,13 +443,16 @@ export class Engine {
         const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
         this.deliver(grandparent, {
           type: 'text',
-          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text)}`,
+          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text, toolLog?.log())}`,
         });
       })
       .catch((err: unknown) => {
         parent.emit('error', { message: errorMessage(err) });
       })
-      .finally(() => this.markBusy(root, -1));
+      .finally(() => {
+        toolLog?.stop();
+        this.markBusy(root, -1);
+      });
   }
 
   private subagentSettings(): SubagentSettings {

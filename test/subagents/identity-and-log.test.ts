@@ -206,6 +206,36 @@ describe('the tool log of a task result', () => {
     );
   });
 
+  it('comes with what a child reports after its task returned, when a late background result wakes it', async () => {
+    h = await startHarness({ config: { subagents: { max_depth: 2 } }, files: { 'notes.txt': 'n' } });
+    const root = h.engine.createSession();
+    // The leaf answers only once the middle child's task has returned to the root.
+    const midReturned = waitForEvent(h.engine, (e) => e.type === 'tool.completed' && e.session_id === root.id);
+    scriptConversations(h.server, {
+      'late root': [reply(task({ description: 'Mid', prompt: 'late mid', subagent_type: 'general' })), text('root done'), text('root read it')],
+      'late mid': [
+        reply(task({ description: 'Leaf', prompt: 'late leaf', subagent_type: 'general', run_in_background: true })),
+        text('mid done'),
+        toolUse('read', { file_path: 'notes.txt' }),
+        text('mid relays the leaf'),
+      ],
+      'late leaf': [
+        async () => {
+          await midReturned;
+          return text('leaf findings');
+        },
+      ],
+    });
+    await h.engine.prompt(root.id, 'late root');
+    await h.engine.settled(root.id);
+    const mid = h.store.children(root.id)[0]!;
+    const last = requestsOf(h.server, 'late root')[2]!.body.messages.at(-1)!;
+    expect(JSON.stringify(last.content)).toContain(
+      JSON.stringify(`<task id="${mid.id}" state="completed"><task_result>mid relays the leaf`).slice(1, -1),
+    );
+    expect(JSON.stringify(last.content)).toContain(JSON.stringify('<tool_log>\nread notes.txt\n</tool_log></task>').slice(1, -1));
+  });
+
   it('marks calls a cancel cut short as not finished', async () => {
     h = await startHarness({ config: { permission: { bash: 'allow' } } });
     scriptConversations(h.server, {

@@ -254,7 +254,7 @@ export class SubagentSupervisor {
    * and records its tool log. Only the child's own calls: a grandchild's events carry its id.
    */
   private trackProgress(child: LiveSession, ctx: ToolContext): { stop: () => void; log: () => ToolLog } {
-    const recorder = new ToolLogRecorder();
+    const recorder = watchToolLog(this.host.onEvent, child.id);
     let toolCalls = 0;
     let latestTool: string | undefined;
     let status = 'queued';
@@ -274,16 +274,33 @@ export class SubagentSupervisor {
       if (event.type === 'tool.started') {
         toolCalls++;
         latestTool = event.tool;
-        recorder.started(event.call_id, event.tool, event.input);
         report();
-      } else if (event.type === 'tool.completed') {
-        // A call cut short by a cancel or timeout did not fail: it never finished.
-        recorder.completed(event.call_id, event.output === CANCELLED_RESULT ? 'unfinished' : event.is_error ? 'error' : 'ok');
       } else if (event.type === 'session.status') {
         status = event.status;
         report();
       }
     });
-    return { stop, log: () => recorder.snapshot() };
+    return {
+      stop: () => {
+        stop();
+        recorder.stop();
+      },
+      log: recorder.log,
+    };
   }
+}
+
+/**
+ * Records the tool log of one session's calls from the event stream until `stop`: what a
+ * task result lists. Only that session's own calls: a grandchild's events carry its id.
+ */
+export function watchToolLog(onEvent: (listener: EventListener) => () => void, sessionId: string): { stop: () => void; log: () => ToolLog } {
+  const recorder = new ToolLogRecorder();
+  const stop = onEvent((event: CoreEvent) => {
+    if (event.session_id !== sessionId) return;
+    if (event.type === 'tool.started') recorder.started(event.call_id, event.tool, event.input);
+    // A call cut short by a cancel or timeout did not fail: it never finished.
+    else if (event.type === 'tool.completed') recorder.completed(event.call_id, event.output === CANCELLED_RESULT ? 'unfinished' : event.is_error ? 'error' : 'ok');
+  });
+  return { stop, log: () => recorder.snapshot() };
 }
