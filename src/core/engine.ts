@@ -30,6 +30,7 @@ import {
   offeredSubagents,
   selectToolNames,
   SubagentSupervisor,
+  watchToolLog,
   type ChildRunOptions,
   type SubagentHost,
   type SubagentSettings,
@@ -433,6 +434,7 @@ export class Engine {
     const root = parent.path[0]!;
     // Held until the result has been passed up, so `settled` does not resolve in between.
     this.markBusy(root, +1);
+    const toolLog = parent.parent ? watchToolLog((l) => this.bus.on(l), parent.id) : undefined;
     void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) })
       .then((outcome) => {
         const grandparent = parent.parent;
@@ -442,13 +444,16 @@ export class Engine {
         const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
         this.deliver(grandparent, {
           type: 'text',
-          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text)}`,
+          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text, toolLog?.log())}`,
         });
       })
       .catch((err: unknown) => {
         parent.emit('error', { message: errorMessage(err) });
       })
-      .finally(() => this.markBusy(root, -1));
+      .finally(() => {
+        toolLog?.stop();
+        this.markBusy(root, -1);
+      });
   }
 
   private subagentSettings(): SubagentSettings {
@@ -533,7 +538,8 @@ export class Engine {
       depth,
       path,
       parent,
-      systemPrompt: buildSystemPrompt(agent.prompt, {
+      // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
+      systemPrompt: buildSystemPrompt(row.system_prompt ?? agent.prompt, {
         cwd: row.cwd,
         projectRoot: this.project.root,
         isGitRepo: this.project.isGitRepo,

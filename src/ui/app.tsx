@@ -352,7 +352,7 @@ function Screen(props: ScreenProps) {
       : asked
         ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
         : undefined,
-    transcriptRows: (latestTools) => untaskedRows + tasks.reduce((n, e) => n + taskBlockRows(state, e.item, latestTools), 0),
+    transcriptRows: (latestTools) => untaskedRows + tasks.reduce((n, e) => n + taskBlockRows(state, e.item, latestTools, 0, 2, 3, expanded), 0),
   });
 
   const liveEntries = view.live.map((entry) =>

@@ -40,7 +40,7 @@ describe('subtask commands and @mentions', () => {
     expect(h.server.requests.map(firstUserText)).toEqual([rendered, '/review src/a.ts be strict']);
     expect(systemText(h.server.requests[0]!)).toContain(EXPLORE_PROMPT);
     const [result] = toolResults(requestsOf(h.server, '/review src/a.ts be strict')[0]!);
-    expect(String(result!.content)).toMatch(/<task id="ses_\w+" state="completed"><task_result>No bugs found\.<\/task_result><\/task>/);
+    expect(String(result!.content)).toMatch(/<task id="ses_\w+" state="completed"><task_result>No bugs found\.<\/task_result><tool_log>\n\(no tool calls\)\n<\/tool_log><\/task>/);
     const [child] = h.store.children(root.id);
     expect(child).toMatchObject({ agent: 'explore', task_description: 'Review a file', parent_id: root.id });
     const call = h.store.loadMessages(root.id)[1]!.content[0]!;

@@ -252,7 +252,7 @@ describe('.opencoderc.example.json', () => {
     expect(Object.keys(example.subagents ?? {}).sort()).toEqual(Object.keys(SubagentSettingsSchema.shape).sort());
     expect(Object.keys(example.keybinds ?? {}).sort()).toEqual(Object.keys(KeybindsSchema.shape).sort());
     const anthropic = (example.provider?.anthropic ?? {}) as Record<string, unknown>;
-    expect(Object.keys(anthropic).sort()).toEqual(['apiKey', 'baseURL', 'idleTimeoutMs', 'maxRetries']);
+    expect(Object.keys(anthropic).sort()).toEqual(['apiKey', 'baseURL', 'idleTimeoutMs', 'maxRetries', 'requestTimeoutMs']);
     const command = Object.values(example.command ?? {})[0] as Record<string, unknown>;
     expect(Object.keys(command).sort()).toEqual(['agent', 'description', 'model', 'subtask', 'template']);
   });

@@ -22,8 +22,8 @@ afterEach(async () => {
   await server.close();
 });
 
-function provider(opts: { maxRetries?: number; idleTimeoutMs?: number; retryBaseDelayMs?: number } = {}): Provider {
-  return createProvider('anthropic', { apiKey: 'test-key', baseURL: server.url, maxRetries: 0, retryBaseDelayMs: 1, env: {}, ...opts });
+function provider(opts: { maxRetries?: number; idleTimeoutMs?: number; retryBaseDelayMs?: number; requestTimeoutMs?: number } = {}): Provider {
+  return createProvider('anthropic', { apiKey: 'test-key', baseURL: server.url, maxRetries: 3, retryBaseDelayMs: 1, env: {}, ...opts });
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
@@ -201,12 +201,14 @@ describe('wire format', () => {
 });
 
 describe('retries', () => {
-  it('leaves overloaded responses before the stream to the SDK retries', async () => {
+  it('retries an overloaded response before the stream, honouring retry-after, and says why', async () => {
     server.enqueue({ type: 'http_error', status: 529, errorType: 'overloaded_error', message: 'Overloaded', retryAfter: 0.01 }, text('ok after 529'));
     const { response, events } = await run(provider({ maxRetries: 2 }));
     expect(response.content).toEqual([{ type: 'text', text: 'ok after 529' }]);
     expect(server.requests).toHaveLength(2);
-    expect(events.some((e) => e.type === 'retrying')).toBe(false);
+    expect(events.filter((e) => e.type === 'retrying')).toEqual([
+      { type: 'retrying', attempt: 1, delayMs: 10, reason: 'Anthropic API error 529 (overloaded_error): Overloaded' },
+    ]);
   });
 
   it('retries a 429 rate limit before the stream, honouring retry-after', async () => {
@@ -216,7 +218,7 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('passes maxRetries to the SDK: with none, a 529 fails the request', async () => {
+  it('with maxRetries 0, a 529 fails the request at once', async () => {
     server.enqueue({ type: 'http_error', status: 529, errorType: 'overloaded_error', message: 'Overloaded', retryAfter: 0.01 }, text('unused'));
     const err = await failure(run(provider({ maxRetries: 0 })));
     expect(err).toBeInstanceOf(RunError);
@@ -246,7 +248,7 @@ describe('retries', () => {
     const events: StreamEvent[] = [];
     const err = await failure(provider().stream(request(), (e) => events.push(e)));
     expect(err).toBeInstanceOf(RunError);
-    expect((err as Error).message).toBe('Anthropic API error (overloaded_error): Overloaded');
+    expect((err as Error).message).toBe('Anthropic API error (overloaded_error): Overloaded (gave up after 4 attempts)');
     expect(server.requests).toHaveLength(4);
     expect(events.filter((e) => e.type === 'retrying').map((e) => (e.type === 'retrying' ? e.attempt : 0))).toEqual([1, 2, 3]);
   });

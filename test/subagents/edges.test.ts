@@ -77,7 +77,7 @@ describe('failures and totals', () => {
     expect(outcome).toMatchObject({ status: 'completed', text: 'parent survived' });
     const [result] = toolResults(requestsOf(h.server, 'fail root')[1]!);
     expect(result!.is_error).toBe(true);
-    expect(String(result!.content)).toMatch(/^<task id="ses_\w+" state="failed"><task_result>[\s\S]*boom-400[\s\S]*<\/task_result><\/task>$/);
+    expect(String(result!.content)).toMatch(/^<task id="ses_\w+" state="failed"><task_result>[\s\S]*boom-400[\s\S]*<\/task_result><tool_log>\n\(no tool calls\)\n<\/tool_log><\/task>$/);
     expect(h.store.children(root.id)[0]!.status).toBe('failed');
   });
 

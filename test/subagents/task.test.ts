@@ -50,7 +50,7 @@ describe('task: spawning sub-agents', () => {
       const child = children.find((c) => c.task_description === `Look at ${letter}`)!;
       expect(child).toMatchObject({ parent_id: root.id, status: 'completed', depth: 1 });
       expect(child.tool_call_id).toMatch(/^toolu_task_/);
-      expect(results[i]).toBe(`<task id="${child.id}" state="completed"><task_result>${letter} result</task_result></task>`);
+      expect(results[i]).toBe(`<task id="${child.id}" state="completed"><task_result>${letter} result</task_result><tool_log>\n(no tool calls)\n</tool_log></task>`);
       expect(h.store.loadMessages(child.id).map((m) => m.role)).toEqual(['user', 'assistant']);
     }
     const explore = children.find((c) => c.agent === 'explore')!;

@@ -44,7 +44,13 @@ export type ScriptedReply =
     }
   | { type: 'http_error'; status: number; errorType?: string; message?: string; retryAfter?: number }
   | { type: 'stream_error'; afterEvents?: number; errorType?: string; message?: string }
-  | { type: 'stall'; afterEvents?: number };
+  | { type: 'stall'; afterEvents?: number }
+  /**
+   * The connection is reset (TCP RST): before any headers when `afterEvents` is absent, else
+   * after that many SSE events — and, when `when` is given, only once it settles, so a test
+   * can wait until the client has seen those events.
+   */
+  | { type: 'reset'; afterEvents?: number; when?: Promise<unknown> };
 
 export type MessageReply = Extract<ScriptedReply, { type: 'message' }>;
 
@@ -216,6 +222,14 @@ export async function startFakeServer(): Promise<FakeServer> {
         res.end();
         return;
       }
+      case 'reset':
+        if (scripted.afterEvents !== undefined) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          await send(res, messageFrames({ type: 'message', content: [{ type: 'text', text: 'this stream is cut off' }] }, recorded.body.model).slice(0, scripted.afterEvents));
+          await scripted.when;
+        }
+        res.socket?.resetAndDestroy();
+        return;
       case 'stall':
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         await send(res, messageFrames({ type: 'message', content: [{ type: 'text', text: 'this stream stalls' }] }, recorded.body.model).slice(0, scripted.afterEvents ?? 2));

@@ -1,6 +1,6 @@
-// The system prompt every session gets: the agent's own prompt, then a shared environment
-// section, then the project's instructions file. A sub-agent gets its own agent's prompt,
-// never its parent's identity.
+// The system prompt every session gets: an identity (the agent's own prompt, or a task's
+// ad-hoc `system_prompt` in its place), then a shared environment section, then the
+// project's instructions file. A sub-agent never inherits its parent's identity.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -41,8 +41,9 @@ export function environmentSection(env: EnvironmentInfo): string {
   ].join('\n');
 }
 
-export function buildSystemPrompt(agentPrompt: string, env: EnvironmentInfo): string {
-  const parts = [agentPrompt.trim(), environmentSection(env)];
+export function buildSystemPrompt(identity: string, env: EnvironmentInfo): string {
+  // An agent file with an empty body has no identity to state: start with the environment.
+  const parts = [identity.trim(), environmentSection(env)].filter(Boolean);
   const instructions = readProjectInstructions(env.projectRoot);
   if (instructions && instructions.text.trim()) {
     parts.push(`Instructions from ${instructions.file}:\n${instructions.text.trim()}`);

@@ -35,6 +35,7 @@ const AnthropicProviderSchema = z.strictObject({
     .optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
   idleTimeoutMs: z.number().int().min(1000).optional(),
+  requestTimeoutMs: z.number().int().min(1000).optional(),
 });
 
 export const CommandConfigSchema = z.strictObject({

@@ -1,11 +1,13 @@
-// The Anthropic provider on the official SDK's streaming API. The SDK retries failures
-// before a stream starts (429/5xx/529); failures after it started (a mid-stream
-// `overloaded_error`, a stalled connection) are retried here with bounded backoff, and the
-// caller is told to discard what it streamed so far.
+// The Anthropic provider on the official SDK's streaming API. Every retry is ours, not the
+// SDK's (it gets maxRetries 0): then one policy (retry.ts) sees each attempt, so the idle
+// watchdog times only the network, backoff waits can be cancelled and count against the
+// overall deadline, and each failure is reported as what it was. A retried stream tells
+// the caller to discard what it streamed so far.
 import type Anthropic from '@anthropic-ai/sdk';
 import { AbortedError, RunError, errorMessage } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
 import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
+import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec } from './types.js';
 
 export interface AnthropicOptions {
@@ -13,23 +15,22 @@ export interface AnthropicOptions {
   /** Bearer token (ANTHROPIC_AUTH_TOKEN), used only when there is no API key. */
   authToken?: string | undefined;
   baseURL?: string | undefined;
-  /** SDK retries for failures before the stream starts. */
+  /** Retries of a failed request (HTTP 408/409/429/5xx, dropped connections, stalls). */
   maxRetries?: number | undefined;
-  /** First backoff of our own mid-stream retries; doubles per attempt. */
+  /** First backoff between retries; doubles per retry. */
   retryBaseDelayMs?: number | undefined;
-  /** A stream silent for this long is abandoned and retried. */
+  /** A request silent for this long (before or during its stream) is abandoned and retried. */
   idleTimeoutMs?: number | undefined;
-  /** Attempts in total for mid-stream failures (first try included). */
-  maxStreamAttempts?: number | undefined;
+  /** Time without data a request may spend across all its retries before it fails. */
+  requestTimeoutMs?: number | undefined;
 }
 
-const DEFAULT_IDLE_MS = 120_000;
-const DEFAULT_RETRY_BASE_MS = 1_000;
-const MAX_RETRY_DELAY_MS = 30_000;
-const DEFAULT_STREAM_ATTEMPTS = 4;
 const RETRYABLE_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
 const EPHEMERAL = { type: 'ephemeral' } as const;
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const SERVICE = 'Anthropic API';
+/** Socket-level codes of a connection the other side dropped, rather than one never made. */
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 type SdkModule = typeof import('@anthropic-ai/sdk');
 let sdk: Promise<SdkModule> | undefined;
@@ -55,7 +56,7 @@ export class AnthropicProvider implements Provider {
     this.client ??= new mod.default({
       ...credential,
       ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
-      maxRetries: this.options.maxRetries ?? 4,
+      maxRetries: 0,
     });
     return { client: this.client, mod };
   }
@@ -64,54 +65,43 @@ export class AnthropicProvider implements Provider {
     if (request.signal.aborted) throw new AbortedError();
     const { client, mod } = await this.getClient();
     const params = toWireParams(request);
-    const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-    const attempts = this.options.maxStreamAttempts ?? DEFAULT_STREAM_ATTEMPTS;
-    for (let attempt = 1; ; attempt++) {
-      // One controller per attempt: the watchdog must be able to kill a stalled attempt
-      // without touching the caller's signal, and the caller's abort must reach the SDK.
-      const controller = new AbortController();
-      const forwardAbort = () => controller.abort();
-      request.signal.addEventListener('abort', forwardAbort, { once: true });
-      let stalled = false;
-      let started = false;
-      let consumerFailed = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          stalled = true;
-          controller.abort();
-        }, idleMs);
-      };
-      try {
-        arm();
-        const stream = client.messages.stream(params, { signal: controller.signal });
-        for await (const event of stream) {
-          started = true;
-          arm();
-          try {
-            forward(event, onEvent);
-          } catch (err) {
-            // A bug in the consumer is not a network failure: replaying the stream would
-            // only repeat it.
-            consumerFailed = true;
-            throw err;
+    const baseURL = this.options.baseURL || DEFAULT_BASE_URL;
+    return withRetries({
+      policy: {
+        maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+        baseDelayMs: this.options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+        idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
+        requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_RETRY_POLICY.requestTimeoutMs,
+      },
+      signal: request.signal,
+      service: SERVICE,
+      deadlineKey: 'provider.anthropic.requestTimeoutMs',
+      onRetry: ({ attempt, delayMs, reason }) => onEvent({ type: 'retrying', attempt, delayMs, reason }),
+      attempt: async ({ signal, data }) => {
+        let started = false;
+        let consumerFailed = false;
+        try {
+          const stream = client.messages.stream(params, { signal });
+          for await (const event of stream) {
+            started = true;
+            data();
+            try {
+              forward(event, onEvent);
+            } catch (err) {
+              // A bug in the consumer is not a network failure: replaying the stream would
+              // only repeat it.
+              consumerFailed = true;
+              throw err;
+            }
           }
+          return toResponse(await stream.finalMessage());
+        } catch (err) {
+          if (consumerFailed || signal.aborted) throw err;
+          const failure = classify(err, mod, baseURL, started);
+          throw failure ? new AttemptFailed(failure) : err;
         }
-        return toResponse(await stream.finalMessage());
-      } catch (err) {
-        if (request.signal.aborted) throw new AbortedError();
-        if (consumerFailed) throw err;
-        const reason = stalled ? `no data from the API for ${formatDuration(idleMs)}` : retryReason(err, mod, started);
-        if (!reason || attempt >= attempts) throw toRunError(err, mod, this.options.baseURL, stalled ? reason : undefined);
-        const delayMs = backoff(attempt, this.options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS);
-        onEvent({ type: 'retrying', attempt, delayMs, reason });
-        await sleep(delayMs, request.signal);
-      } finally {
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', forwardAbort);
-      }
-    }
+      },
+    });
   }
 }
 
@@ -124,60 +114,68 @@ function forward(event: Anthropic.MessageStreamEvent, onEvent: (event: StreamEve
   }
 }
 
-/** Why a failed attempt is worth another, or undefined when it is not. */
-function retryReason(err: unknown, mod: SdkModule, started: boolean): string | undefined {
-  if (!(err instanceof mod.APIError)) return started ? `the stream broke: ${errorMessage(err)}` : undefined;
-  if (err instanceof mod.APIUserAbortError) return undefined;
-  // Before the stream started the SDK has already spent its own retries on these.
-  if (err instanceof mod.APIConnectionError) return started ? `the connection dropped: ${err.message}` : undefined;
-  if (err.status === undefined && err.type && RETRYABLE_STREAM_ERRORS.has(err.type)) return `${err.type} during the stream`;
+/**
+ * What a failed attempt was, in one sentence, and whether another attempt may help. Undefined
+ * for errors that are not about the API or the network: those are rethrown as they are.
+ */
+function classify(err: unknown, mod: SdkModule, baseURL: string, started: boolean): Failure | undefined {
+  if (err instanceof mod.APIConnectionError) return connectionFailure(err, baseURL, started);
+  if (err instanceof mod.APIError) {
+    const type = err.type ? ` (${err.type})` : '';
+    const text = err.apiMessage ?? err.message;
+    if (err.status === undefined) {
+      // An `error` event inside a stream that had started: the SDK gives it no status.
+      return { message: `${SERVICE} error${type}: ${text}`, retryable: Boolean(err.type && RETRYABLE_STREAM_ERRORS.has(err.type)) };
+    }
+    return { message: `${SERVICE} error ${err.status}${type}: ${text}`, retryable: shouldRetry(err), retryAfterMs: retryAfter(err.headers) };
+  }
+  // The body of a started stream broke outside the SDK's wrapping (undici's "terminated").
+  if (started && err instanceof Error) return connectionFailure(err, baseURL, true);
   return undefined;
 }
 
-function toRunError(err: unknown, mod: SdkModule, baseURL: string | undefined, stallReason?: string): Error {
-  if (stallReason) return new RunError(`Anthropic API stopped responding (${stallReason}); gave up after retrying.`);
-  if (err instanceof RunError) return err;
-  if (err instanceof mod.APIConnectionError) {
-    return new RunError(`Cannot reach the Anthropic API at ${baseURL ?? DEFAULT_BASE_URL}: ${rootCause(err)}`);
+function connectionFailure(err: Error, baseURL: string, started: boolean): Failure {
+  const { message, code } = rootCause(err);
+  const reset = (code !== undefined && RESET_CODES.has(code)) || /socket hang up|other side closed/i.test(message);
+  const where = `The connection to the ${SERVICE} at ${baseURL}`;
+  if (started) return { message: `${where} ${reset ? 'was reset' : 'broke'} mid-response: ${message}`, retryable: true };
+  if (reset) return { message: `${where} was reset: ${message}`, retryable: true };
+  return { message: `Cannot reach the ${SERVICE} at ${baseURL}: ${message}`, retryable: true };
+}
+
+/** The SDK's own rule: the server's x-should-retry, else timeouts, conflicts, rate limits, 5xx. */
+function shouldRetry(err: InstanceType<SdkModule['APIError']>): boolean {
+  const header = err.headers?.get('x-should-retry');
+  if (header === 'true') return true;
+  if (header === 'false') return false;
+  const status = err.status ?? 0;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** `retry-after-ms`, else `retry-after` (seconds or an HTTP date); undefined when absent or absurd. */
+function retryAfter(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  let wait = Number.isNaN(ms) ? undefined : ms;
+  const raw = headers.get('retry-after');
+  if (wait === undefined && raw) {
+    const seconds = Number.parseFloat(raw);
+    wait = Number.isNaN(seconds) ? Date.parse(raw) - Date.now() : seconds * 1000;
   }
-  if (err instanceof mod.APIError) {
-    const status = err.status !== undefined ? ` ${err.status}` : '';
-    const type = err.type ? ` (${err.type})` : '';
-    return new RunError(`Anthropic API error${status}${type}: ${err.apiMessage ?? err.message}`);
-  }
-  return err instanceof Error ? err : new Error(String(err));
+  return wait !== undefined && wait >= 0 && wait <= 2 ** 31 - 1 ? wait : undefined;
 }
 
 /** The SDK wraps fetch's error, which wraps the socket's: only the innermost says what happened. */
-function rootCause(err: Error): string {
+function rootCause(err: Error): { message: string; code: string | undefined } {
   let current: Error = err;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
-}
-
-function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
-}
-
-/** Exponential with full jitter in the upper half, capped. */
-function backoff(attempt: number, baseMs: number): number {
-  const ceiling = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new AbortedError());
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortedError());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  let code: string | undefined;
+  for (;;) {
+    const c = (current as { code?: unknown }).code;
+    if (typeof c === 'string') code = c;
+    if (!(current.cause instanceof Error)) break;
+    current = current.cause;
+  }
+  return { message: current.message || errorMessage(err), code };
 }
 
 // ---- neutral ↔ wire ----

@@ -5,6 +5,7 @@ import type { Provider } from './types.js';
 
 export { costOf, parseModelRef, resolveModelName, priceOf, DEFAULT_MODEL, MODEL_ALIASES, type Price } from './models.js';
 export { hasCredentials, NO_CREDENTIALS_MESSAGE } from './credentials.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { Provider, ModelRequest, ModelResponse, StreamEvent, ToolSpec, ModelRef, StopReason } from './types.js';
 
 export interface ProviderOptions {
@@ -16,6 +17,7 @@ export interface ProviderOptions {
   maxRetries?: number | undefined;
   retryBaseDelayMs?: number | undefined;
   idleTimeoutMs?: number | undefined;
+  requestTimeoutMs?: number | undefined;
   /** Where the key and base URL fall back to; `process.env` unless a test isolates it. */
   env?: NodeJS.ProcessEnv;
 }
@@ -33,6 +35,7 @@ export function createProvider(name: string, opts: ProviderOptions = {}): Provid
         maxRetries: opts.maxRetries,
         retryBaseDelayMs: opts.retryBaseDelayMs,
         idleTimeoutMs: opts.idleTimeoutMs,
+        requestTimeoutMs: opts.requestTimeoutMs,
       });
     default:
       throw new ConfigError(`Unknown provider "${name}": expected ${PROVIDERS.join(', ')}.`);

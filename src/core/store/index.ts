@@ -32,6 +32,8 @@ export interface SessionRow {
   owner_pid: number | null;
   created_at: number;
   updated_at: number;
+  /** A sub-agent's ad-hoc identity (`task.system_prompt`) in place of its agent's prompt. */
+  system_prompt: string | null;
 }
 
 /** A session with its totals including every descendant sub-agent session. */
@@ -74,9 +76,10 @@ export interface NewSession {
   parent_id?: string | null;
   task_description?: string | null;
   tool_call_id?: string | null;
+  system_prompt?: string | null;
 }
 
-export type SessionUpdate = Partial<Pick<SessionRow, 'status' | 'title' | 'model' | 'error' | 'agent'>>;
+export type SessionUpdate = Partial<Pick<SessionRow, 'status' | 'title' | 'model' | 'error' | 'agent' | 'system_prompt'>>;
 
 interface RawMessageRow extends Omit<MessageRow, 'content'> {
   content: string;
@@ -132,8 +135,8 @@ export class SessionStore {
     const db = this.db;
     return {
       insertSession: db.prepare(`
-        INSERT INTO sessions (id, parent_id, agent, title, task_description, tool_call_id, status, model, cwd, depth, owner_pid, created_at, updated_at)
-        VALUES (@id, @parent_id, @agent, @title, @task_description, @tool_call_id, @status, @model, @cwd, @depth, @owner_pid, @now, @now)`),
+        INSERT INTO sessions (id, parent_id, agent, title, task_description, tool_call_id, status, model, cwd, depth, owner_pid, system_prompt, created_at, updated_at)
+        VALUES (@id, @parent_id, @agent, @title, @task_description, @tool_call_id, @status, @model, @cwd, @depth, @owner_pid, @system_prompt, @now, @now)`),
       getSession: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
       children: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE parent_id = ? ORDER BY id'),
       nextSeq: db.prepare<[string], { next: number }>('SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM messages WHERE session_id = ?'),
@@ -189,6 +192,7 @@ export class SessionStore {
       cwd: fields.cwd,
       depth: fields.depth,
       owner_pid: isLive(fields.status) ? process.pid : null,
+      system_prompt: fields.system_prompt ?? null,
       now: this.now(),
     });
     return this.getSession(id)!;
@@ -201,7 +205,7 @@ export class SessionStore {
   updateSession(id: string, update: SessionUpdate): void {
     const sets: string[] = ['updated_at = @now'];
     const params: Record<string, unknown> = { id, now: this.now() };
-    for (const key of ['status', 'title', 'model', 'error', 'agent'] as const) {
+    for (const key of ['status', 'title', 'model', 'error', 'agent', 'system_prompt'] as const) {
       if (update[key] !== undefined) {
         sets.push(`${key} = @${key}`);
         params[key] = update[key];

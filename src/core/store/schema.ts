@@ -47,6 +47,8 @@ const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // 2: a sub-agent's ad-hoc identity (`task.system_prompt`), kept so a resume keeps it.
+  `ALTER TABLE sessions ADD COLUMN system_prompt TEXT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,7 +6,9 @@
  *   error result listing the available ones. Only a call made for the user (a subtask
  *   command) may run a primary agent as a child. The child session row (parent_id, tool_call_id,
  *   task_description, agent, status `queued`) exists before the child runs; its history
- *   starts with only the prompt; its system prompt is its own agent's, never the parent's.
+ *   starts with only the prompt; its system prompt is its own agent's, never the parent's,
+ *   unless `task.system_prompt` gives it an ad-hoc identity in place of the agent's prompt
+ *   (stored on the child row, so a resume keeps it; a resume may replace it).
  * - Model: `task.model` > the agent's `model` > the parent's current model.
  * - Gate A, tools: the agent's allowlist ∩ the parent's tools ∩ `task.tools`. `task` exists
  *   only while depth < subagents.max_depth; todo tools only at depth 0 unless the agent
@@ -31,9 +33,12 @@
  * - Background: the call returns `state="running"` at once; the result is delivered to the
  *   parent later as a message, starting a parent turn if the parent is idle.
  * - Resume: `session_id` continues a child of the calling session with its full history.
+ * - Result: the child's last text, then its tool log — the tool calls of this run (a resume
+ *   lists only the calls it made; the earlier run's log went out with the earlier result).
  */
 import type { LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
+import { CANCELLED_RESULT } from '../agent/tool-runner.js';
 import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
 import type { CoreEvent, EventListener } from '../events.js';
 import type { Message } from '../messages.js';
@@ -44,12 +49,14 @@ import { ASK_USER_TOOL, selectToolNames } from './gates.js';
 import { Limiter } from './limiter.js';
 import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
+import { ToolLogRecorder, type ToolLog } from './tool-log.js';
 
 export { askUserTool } from './ask-user-tool.js';
 export { ASK_USER_TOOL, TASK_TOOL, childRoutes, offeredSubagents, selectToolNames, type ToolGateInput } from './gates.js';
 export { Limiter } from './limiter.js';
 export { formatTaskResult, withNote, type TaskState } from './result.js';
 export { createTaskTool, type TaskArgs } from './task-tool.js';
+export { TOOL_LOG_LIMIT, formatToolLog, mainArgument, type ToolLog, type ToolLogEntry, type ToolLogStatus } from './tool-log.js';
 
 export interface SubagentSettings {
   max_depth: number;
@@ -75,7 +82,10 @@ export interface SubagentHost {
   subagents(): AgentDefinition[];
   resolveModel(name: string | undefined, fallback: string): string;
   /** Creates and announces a child session row. */
-  createChild(parent: LiveSession, fields: { agent: string; title: string; task_description: string; tool_call_id: string; model: string }): SessionRow;
+  createChild(
+    parent: LiveSession,
+    fields: { agent: string; title: string; task_description: string; tool_call_id: string; model: string; system_prompt: string | null },
+  ): SessionRow;
   /** The live state for a child row, built with gates A and B and the parent's routes. */
   openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined): LiveSession;
   runChild(child: LiveSession, input: Message, opts: ChildRunOptions): Promise<TurnOutcome>;
@@ -143,6 +153,11 @@ export class SubagentSupervisor {
     }
     const childId = row.id;
     const release = () => this.claimed.delete(childId);
+    // A resume that brings a new identity keeps it for later resumes too; openChild reads the row.
+    if (args.session_id && args.system_prompt !== undefined) {
+      this.host.store.updateSession(row.id, { system_prompt: args.system_prompt });
+      row = { ...row, system_prompt: args.system_prompt };
+    }
     const child = this.host.openChild(row, parent, narrow);
     child.maxTurns = args.max_turns ?? agent.maxTurns ?? settings.max_turns;
     if (args.model && args.session_id) {
@@ -153,7 +168,7 @@ export class SubagentSupervisor {
     const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
     if (args.run_in_background) {
-      const work = this.execute(parent, child, input, ctx, false)
+      const work = this.execute(parent, child, input, progress.log, false)
         .then((result) => {
           this.host.deliver(parent, `Background task "${args.description}" (${agent.name}) has finished:\n${result.output}`);
         })
@@ -168,7 +183,7 @@ export class SubagentSupervisor {
       };
     }
     try {
-      return await this.execute(parent, child, input, ctx, true);
+      return await this.execute(parent, child, input, progress.log, true);
     } finally {
       progress.stop();
       release();
@@ -195,6 +210,7 @@ export class SubagentSupervisor {
       task_description: args.description,
       tool_call_id: ctx.callId,
       model,
+      system_prompt: args.system_prompt ?? null,
     });
     return row;
   }
@@ -251,8 +267,9 @@ export class SubagentSupervisor {
     return { row, agent };
   }
 
-  private async execute(parent: LiveSession, child: LiveSession, input: Message, ctx: ToolContext, foreground: boolean): Promise<ToolResult> {
+  private async execute(parent: LiveSession, child: LiveSession, input: Message, log: () => ToolLog, foreground: boolean): Promise<ToolResult> {
     const { settings } = this.host;
+    const result = (state: TaskState, body: string) => this.result(child, state, body, log());
     const parentSignal = parent.controller.signal;
     const limiter = this.limiterFor(parentSignal);
     let release: (() => void) | undefined;
@@ -263,7 +280,7 @@ export class SubagentSupervisor {
     } catch {
       this.host.store.updateSession(child.id, { status: 'cancelled' });
       child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
-      return this.result(child, 'cancelled', 'Cancelled before it started.');
+      return result('cancelled', 'Cancelled before it started.');
     }
     const timeout = AbortSignal.timeout(settings.timeout_seconds * 1000);
     let outcome: TurnOutcome;
@@ -277,28 +294,28 @@ export class SubagentSupervisor {
     }
     switch (outcome.status) {
       case 'completed':
-        return this.result(child, 'completed', outcome.text);
+        return result('completed', outcome.text);
       case 'max_turns':
-        return this.result(
-          child,
+        return result(
           'completed',
           withNote(outcome.text, `Stopped after reaching its limit of ${child.maxTurns ?? outcome.steps} model requests; the work may be unfinished.`),
         );
       case 'cancelled':
         if (timeout.aborted) {
-          return this.result(child, 'failed', withNote(outcome.text, `Stopped: timed out after ${settings.timeout_seconds} s; the work may be unfinished.`));
+          return result('failed', withNote(outcome.text, `Stopped: timed out after ${settings.timeout_seconds} s; the work may be unfinished.`));
         }
-        return this.result(child, 'cancelled', withNote(outcome.text, 'Cancelled by the user.'));
+        return result('cancelled', withNote(outcome.text, 'Cancelled by the user.'));
       case 'failed':
-        return this.result(child, 'failed', withNote(outcome.text, `Failed: ${outcome.error ?? 'unknown error'}`));
+        return result('failed', withNote(outcome.text, `Failed: ${outcome.error ?? 'unknown error'}`));
     }
   }
 
-  private result(child: LiveSession, state: TaskState, body: string): ToolResult {
+  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog): ToolResult {
     return {
-      output: formatTaskResult(child.id, state, body),
+      output: formatTaskResult(child.id, state, body, log),
       isError: state === 'failed',
-      metadata: { session_id: child.id, state, agent: child.agentName },
+      // The UI draws the log from here rather than parsing the text above.
+      metadata: { session_id: child.id, state, agent: child.agentName, tool_log: log.entries, tool_log_earlier: log.earlier },
     };
   }
 
@@ -311,8 +328,12 @@ export class SubagentSupervisor {
     return limiter;
   }
 
-  /** Reports the child's state on the parent's `task` call: status, tool calls, latest tool. */
-  private trackProgress(child: LiveSession, ctx: ToolContext): { stop: () => void } {
+  /**
+   * Reports the child's state on the parent's `task` call (status, tool calls, latest tool)
+   * and records its tool log. Only the child's own calls: a grandchild's events carry its id.
+   */
+  private trackProgress(child: LiveSession, ctx: ToolContext): { stop: () => void; log: () => ToolLog } {
+    const recorder = watchToolLog(this.host.onEvent, child.id);
     let toolCalls = 0;
     let latestTool: string | undefined;
     let status = 'queued';
@@ -338,6 +359,27 @@ export class SubagentSupervisor {
         report();
       }
     });
-    return { stop };
+    return {
+      stop: () => {
+        stop();
+        recorder.stop();
+      },
+      log: recorder.log,
+    };
   }
+}
+
+/**
+ * Records the tool log of one session's calls from the event stream until `stop`: what a
+ * task result lists. Only that session's own calls: a grandchild's events carry its id.
+ */
+export function watchToolLog(onEvent: (listener: EventListener) => () => void, sessionId: string): { stop: () => void; log: () => ToolLog } {
+  const recorder = new ToolLogRecorder();
+  const stop = onEvent((event: CoreEvent) => {
+    if (event.session_id !== sessionId) return;
+    if (event.type === 'tool.started') recorder.started(event.call_id, event.tool, event.input);
+    // A call cut short by a cancel or timeout did not fail: it never finished.
+    else if (event.type === 'tool.completed') recorder.completed(event.call_id, event.output === CANCELLED_RESULT ? 'unfinished' : event.is_error ? 'error' : 'ok');
+  });
+  return { stop, log: () => recorder.snapshot() };
 }

@@ -12,10 +12,14 @@ export interface TaskArgs {
   session_id?: string | undefined;
   model?: string | undefined;
   tools?: string[] | undefined;
+  system_prompt?: string | undefined;
   run_in_background?: boolean | undefined;
   max_turns?: number | undefined;
   command?: string | undefined;
 }
+
+/** Generous for a written identity, small enough that a runaway argument cannot fill a context. */
+const MAX_SYSTEM_PROMPT_CHARS = 50_000;
 
 export type RunTask = (args: TaskArgs, ctx: ToolContext) => Promise<ToolResult>;
 
@@ -52,6 +56,14 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       .array(z.string())
       .optional()
       .describe('Restrict the sub-agent to these tool names. Can only narrow its tools, never add ones it would not have.'),
+    system_prompt: z
+      .string()
+      .max(MAX_SYSTEM_PROMPT_CHARS)
+      .refine((s) => s.trim() !== '', { error: 'system_prompt must not be empty; leave it out to use the agent\'s own prompt' })
+      .optional()
+      .describe(
+        "An identity for this sub-agent in place of its agent's own system prompt (e.g. \"You are a security reviewer...\"). Its tools and permissions still come from subagent_type. Kept when the task is resumed.",
+      ),
     run_in_background: z
       .boolean()
       .optional()
@@ -67,7 +79,7 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       'Start a sub-agent that works on a task in its own session, with its own context window and tools, and returns its final report to you.',
       'Use it for broad searches across the codebase, for independent pieces of work that can proceed in parallel, and for work whose details would flood your context. For a quick lookup of a known file, use read or grep directly instead.',
       'Several task calls in one message run in parallel. The sub-agent sees only your prompt: make it self-contained and say exactly what it should return. Its report is for you, not the user: pass on what matters.',
-      'The result looks like <task id="..." state="completed|failed|cancelled|running"><task_result>...</task_result></task>; pass that id as session_id to follow up with the same sub-agent.',
+      'The result looks like <task id="..." state="completed|failed|cancelled|running"><task_result>...</task_result><tool_log>...</tool_log></task>: the sub-agent\'s final report, then one line per tool call it made (marked "(error)" when the call failed), so you can judge how it reached its answer. Pass that id as session_id to follow up with the same sub-agent.',
       '',
       'Available sub-agents:',
       catalogue,

@@ -11,6 +11,7 @@ import { layoutTable, type Align } from '../render/table-layout.js';
 import { displayWidth } from '../render/text.js';
 import { toolCallRows } from '../components/transcript/ToolCall.js';
 import { isActive, taskState } from '../components/tree/status.js';
+import { taskLogLines } from '../components/tree/tool-log.js';
 import { childOfCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
 import type { ToolCallItem, UiState } from '../state/types.js';
 
@@ -141,12 +142,12 @@ function blockRows(token: Token, width: number): number {
 }
 
 /** What TaskBlock draws (see components/tree/TaskBlock.tsx), row by row. */
-export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: number, depth = 0, maxDepth = 2, maxChildren = 3): number {
+export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: number, depth = 0, maxDepth = 2, maxChildren = 3, expanded = false): number {
   const s = taskState(state, call);
   const child = childOfCall(state, call);
   if (!isActive(s)) {
     const failed = s === 'failed' || s === 'cancelled';
-    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0);
+    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + (expanded ? taskLogLines(state, call).length : 0);
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => c.tool !== 'task').length) : 0;
@@ -158,7 +159,7 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
     else {
       const ordered = [...subtasks.filter((c) => isActive(taskState(state, c))), ...subtasks.filter((c) => !isActive(taskState(state, c))).reverse()];
       const shown = ordered.slice(0, maxChildren);
-      nested = shown.reduce((n, c) => n + taskBlockRows(state, c, latestTools, depth + 1, maxDepth, maxChildren), 0) + (ordered.length > shown.length ? 1 : 0);
+      nested = shown.reduce((n, c) => n + taskBlockRows(state, c, latestTools, depth + 1, maxDepth, maxChildren, expanded), 0) + (ordered.length > shown.length ? 1 : 0);
     }
   }
   return 1 + latest + fallback + nested;
@@ -185,7 +186,7 @@ export function entryRows(entry: TranscriptEntry, o: EntryRowsOptions): number {
       return markdownRows(text, o.width) + (item.abandoned && last ? 1 : 0);
     }
     case 'tool':
-      if (item.tool === 'task') return taskBlockRows(o.state, item, o.latestTools);
+      if (item.tool === 'task') return taskBlockRows(o.state, item, o.latestTools, 0, 2, 3, o.expanded);
       return toolCallRows(item, { expanded: o.expanded, hideDiff: o.hideDiff?.(item) ?? false });
     case 'error':
       return textRows(`✗ ${item.message}`, o.width);

@@ -61,6 +61,7 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
             width={width}
             {...(agentColors ? { agentColors } : {})}
             {...(props.latestTools !== undefined ? { latestTools: props.latestTools } : {})}
+            {...(expanded !== undefined ? { expanded } : {})}
           />
         );
       }

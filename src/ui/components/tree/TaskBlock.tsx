@@ -1,6 +1,7 @@
 // One `task` call drawn as a block: the sub-agent's name in its colour, the task, its
 // state, live elapsed time and tool count, its latest tool calls, and its own sub-agents
-// nested beneath (capped by depth and count). Child thinking is never shown.
+// nested beneath (capped by depth and count). Child thinking is never shown. Expanded
+// (Ctrl+O), a finished block lists the child's tool log: what the parent model was told.
 
 import { Box, Text } from 'ink';
 import { memo } from 'react';
@@ -10,6 +11,7 @@ import type { ToolCallItem, UiState } from '../../state/types.js';
 import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
+import { taskLogLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
 export interface TaskBlockProps {
@@ -28,6 +30,8 @@ export interface TaskBlockProps {
   latestTools?: number;
   /** Agent colours from config, by agent name. */
   agentColors?: Readonly<Record<string, string>>;
+  /** Ctrl+O: a finished block lists the tool calls its sub-agent made. */
+  expanded?: boolean;
 }
 
 const INDENT = 2;
@@ -57,6 +61,7 @@ export function TaskBlock(props: TaskBlockProps) {
   const subtasks = calls.filter((c) => c.tool === 'task');
   const latestFallback = typeof call.metadata['latest_tool'] === 'string' && latest.length === 0 ? call.metadata['latest_tool'] : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
+  const log = props.expanded && !active ? taskLogLines(state, call) : NO_LINES;
   const inner = width - INDENT;
 
   return (
@@ -72,6 +77,7 @@ export function TaskBlock(props: TaskBlockProps) {
         latest={latest.map((c) => `${c.done ? (c.isError ? '✗' : '⎿') : '›'} ${toolSummary(c)}`)}
         latestFallback={latestFallback}
         reason={reason}
+        log={log}
       />
       {active && subtasks.length > 0 ? (
         <Box flexDirection="column" paddingLeft={INDENT}>
@@ -94,19 +100,27 @@ interface BlockLinesProps {
   latest: readonly string[];
   latestFallback: string | undefined;
   reason: string | undefined;
+  /** The tool log of a finished block, when expanded. */
+  log: readonly string[];
+}
+
+const NO_LINES: readonly string[] = [];
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, i) => line === b[i]);
 }
 
 function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
   for (const key of Object.keys(a) as (keyof BlockLinesProps)[]) {
-    if (key === 'latest') continue;
+    if (key === 'latest' || key === 'log') continue;
     if (a[key] !== b[key]) return false;
   }
-  return a.latest.length === b.latest.length && a.latest.every((line, i) => line === b.latest[i]);
+  return sameList(a.latest, b.latest) && sameList(a.log, b.log);
 }
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason } = props;
+  const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, log } = props;
   return (
     <>
       <Text wrap="truncate-end">
@@ -135,6 +149,15 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
           <Text wrap="truncate-end" color={roleColor('error')}>
             {reason}
           </Text>
+        </Box>
+      ) : null}
+      {log.length > 0 ? (
+        <Box flexDirection="column" paddingLeft={INDENT}>
+          {log.map((line, i) => (
+            <Text key={i} wrap="truncate-end" color={roleColor('muted')}>
+              {line}
+            </Text>
+          ))}
         </Box>
       ) : null}
     </>
