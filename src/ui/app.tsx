@@ -539,7 +539,7 @@ export function loadTree(core: UiCore, store: UiStore, sessionId: string, recurs
   if (!known || (store.getState().items[sessionId]?.length ?? 0) === 0) {
     const loaded = core.history(sessionId);
     if (!loaded) return;
-    store.loadHistory(sessionId, loaded.messages, loaded.session);
+    store.loadHistory(sessionId, loaded.messages, { ...loaded.session, children: core.children(sessionId) });
   }
   if (!recursive) return;
   for (const child of core.children(sessionId)) loadTree(core, store, child.id, true);

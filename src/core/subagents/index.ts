@@ -29,7 +29,7 @@
 import type { LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
 import type { AgentDefinition } from '../agents/index.js';
-import type { CoreEvent, EventListener } from '../events.js';
+import type { CoreEvent, EventListener, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
 import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
 import { ToolError, type ToolContext, type ToolResult } from '../tools/types.js';
@@ -124,7 +124,7 @@ export class SubagentSupervisor {
       this.host.trackBackground(parent.path[0]!, work);
       return {
         output: formatTaskResult(child.id, 'running', `Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.`),
-        metadata: { session_id: child.id, state: 'running', agent: agent.name },
+        metadata: { session_id: child.id, state: 'running', agent: agent.name } satisfies TaskOutcome,
       };
     }
     try {
@@ -217,7 +217,7 @@ export class SubagentSupervisor {
     return {
       output: formatTaskResult(child.id, state, body),
       isError: state === 'failed',
-      metadata: { session_id: child.id, state, agent: child.agentName },
+      metadata: { session_id: child.id, state, agent: child.agentName } satisfies TaskOutcome,
     };
   }
 
@@ -234,7 +234,7 @@ export class SubagentSupervisor {
   private trackProgress(child: LiveSession, ctx: ToolContext): { stop: () => void } {
     let toolCalls = 0;
     let latestTool: string | undefined;
-    let status = 'queued';
+    let status: SessionStatus = 'queued';
     const started = Date.now();
     const report = () =>
       ctx.progress({
@@ -244,7 +244,7 @@ export class SubagentSupervisor {
         tool_calls: toolCalls,
         ...(latestTool ? { latest_tool: latestTool } : {}),
         elapsed_ms: Date.now() - started,
-      });
+      } satisfies TaskProgress);
     report();
     const stop = this.host.onEvent((event: CoreEvent) => {
       if (event.session_id !== child.id) return;

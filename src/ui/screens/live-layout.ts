@@ -150,7 +150,7 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => c.tool !== 'task').length) : 0;
-  const fallback = latest === 0 && typeof call.metadata['latest_tool'] === 'string' ? 1 : 0;
+  const fallback = latest === 0 && call.task?.latest_tool !== undefined ? 1 : 0;
   const subtasks = calls.filter((c) => c.tool === 'task');
   let nested = 0;
   if (subtasks.length > 0) {

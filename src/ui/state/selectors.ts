@@ -134,6 +134,5 @@ export function toolCallsOf(state: UiState, sessionId: string): ToolCallItem[] {
 
 /** The child session a task call spawned, once known. */
 export function childOfCall(state: UiState, call: ToolCallItem): SessionNode | undefined {
-  const id = call.childSessionId ?? (typeof call.metadata['session_id'] === 'string' ? call.metadata['session_id'] : undefined);
-  return id ? state.sessions[id] : undefined;
+  return call.childSessionId ? state.sessions[call.childSessionId] : undefined;
 }

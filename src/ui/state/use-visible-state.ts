@@ -30,7 +30,7 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
   for (const item of items) {
     // A task call's progress metadata (tool count, latest tool) is summary; the rest is not.
     if (item.kind === 'tool' && item.tool === 'task') {
-      key.push(item.done, item.isError, item.output, item.childSessionId, item.input, item.metadata['status']);
+      key.push(item.done, item.isError, item.output, item.childSessionId, item.input, item.task?.status);
     } else {
       key.push(item);
     }

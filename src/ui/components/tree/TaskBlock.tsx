@@ -55,7 +55,7 @@ export function TaskBlock(props: TaskBlockProps) {
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? calls.filter((c) => c.tool !== 'task').slice(-latestTools) : [];
   const subtasks = calls.filter((c) => c.tool === 'task');
-  const latestFallback = typeof call.metadata['latest_tool'] === 'string' && latest.length === 0 ? call.metadata['latest_tool'] : undefined;
+  const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
   const inner = width - INDENT;
 
