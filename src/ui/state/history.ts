@@ -4,6 +4,7 @@
 import type { Message } from '../../core/messages.js';
 import type { SessionStatus, TaskOutcome } from '../../core/events.js';
 import { emptyUsage } from '../../core/messages.js';
+import { TASK_TOOL } from '../../core/subagents/gates.js';
 import { Draft, newSessionNode } from './draft.js';
 import { isFinalStatus } from './reducer.js';
 import type { SessionMeta, StoredChild, UiState } from './types.js';
@@ -47,8 +48,9 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
         else d.pushItem(sessionId, (id) => ({ kind: 'assistant', id, messageId: null, text: part.text, cuts: [], done: true, ts }));
       } else if (part.type === 'tool_use') {
         const stored = storedChildren.get(part.id);
-        const child = part.name === 'task' ? (findChildFor(d, sessionId, part.id) ?? stored?.id) : undefined;
-        const outcome = part.name === 'task' && stored ? outcomeOf(stored) : undefined;
+        const isTask = part.name === TASK_TOOL;
+        const child = isTask ? (findChildFor(d, sessionId, part.id) ?? stored?.id) : undefined;
+        const outcome = isTask && stored ? outcomeOf(stored) : undefined;
         d.pushItem(sessionId, (id) => ({
           kind: 'tool',
           id,

@@ -3,7 +3,13 @@
 
 import { addUsage, emptyUsage } from '../../core/messages.js';
 import type { Usage } from '../../core/messages.js';
+import { TASK_TOOL } from '../../core/subagents/gates.js';
 import type { AssistantItem, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
+
+/** A `task` call: drawn as a sub-agent block rather than a tool line. */
+export function isTaskCall(item: TranscriptItem): boolean {
+  return item.kind === 'tool' && item.tool === TASK_TOOL;
+}
 
 export function childrenOf(state: UiState, sessionId: string): SessionNode[] {
   const ids = state.children[sessionId] ?? [];
