@@ -1,9 +1,10 @@
-// The core's event stream (DESIGN §6). Every consumer — the Ink UI, the `run` printers,
-// tests — sees exactly these objects, children's events included, in emission order. The
-// shapes are defined once, as zod schemas, in ./events/schema.ts; the types here derive from them.
+// The core's event stream (DESIGN §6, docs/events.md). Every consumer — the Ink UI, the `run`
+// printers, tests — sees exactly these objects, children's events included, in emission order.
+// The shapes are defined once, as zod schemas, in ./events/schema.ts; the types here derive
+// from them (type-only imports: the schemas are not loaded at run time).
 
 import type { z } from 'zod';
-import { EVENT_TYPES } from './events/schema.js';
+import { EVENT_TYPES } from './events/protocol.js';
 import type {
   CoreEventSchema,
   EventEnvelopeSchema,
@@ -16,7 +17,7 @@ import type {
   TaskStateSchema,
 } from './events/schema.js';
 
-export { CoreEventSchema, EVENT_PROTOCOL_VERSION, EVENT_TYPES, EVENTS_SCHEMA_ID, StreamLineSchema, eventsJsonSchema } from './events/schema.js';
+export { EVENT_PROTOCOL_VERSION, EVENT_TYPES, EVENTS_SCHEMA_ID } from './events/protocol.js';
 
 export type SessionStatus = z.infer<typeof SessionStatusSchema>;
 export type PermissionReply = z.infer<typeof PermissionReplySchema>;
@@ -34,9 +35,11 @@ export type EventOf<K extends EventType> = Extract<CoreEvent, { type: K }>;
 /** The fields every event carries besides its type. */
 export type EventBase = z.infer<typeof EventEnvelopeSchema>;
 
-/** EVENT_TYPES names every type of the union: adding an event to the schema without listing it fails to compile. */
+/** EVENT_TYPES and the schema name the same types: a type added to one only fails to compile. */
 const everyTypeListed: Record<Exclude<EventType, (typeof EVENT_TYPES)[number]>, never> = {};
+const onlySchemaTypes: readonly EventType[] = EVENT_TYPES;
 void everyTypeListed;
+void onlySchemaTypes;
 
 /** Omit that keeps a union a union (a plain Omit would merge its members). */
 type PayloadOf<E> = E extends unknown ? Omit<E, 'type' | keyof EventBase> : never;

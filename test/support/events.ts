@@ -2,7 +2,8 @@
 // docs/events.md): the harnesses and fixtures pass events through `validEvent`, so an event
 // whose shape drifts from the schema fails the test that produced it.
 import { z } from 'zod';
-import { CoreEventSchema, StreamLineSchema, type CoreEvent } from '../../src/core/events.js';
+import type { CoreEvent } from '../../src/core/events.js';
+import { CoreEventSchema, StreamLineSchema } from '../../src/core/events/schema.js';
 
 export function validEvent(event: unknown): CoreEvent {
   const parsed = CoreEventSchema.safeParse(event);

@@ -9,14 +9,12 @@
  * fields, new event types, new keys in tool metadata); anything else bumps the version.
  * Event objects are strict (every field is declared here, so a field cannot be added by
  * accident); tool metadata known to the UI is typed but open to further keys.
+ *
+ * Only the build and the tests load this module; the program itself uses the derived types
+ * and the zod-free constants in ./protocol.ts.
  */
 import { z } from 'zod';
-
-/** The version of the event protocol `run --format json` announces on its first line. */
-export const EVENT_PROTOCOL_VERSION = 1;
-
-/** How the package exports the JSON Schema (`require.resolve` / `import.meta.resolve` this). */
-export const EVENTS_SCHEMA_ID = 'opencode-ink/events.schema.json';
+import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID } from './protocol.js';
 
 const id = z.string().min(1);
 const count = z.number().int().nonnegative();
@@ -160,26 +158,6 @@ export const CoreEventSchema = z
     ErrorEventSchema,
   ])
   .meta({ id: 'CoreEvent' });
-
-/** Every event type, in the order DESIGN §6 lists them (docs/events.md follows it too). */
-export const EVENT_TYPES = [
-  'session.created',
-  'session.status',
-  'message.started',
-  'message.retrying',
-  'text.delta',
-  'thinking.delta',
-  'tool.started',
-  'tool.progress',
-  'tool.completed',
-  'message.completed',
-  'question.asked',
-  'question.answered',
-  'permission.asked',
-  'permission.replied',
-  'turn.completed',
-  'error',
-] as const satisfies ReadonlyArray<z.infer<typeof CoreEventSchema>['type']>;
 
 /** The first line of `run --format json`: which protocol the lines after it follow. */
 export const ProtocolLineSchema = z
