@@ -136,7 +136,7 @@ describe('continuing a sub-agent session', () => {
     expect(ok).toMatchObject({ code: 0, stdout: 'Continued.\n' });
   });
 
-  it.runIf(hasTmux)('the TUI refuses the same id with the same sentence', async () => {
+  it.runIf(hasTmux || process.env.CI)('the TUI refuses the same id with the same sentence', async () => {
     const { root, child } = await delegate();
     const tmux = tmuxServer(`oci-pick-${process.pid}`);
     try {
