@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { render } from 'ink';
 import { createElement } from 'react';
 import Yoga from 'yoga-layout';
-import type { CoreEvent, EventListener, EventPayloads, EventType } from '../src/core/events.js';
+import { makeEvent, type EventListener, type EventPayloads, type EventType } from '../src/core/events.js';
 import type { UiCore } from '../src/ui/core-api.js';
 import { App } from '../src/ui/app.js';
 import { INK_RENDER_OPTIONS } from '../src/ui/render/ink-options.js';
@@ -179,7 +179,7 @@ const core = {
 } as unknown as UiCore;
 
 function emit<K extends EventType>(type: K, sessionId: string, path: string[], agent: string, payload: EventPayloads[K]): void {
-  const event = { type, session_id: sessionId, path, agent, ts: Date.now(), ...payload } as CoreEvent;
+  const event = makeEvent(type, { session_id: sessionId, path, agent, ts: Date.now() }, payload);
   for (const l of listeners) l(event);
 }
 
@@ -236,8 +236,8 @@ async function feed(kids: Kid[], totalDeltas: number): Promise<void> {
           emit('message.completed', k.id, path, 'explore', { message_id: `${k.id}_m${k.msg}`, usage, stop_reason: 'tool_use' });
           unseen.get(k.i)?.push([k.msg, performance.now()]);
           emit('tool.started', k.id, path, 'explore', { call_id: `${k.id}_t${k.msg}`, tool: 'read', input: { file_path: `src/c${k.i}/f${k.msg}.ts` } });
-          emit('tool.completed', k.id, path, 'explore', { call_id: `${k.id}_t${k.msg}`, output: 'ok', is_error: false });
-          emit('tool.progress', ROOT, rp, 'build', { call_id: k.call, metadata: { session_id: k.id, agent: 'explore', status: 'running', tool_calls: k.msg + 1, latest_tool: 'read' } });
+          emit('tool.completed', k.id, path, 'explore', { call_id: `${k.id}_t${k.msg}`, tool: 'read', output: 'ok', is_error: false });
+          emit('tool.progress', ROOT, rp, 'build', { call_id: k.call, tool: 'task', metadata: { session_id: k.id, agent: 'explore', status: 'running', tool_calls: k.msg + 1, latest_tool: 'read', elapsed_ms: 0 } });
           k.msg++;
           emit('message.started', k.id, path, 'explore', { message_id: `${k.id}_m${k.msg}` });
         }
@@ -274,7 +274,7 @@ async function round(r: number): Promise<RoundResult> {
   for (const k of kids) {
     const path = [ROOT, k.id];
     emit('tool.started', ROOT, rp, 'build', { call_id: k.call, tool: 'task', input: { description: `Child ${k.i}`, prompt: `p${k.i}`, subagent_type: 'explore' } });
-    emit('session.created', k.id, path, 'explore', { parent_id: ROOT, title: `Child ${k.i}`, tool_call_id: k.call });
+    emit('session.created', k.id, path, 'explore', { parent_id: ROOT, title: `Child ${k.i}`, tool_call_id: k.call, task_description: `Child ${k.i}`, depth: 1 });
     emit('session.status', k.id, path, 'explore', { status: 'running' });
     emit('message.started', k.id, path, 'explore', { message_id: `${k.id}_m0` });
   }
@@ -324,7 +324,7 @@ async function round(r: number): Promise<RoundResult> {
     const path = [ROOT, k.id];
     emit('message.completed', k.id, path, 'explore', { message_id: `${k.id}_m${k.msg}`, usage, stop_reason: 'end_turn' });
     emit('session.status', k.id, path, 'explore', { status: 'completed' });
-    emit('tool.completed', ROOT, rp, 'build', { call_id: k.call, output: `<task id="${k.id}" state="completed">done</task>`, is_error: false });
+    emit('tool.completed', ROOT, rp, 'build', { call_id: k.call, tool: 'task', output: `<task id="${k.id}" state="completed">done</task>`, is_error: false, metadata: { session_id: k.id, agent: 'explore', state: 'completed' } });
   }
   if (VIEW === 'child') {
     keyboard.type('\u0018');

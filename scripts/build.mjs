@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { graphemeShims } from './grapheme-plugins.mjs';
 import { buildTuiScript } from './tui-script.mjs';
+import { writeEventsSchema } from './events-schema.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -86,3 +87,6 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
 });
+
+// The published event protocol (docs/events.md), exported as `opencode-ink/events.schema.json`.
+await writeEventsSchema('dist');

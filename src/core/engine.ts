@@ -8,7 +8,7 @@ import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
 import { ConfigError, errorMessage } from './errors.js';
-import { EventBus, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
+import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
 import type { Message, TextPart, ToolUsePart } from './messages.js';
 import type { CommandDefinition, InlineIo } from './commands/index.js';
 import { newId } from './ids.js';
@@ -125,7 +125,13 @@ export class Engine {
       cwd: this.options.cwd,
       depth: 0,
     });
-    this.emitFor(row.id, agent.name, [row.id], 'session.created', { parent_id: null, title: row.title, tool_call_id: null });
+    this.emitFor(row.id, agent.name, [row.id], 'session.created', {
+      parent_id: null,
+      title: row.title,
+      tool_call_id: null,
+      task_description: null,
+      depth: 0,
+    });
     return row;
   }
 
@@ -401,6 +407,8 @@ export class Engine {
           parent_id: parent.id,
           title: row.title,
           tool_call_id: fields.tool_call_id,
+          task_description: fields.task_description,
+          depth: row.depth,
         });
         this.emitFor(row.id, row.agent, [...parent.path, row.id], 'session.status', { status: 'queued' });
         return row;
@@ -593,7 +601,7 @@ export class Engine {
   }
 
   private emitFor<K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]): void {
-    this.bus.emit({ type, session_id: sessionId, agent, path: [...path], ts: Date.now(), ...payload } as never);
+    this.bus.emit(makeEvent(type, { session_id: sessionId, agent, path: [...path], ts: Date.now() }, payload));
   }
 }
 

@@ -1,50 +1,85 @@
-// The core's event stream (DESIGN §6). Every consumer — the Ink UI, the `run` printers,
-// tests — sees exactly these objects, children's events included, in emission order.
+// The core's event stream (DESIGN §6, docs/events.md). Every consumer — the Ink UI, the `run`
+// printers, tests — sees exactly these objects, children's events included, in emission order.
+// The shapes are defined once, as zod schemas, in ./events/schema.ts; the types here derive
+// from them (type-only imports: the schemas are not loaded at run time).
 
-import type { Usage } from './messages.js';
+import type { z } from 'zod';
+import { EVENT_TYPES } from './events/protocol.js';
+import type {
+  CoreEventSchema,
+  EventEnvelopeSchema,
+  FileChangeSchema,
+  PermissionReplySchema,
+  ProtocolLineSchema,
+  SessionStatusSchema,
+  TaskOutcomeSchema,
+  TaskProgressSchema,
+  TaskStateSchema,
+} from './events/schema.js';
 
-/** `queued`: a sub-agent waiting for a free slot under its parent's `max_concurrency`. */
-export type SessionStatus = 'queued' | 'running' | 'idle' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+export { EVENT_PROTOCOL_VERSION, EVENT_TYPES, EVENTS_SCHEMA_ID } from './events/protocol.js';
 
-export type PermissionReply = 'once' | 'always' | 'reject';
+export type SessionStatus = z.infer<typeof SessionStatusSchema>;
+export type PermissionReply = z.infer<typeof PermissionReplySchema>;
+export type TaskState = z.infer<typeof TaskStateSchema>;
+export type TaskProgress = z.infer<typeof TaskProgressSchema>;
+export type TaskOutcome = z.infer<typeof TaskOutcomeSchema>;
+export type FileChange = z.infer<typeof FileChangeSchema>;
+export type ProtocolLine = z.infer<typeof ProtocolLineSchema>;
 
-export interface EventBase {
-  session_id: string;
-  agent: string;
-  /** Session ids from the root down to and including `session_id`. */
-  path: string[];
-  ts: number;
-}
-
-export interface EventPayloads {
-  'session.created': { parent_id: string | null; title: string; tool_call_id: string | null };
-  'session.status': { status: SessionStatus; reason?: string };
-  'message.started': { message_id: string };
-  /** The provider is retrying a stream that failed part-way: drop what this message streamed so far. */
-  'message.retrying': { attempt: number; delay_ms: number; reason: string };
-  'text.delta': { text: string };
-  'thinking.delta': { text: string };
-  'tool.started': { call_id: string; tool: string; input: unknown };
-  'tool.progress': { call_id: string; metadata: Record<string, unknown> };
-  /** `metadata`: what the tool reported besides its output, e.g. an edit's diff. */
-  'tool.completed': { call_id: string; output: string; is_error: boolean; metadata?: Record<string, unknown> };
-  'message.completed': { message_id: string; usage: Usage; stop_reason: string };
-  'question.asked': { question_id: string; question: string; options: string[] };
-  'question.answered': { question_id: string; answer?: string; declined?: boolean; cancelled?: boolean };
-  /** `call_id`: the tool call waiting on the answer, when a tool call asks. */
-  'permission.asked': { request_id: string; tool: string; subject: string; permission: string; patterns: string[]; call_id?: string };
-  'permission.replied': { request_id: string; reply: PermissionReply };
-  'turn.completed': { usage: Usage; cost: number };
-  error: { message: string };
-}
-
-export type EventType = keyof EventPayloads;
-
-export type CoreEvent = {
-  [K in EventType]: EventBase & { type: K } & EventPayloads[K];
-}[EventType];
-
+/** Every core event, as the schema defines it. */
+export type CoreEvent = z.infer<typeof CoreEventSchema>;
+export type EventType = CoreEvent['type'];
 export type EventOf<K extends EventType> = Extract<CoreEvent, { type: K }>;
+
+/** The fields every event carries besides its type. */
+export type EventBase = z.infer<typeof EventEnvelopeSchema>;
+
+/** EVENT_TYPES and the schema name the same types: a type added to one only fails to compile. */
+const everyTypeListed: Record<Exclude<EventType, (typeof EVENT_TYPES)[number]>, never> = {};
+const onlySchemaTypes: readonly EventType[] = EVENT_TYPES;
+void everyTypeListed;
+void onlySchemaTypes;
+
+/** Omit that keeps a union a union (a plain Omit would merge its members). */
+type PayloadOf<E> = E extends unknown ? Omit<E, 'type' | keyof EventBase> : never;
+
+/** What an emitter gives for each event type; the envelope is added on emission. */
+export type EventPayloads = { [K in EventType]: PayloadOf<EventOf<K>> };
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/**
+ * Tells TypeScript that an event assembled from a type and that type's payload is a
+ * CoreEvent. The payload was checked against EventPayloads[type] at compile time; what the
+ * compiler cannot follow is the correlation between a generic type and its payload, so the
+ * one thing left to check is that the type tag is a known one.
+ */
+function isAssembledEvent(event: { type: string }): event is CoreEvent {
+  return KNOWN_TYPES.has(event.type);
+}
+
+/** Builds an event from its type, envelope and payload. */
+export function makeEvent<K extends EventType>(type: K, base: EventBase, payload: EventPayloads[K]): CoreEvent {
+  const event = { type, ...base, ...payload };
+  if (!isAssembledEvent(event)) throw new Error(`Unknown event type "${type}".`);
+  return event;
+}
+
+/** `tool.progress` of a `task` call: its metadata is a TaskProgress (the schema guarantees it). */
+export function isTaskProgress(event: EventOf<'tool.progress'>): event is Extract<EventOf<'tool.progress'>, { tool: 'task' }> {
+  return event.tool === 'task';
+}
+
+/** `tool.completed` of a `task` call: its metadata, when present, is a TaskOutcome. */
+export function isTaskCompletion(event: EventOf<'tool.completed'>): event is Extract<EventOf<'tool.completed'>, { tool: 'task' }> {
+  return event.tool === 'task';
+}
+
+/** `tool.completed` of an `edit` or `write` call: its metadata, when present, is a FileChange. */
+export function isFileChange(event: EventOf<'tool.completed'>): event is Extract<EventOf<'tool.completed'>, { tool: 'edit' | 'write' }> {
+  return event.tool === 'edit' || event.tool === 'write';
+}
 
 export type EventListener = (event: CoreEvent) => void;
 

@@ -29,6 +29,7 @@ import {
   agentPath,
   createUiStore,
   FrameScheduler,
+  isTaskCall,
   queuedCount,
   runningCount,
   sessionLabel,
@@ -336,8 +337,8 @@ function Screen(props: ScreenProps) {
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
   const asked = question ? askUserRows({ question: question.question, options: question.options, waiting }, width) : undefined;
   const rowOptions = { state, width, expanded, hideDiff: awaitingApproval };
-  const untasked = view.live.filter((e) => !(e.item.kind === 'tool' && e.item.tool === 'task'));
-  const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => e.item.kind === 'tool' && e.item.tool === 'task');
+  const untasked = view.live.filter((e) => !isTaskCall(e.item));
+  const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => isTaskCall(e.item));
   const untaskedRows = untasked.reduce((n, e) => n + entryRows(e, { ...rowOptions, latestTools: 0 }), 0);
   const rows = stdout.rows || 24;
   const fixedRows =
@@ -356,7 +357,7 @@ function Screen(props: ScreenProps) {
   });
 
   const liveEntries = view.live.map((entry) =>
-    entry.item.kind === 'tool' && entry.item.tool !== 'task' && awaitingApproval(entry.item) ? (
+    entry.item.kind === 'tool' && !isTaskCall(entry.item) && awaitingApproval(entry.item) ? (
       <ToolCall key={entry.key} call={entry.item} width={width} now={now} expanded={expanded} hideDiff />
     ) : (
       <TranscriptEntryView
@@ -539,7 +540,7 @@ export function loadTree(core: UiCore, store: UiStore, sessionId: string, recurs
   if (!known || (store.getState().items[sessionId]?.length ?? 0) === 0) {
     const loaded = core.history(sessionId);
     if (!loaded) return;
-    store.loadHistory(sessionId, loaded.messages, loaded.session);
+    store.loadHistory(sessionId, loaded.messages, { ...loaded.session, children: core.children(sessionId) });
   }
   if (!recursive) return;
   for (const child of core.children(sessionId)) loadTree(core, store, child.id, true);

@@ -13,6 +13,7 @@ import { ConfigError } from '../core/errors.js';
 import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
 import { SessionStore } from '../core/store/index.js';
+import { pickSession } from '../cli/pick-session.js';
 import { DEMO_FILES, DEMO_PROMPT } from '../demo/script.js';
 import { startDemoServer } from '../demo/server.js';
 import { App } from './app.js';
@@ -67,7 +68,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     interactive: true,
     ...(opts.model ? { model: opts.model } : {}),
   });
-  const rootId = pickSession(engine, ctx.store, ctx.cwd, opts);
+  const rootId = pickSession(engine, opts);
   performance.mark('tui:session');
   const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
   let history = loadInputHistory(historyFile);
@@ -142,20 +143,6 @@ function colorsOf(agents: Map<string, AgentDefinition>): Record<string, string> 
   const out: Record<string, string> = {};
   for (const a of agents.values()) if (a.color) out[a.name] = a.color;
   return out;
-}
-
-function pickSession(engine: Engine, store: SessionStore, cwd: string, opts: TuiOptions): string {
-  if (opts.session) {
-    const row = store.getSession(opts.session);
-    if (!row) throw new ConfigError(`No session with id "${opts.session}" (see opencode-ink sessions).`);
-    if (row.parent_id) throw new ConfigError(`Session "${opts.session}" is a sub-agent session; resume its root session ${row.parent_id} instead.`);
-    return row.id;
-  }
-  if (opts.continue) {
-    const recent = store.mostRecentRoot(cwd);
-    if (recent) return recent.id;
-  }
-  return engine.createSession({ ...(opts.agent ? { agent: opts.agent } : {}) }).id;
 }
 
 interface RenderOptions {

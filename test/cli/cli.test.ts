@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
 import { runCli, startCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
+import { validStreamLines } from '../support/events.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { uiChunksAmong } from '../support/ui-chunks.js';
 import { waitFor } from '../tools/context.js';
@@ -62,7 +63,9 @@ describe('opencode-ink run', () => {
     expect(JSON.stringify(toolResults(server.requests[3]!))).toContain('hello.txt:1:hello world');
 
     type Line = { type: string; session_id: string; path: string[]; ts: number; status?: string; call_id?: string; tool?: string; request_id?: string };
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    // Each line matches the published schema; the first one names the protocol version.
+    expect(validStreamLines(result.stdout)[0]).toMatchObject({ type: 'protocol', version: 1 });
+    const events = result.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as Line);
     // The exact order, leaving out the streamed pieces (checked below), which vary in number.
     const streamed = new Set(['text.delta', 'tool.progress']);
     const seq = events.filter((e) => !streamed.has(e.type)).map((e) => (e.status ? `${e.type}:${e.status}` : e.type));
@@ -79,7 +82,7 @@ describe('opencode-ink run', () => {
     ]);
     // Each tool call is one bracket, in the order the model made them, with its ask inside.
     const tools = events.filter((e) => e.type.startsWith('tool.') && e.type !== 'tool.progress');
-    expect(tools.map((e) => e.tool ?? e.type)).toEqual(['write', 'tool.completed', 'bash', 'tool.completed', 'grep', 'tool.completed']);
+    expect(tools.map((e) => `${e.type}:${e.tool}`)).toEqual(['write', 'bash', 'grep'].flatMap((t) => [`tool.started:${t}`, `tool.completed:${t}`]));
     for (let i = 0; i < tools.length; i += 2) expect(tools[i + 1]!.call_id).toBe(tools[i]!.call_id);
     const asks = events.filter((e) => e.type.startsWith('permission.'));
     expect(asks.map((e) => e.tool ?? e.type)).toEqual(['write', 'permission.replied', 'bash', 'permission.replied']);
@@ -237,7 +240,8 @@ describe('opencode-ink run with sub-agents', () => {
     });
     const result = await runCli(['run', '--format', 'json', 'delegate it'], { cwd: project, env });
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; session_id: string; path: string[]; parent_id?: string });
+    validStreamLines(result.stdout);
+    const events = result.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; session_id: string; path: string[]; parent_id?: string });
     const root = events[0]!.session_id;
     const created = events.find((e) => e.type === 'session.created' && e.parent_id === root)!;
     const child = created.session_id;

@@ -51,11 +51,11 @@ describe('expanded task block', () => {
 
   it('counts the calls the log leaves out', () => {
     let s = run(treeEvents());
-    const log = Array.from({ length: 20 }, (_, i) => ({ tool: 'glob', arg: `*.e${i + 5}`, status: 'ok' }));
+    const log = Array.from({ length: 20 }, (_, i) => ({ tool: 'glob', arg: `*.e${i + 5}`, status: 'ok' as const }));
     s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
     s = reduce(
       s,
-      ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', output: '<task id="childA" state="completed"></task>', is_error: false, metadata: { tool_log: log, tool_log_earlier: 5 } }, 5011),
+      ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: '<task id="childA" state="completed"></task>', is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed', tool_log: log, tool_log_earlier: 5 } }, 5011),
     );
     const call = s.items[ROOT]!.find((i): i is ToolCallItem => i.kind === 'tool' && i.callId === 'callA')!;
     const lines = frame(<TaskBlock state={s} call={call} now={99_999} width={80} expanded />).split('\n');
@@ -68,7 +68,7 @@ describe('expanded task block', () => {
   it("falls back to the child's own calls when the result carries no log (loaded from history)", () => {
     let s = run(treeEvents());
     s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
-    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', output: '<task id="childA" state="completed"></task>', is_error: false }, 5011));
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: '<task id="childA" state="completed"></task>', is_error: false }, 5011));
     const call = s.items[ROOT]!.find((i): i is ToolCallItem => i.kind === 'tool' && i.callId === 'callA')!;
     const lines = frame(<TaskBlock state={s} call={call} now={99_999} width={80} expanded />).split('\n');
     expect(lines.slice(1)).toEqual(['  ⎿ read src/a.ts', '  ⎿ task explore: Deep dive']);

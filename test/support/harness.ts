@@ -10,6 +10,7 @@ import { Engine, type EngineOptions } from '../../src/core/engine.js';
 import type { CoreEvent } from '../../src/core/events.js';
 import { createProvider } from '../../src/core/provider/index.js';
 import { SessionStore } from '../../src/core/store/index.js';
+import { validEvent } from './events.js';
 import { startFakeServer, type FakeServer } from './fake-anthropic.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -82,7 +83,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...opts.engine,
       ...overrides,
     });
-    engine.on((e) => events.push(e));
+    // Validated as it arrives: a malformed event fails the test (EventBus rethrows listener errors).
+    engine.on((e) => events.push(validEvent(e)));
     return engine;
   };
   const engine = newEngine();

@@ -2,10 +2,11 @@
 // questions get "user unavailable" and permission asks become denials unless `--yes`.
 import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
-import type { CoreEvent } from '../../core/events.js';
+import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type ProtocolLine } from '../../core/events.js';
 import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { CliContext } from '../context.js';
+import { pickSession } from '../pick-session.js';
 
 export interface RunOptions {
   format: 'text' | 'json';
@@ -31,10 +32,8 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     autoApprove: opts.yes,
     ...(opts.model ? { model: opts.model } : {}),
   });
-  if (opts.format === 'json') {
-    engine.on((event: CoreEvent) => io.stdout.write(`${JSON.stringify(event)}\n`));
-  }
-  const sessionId = pickSession(ctx, engine, opts);
+  if (opts.format === 'json') engine.on(jsonPrinter(io.stdout));
+  const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;
   const onSignal = () => {
@@ -71,17 +70,21 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   }
 }
 
-function pickSession(ctx: CliContext, engine: Engine, opts: RunOptions): string {
-  if (opts.session) {
-    const row = ctx.store.getSession(opts.session);
-    if (!row) throw new ConfigError(`No session with id "${opts.session}" (see opencode-ink sessions).`);
-    return row.id;
-  }
-  if (opts.continue) {
-    const recent = ctx.store.mostRecentRoot(ctx.cwd);
-    if (recent) return recent.id;
-  }
-  return engine.createSession({ ...(opts.agent ? { agent: opts.agent } : {}) }).id;
+/**
+ * One JSON object per line (docs/events.md): a protocol line naming the version and the
+ * schema, then every core event as emitted. The protocol line waits for the first event, so
+ * a run refused before it starts prints nothing to stdout.
+ */
+function jsonPrinter(stdout: NodeJS.WritableStream): (event: CoreEvent) => void {
+  let announced = false;
+  return (event) => {
+    if (!announced) {
+      announced = true;
+      const protocol: ProtocolLine = { type: 'protocol', version: EVENT_PROTOCOL_VERSION, schema: EVENTS_SCHEMA_ID };
+      stdout.write(`${JSON.stringify(protocol)}\n`);
+    }
+    stdout.write(`${JSON.stringify(event)}\n`);
+  };
 }
 
 function requireCredentials(ctx: CliContext): void {

@@ -80,7 +80,7 @@ async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOpti
     content.length > MAX_RESULT_CHARS
       ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
       : content;
-  session.emit('tool.completed', { call_id: call.id, output: capped, is_error: isError, ...(metadata ? { metadata } : {}) });
+  session.emit('tool.completed', { call_id: call.id, tool: call.name, output: capped, is_error: isError, ...(metadata ? { metadata } : {}) });
   return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
 }
 
@@ -120,7 +120,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     callId: call.id,
     signal,
     ask: (request) => session.gate.check(request, call.name, call.id),
-    progress: (metadata) => session.emit('tool.progress', { call_id: call.id, metadata }),
+    progress: (metadata) => session.emit('tool.progress', { call_id: call.id, tool: call.name, metadata }),
     todos: session.todos,
     askUser: (question, options) => session.askUser(session, question, options),
     batchIndex: opts.batchIndex ?? 0,

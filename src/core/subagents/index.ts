@@ -40,7 +40,7 @@ import type { LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
 import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
-import type { CoreEvent, EventListener } from '../events.js';
+import type { CoreEvent, EventListener, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
 import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
 import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
@@ -179,7 +179,7 @@ export class SubagentSupervisor {
       this.host.trackBackground(parent.path[0]!, work);
       return {
         output: formatTaskResult(child.id, 'running', `Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.`),
-        metadata: { session_id: child.id, state: 'running', agent: agent.name },
+        metadata: { session_id: child.id, state: 'running', agent: agent.name } satisfies TaskOutcome,
       };
     }
     try {
@@ -315,7 +315,7 @@ export class SubagentSupervisor {
       output: formatTaskResult(child.id, state, body, log),
       isError: state === 'failed',
       // The UI draws the log from here rather than parsing the text above.
-      metadata: { session_id: child.id, state, agent: child.agentName, tool_log: log.entries, tool_log_earlier: log.earlier },
+      metadata: { session_id: child.id, state, agent: child.agentName, tool_log: log.entries, tool_log_earlier: log.earlier } satisfies TaskOutcome,
     };
   }
 
@@ -336,7 +336,7 @@ export class SubagentSupervisor {
     const recorder = watchToolLog(this.host.onEvent, child.id);
     let toolCalls = 0;
     let latestTool: string | undefined;
-    let status = 'queued';
+    let status: SessionStatus = 'queued';
     const started = Date.now();
     const report = () =>
       ctx.progress({
@@ -346,7 +346,7 @@ export class SubagentSupervisor {
         tool_calls: toolCalls,
         ...(latestTool ? { latest_tool: latestTool } : {}),
         elapsed_ms: Date.now() - started,
-      });
+      } satisfies TaskProgress);
     report();
     const stop = this.host.onEvent((event: CoreEvent) => {
       if (event.session_id !== child.id) return;

@@ -12,7 +12,7 @@ import { displayWidth } from '../render/text.js';
 import { toolCallRows } from '../components/transcript/ToolCall.js';
 import { isActive, taskState } from '../components/tree/status.js';
 import { taskLogLines } from '../components/tree/tool-log.js';
-import { childOfCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
+import { childOfCall, isTaskCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
 import type { ToolCallItem, UiState } from '../state/types.js';
 
 /**
@@ -150,9 +150,9 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
     return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + (expanded ? taskLogLines(state, call).length : 0);
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
-  const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => c.tool !== 'task').length) : 0;
-  const fallback = latest === 0 && typeof call.metadata['latest_tool'] === 'string' ? 1 : 0;
-  const subtasks = calls.filter((c) => c.tool === 'task');
+  const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => !isTaskCall(c)).length) : 0;
+  const fallback = latest === 0 && call.task?.latest_tool !== undefined ? 1 : 0;
+  const subtasks = calls.filter(isTaskCall);
   let nested = 0;
   if (subtasks.length > 0) {
     if (depth + 1 > maxDepth) nested = 1;
@@ -186,7 +186,7 @@ export function entryRows(entry: TranscriptEntry, o: EntryRowsOptions): number {
       return markdownRows(text, o.width) + (item.abandoned && last ? 1 : 0);
     }
     case 'tool':
-      if (item.tool === 'task') return taskBlockRows(o.state, item, o.latestTools, 0, 2, 3, o.expanded);
+      if (isTaskCall(item)) return taskBlockRows(o.state, item, o.latestTools, 0, 2, 3, o.expanded);
       return toolCallRows(item, { expanded: o.expanded, hideDiff: o.hideDiff?.(item) ?? false });
     case 'error':
       return textRows(`✗ ${item.message}`, o.width);

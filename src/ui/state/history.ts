@@ -2,12 +2,13 @@
 // child that already finished) so it renders exactly like one followed live.
 
 import type { Message } from '../../core/messages.js';
-import type { SessionStatus } from '../../core/events.js';
+import type { SessionStatus, TaskOutcome } from '../../core/events.js';
 import { emptyUsage } from '../../core/messages.js';
 import { terminalSafe, terminalSafeDeep } from '../../core/text/terminal-safe.js';
+import { TASK_TOOL } from '../../core/subagents/gates.js';
 import { Draft, newSessionNode } from './draft.js';
 import { isFinalStatus } from './reducer.js';
-import type { SessionMeta, UiState } from './types.js';
+import type { SessionMeta, StoredChild, UiState } from './types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
 
@@ -41,6 +42,7 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
   items.length = 0;
   const ts = meta.created_at;
   const byCall = new Map<string, number>();
+  const storedChildren = new Map((meta.children ?? []).flatMap((c) => (c.tool_call_id ? [[c.tool_call_id, c] as const] : [])));
   for (const message of messages) {
     for (const part of message.content) {
       if (part.type === 'text' && part.text) {
@@ -48,7 +50,10 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
         if (message.role === 'user') d.pushItem(sessionId, (id) => ({ kind: 'user', id, text, ts }));
         else d.pushItem(sessionId, (id) => ({ kind: 'assistant', id, messageId: null, text, cuts: [], done: true, ts }));
       } else if (part.type === 'tool_use') {
-        const child = part.name === 'task' ? findChildFor(d, sessionId, part.id) : undefined;
+        const stored = storedChildren.get(part.id);
+        const isTask = part.name === TASK_TOOL;
+        const child = isTask ? (findChildFor(d, sessionId, part.id) ?? stored?.id) : undefined;
+        const outcome = isTask && stored ? outcomeOf(stored) : undefined;
         d.pushItem(sessionId, (id) => ({
           kind: 'tool',
           id,
@@ -56,25 +61,17 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
           tool: terminalSafe(part.name),
           input: terminalSafeDeep(part.input),
           isError: false,
-          metadata: {},
           startedAt: ts,
           done: false,
           ...(child ? { childSessionId: child } : {}),
+          ...(outcome ? { taskOutcome: outcome } : {}),
         }));
         byCall.set(part.id, items.length - 1);
       } else if (part.type === 'tool_result') {
         const index = byCall.get(part.tool_use_id);
         const call = index === undefined ? undefined : items[index];
         if (index === undefined || call?.kind !== 'tool') continue;
-        const childId = call.tool === 'task' ? (call.childSessionId ?? taskIdFromResult(part.content)) : undefined;
-        items[index] = {
-          ...call,
-          output: terminalSafe(part.content),
-          isError: part.is_error === true,
-          done: true,
-          endedAt: ts,
-          ...(childId ? { childSessionId: childId, metadata: { ...call.metadata, session_id: childId } } : {}),
-        };
+        items[index] = { ...call, output: terminalSafe(part.content), isError: part.is_error === true, done: true, endedAt: ts };
       }
     }
   }
@@ -98,7 +95,16 @@ function findChildFor(d: Draft, parentId: string, callId: string): string | unde
   return (d.state.children[parentId] ?? []).find((id) => d.session(id)?.toolCallId === callId);
 }
 
-/** The task tool's result opens with `<task id="<child id>" state="…">`. */
-export function taskIdFromResult(output: string): string | undefined {
-  return /<task id="([^"]+)"/.exec(output)?.[1];
+/** What a stored child's row says about the task that started it, once that task has ended. */
+function outcomeOf(child: StoredChild): TaskOutcome | undefined {
+  switch (child.status) {
+    case 'completed':
+    case 'failed':
+    case 'cancelled':
+      return { session_id: child.id, agent: child.agent, state: child.status };
+    case 'interrupted':
+      return { session_id: child.id, agent: child.agent, state: 'cancelled' };
+    default:
+      return undefined;
+  }
 }

@@ -2,8 +2,8 @@
 
 export * from './types.js';
 export { createUiState } from './draft.js';
-export { reduce, reduceAll, isFinalStatus, descriptionFromTitle, LIVE_TAIL_LINES, type UiInput } from './reducer.js';
-export { loadHistory, taskIdFromResult } from './history.js';
+export { reduce, reduceAll, isFinalStatus, LIVE_TAIL_LINES, type UiInput } from './reducer.js';
+export { loadHistory } from './history.js';
 export * from './selectors.js';
 export { findSafeCut, countLines } from './markdown-split.js';
 export { createUiStore, type UiStore } from './store.js';

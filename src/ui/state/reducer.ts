@@ -1,7 +1,7 @@
 // Folds core events (and the user's own messages) into UiState. Pure: same state and
 // event give the same result, and unchanged parts keep their identity.
 
-import type { CoreEvent, EventOf } from '../../core/events.js';
+import { isFileChange, isTaskCompletion, isTaskProgress, type CoreEvent, type EventOf } from '../../core/events.js';
 import { addUsage, emptyUsage } from '../../core/messages.js';
 import { Draft, newSessionNode } from './draft.js';
 import { countLines, findSafeCut } from './markdown-split.js';
@@ -78,14 +78,8 @@ function step(d: Draft, input: UiInput): void {
       onToolStarted(d, e);
       break;
     case 'tool.progress':
-      editCall(d, e.call_id, (call) => {
-        const childId = e.metadata['session_id'];
-        return {
-          ...call,
-          metadata: { ...call.metadata, ...e.metadata },
-          ...(typeof childId === 'string' ? { childSessionId: childId } : {}),
-        };
-      });
+      // Only a task's progress is drawn; other tools' progress (a command's output tail) is not kept.
+      if (isTaskProgress(e)) editCall(d, e.call_id, (call) => ({ ...call, task: e.metadata, childSessionId: e.metadata.session_id }));
       break;
     case 'tool.completed':
       editCall(d, e.call_id, (call) => ({
@@ -94,8 +88,9 @@ function step(d: Draft, input: UiInput): void {
         isError: e.is_error,
         endedAt: e.ts,
         done: true,
-        // What the tool reported, e.g. the diff an edit really made (with its line numbers).
-        ...(e.metadata ? { metadata: { ...call.metadata, ...e.metadata } } : {}),
+        ...(isTaskCompletion(e) && e.metadata ? { taskOutcome: e.metadata, childSessionId: e.metadata.session_id } : {}),
+        // The diff an edit really made (with its line numbers), rather than one guessed from its input.
+        ...(isFileChange(e) && e.metadata ? { fileChange: e.metadata } : {}),
       }));
       break;
     case 'message.completed': {
@@ -176,15 +171,14 @@ function onCreated(d: Draft, e: EventOf<'session.created'>): void {
   const path = e.path.length ? e.path : [e.session_id];
   const call = e.tool_call_id ? findCall(d, e.tool_call_id) : undefined;
   const input = call && isRecord(call.input) ? call.input : undefined;
-  const description = typeof input?.['description'] === 'string' ? input['description'] : descriptionFromTitle(e.title);
   const fields = {
     agent: e.agent,
     title: e.title,
-    description: e.parent_id ? description : '',
+    description: e.task_description ?? '',
     parentId: e.parent_id,
     toolCallId: e.tool_call_id,
     path,
-    depth: path.length - 1,
+    depth: e.depth,
   };
   const existing = d.session(e.session_id);
   if (existing) {
@@ -200,12 +194,6 @@ function onCreated(d: Draft, e: EventOf<'session.created'>): void {
       d.pushItem(e.session_id, (id) => ({ kind: 'user', id, text: prompt, ts: e.ts }));
     }
   }
-}
-
-/** The engine titles children `<description> (@<agent> subagent)`. */
-export function descriptionFromTitle(title: string): string {
-  const m = /^(.*) \(@[^)]+ subagent\)$/.exec(title);
-  return m?.[1] ?? title;
 }
 
 function onStatus(d: Draft, e: EventOf<'session.status'>): void {
@@ -301,7 +289,6 @@ function onToolStarted(d: Draft, e: EventOf<'tool.started'>): void {
     tool: e.tool,
     input: e.input,
     isError: false,
-    metadata: {},
     startedAt: e.ts,
     done: false,
     ...(child ? { childSessionId: child } : {}),

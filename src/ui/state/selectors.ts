@@ -3,7 +3,13 @@
 
 import { addUsage, emptyUsage } from '../../core/messages.js';
 import type { Usage } from '../../core/messages.js';
+import { TASK_TOOL } from '../../core/subagents/gates.js';
 import type { AssistantItem, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
+
+/** A `task` call: drawn as a sub-agent block rather than a tool line. */
+export function isTaskCall(item: TranscriptItem): boolean {
+  return item.kind === 'tool' && item.tool === TASK_TOOL;
+}
 
 export function childrenOf(state: UiState, sessionId: string): SessionNode[] {
   const ids = state.children[sessionId] ?? [];
@@ -134,6 +140,5 @@ export function toolCallsOf(state: UiState, sessionId: string): ToolCallItem[] {
 
 /** The child session a task call spawned, once known. */
 export function childOfCall(state: UiState, call: ToolCallItem): SessionNode | undefined {
-  const id = call.childSessionId ?? (typeof call.metadata['session_id'] === 'string' ? call.metadata['session_id'] : undefined);
-  return id ? state.sessions[id] : undefined;
+  return call.childSessionId ? state.sessions[call.childSessionId] : undefined;
 }

@@ -1,10 +1,10 @@
 // The UI's normalised model: sessions by id, each with an ordered list of transcript
 // items. Plain data only, so the reducer and selectors are testable without React.
 
-import type { SessionStatus, PermissionReply } from '../../core/events.js';
+import type { FileChange, PermissionReply, SessionStatus, TaskOutcome, TaskProgress } from '../../core/events.js';
 import type { Usage } from '../../core/messages.js';
 
-export type { SessionStatus, PermissionReply, Usage };
+export type { FileChange, PermissionReply, SessionStatus, TaskOutcome, TaskProgress, Usage };
 
 export interface SessionNode {
   id: string;
@@ -76,12 +76,17 @@ export interface ToolCallItem {
   input: unknown;
   output?: string;
   isError: boolean;
-  metadata: Record<string, unknown>;
   startedAt: number;
   endedAt?: number;
   done: boolean;
   /** For `task` calls: the child session it spawned, once known. */
   childSessionId?: string;
+  /** For `task` calls: the child's latest progress report (`tool.progress`). */
+  task?: TaskProgress;
+  /** For `task` calls that returned: the state their result reports. */
+  taskOutcome?: TaskOutcome;
+  /** For `edit` and `write` calls that succeeded: the change they made, with real line numbers. */
+  fileChange?: FileChange;
 }
 
 export interface ErrorItem {
@@ -149,9 +154,19 @@ export interface SessionMeta {
   task_description?: string | null;
   tool_call_id?: string | null;
   status: SessionStatus | string;
+  /** The session's stored children, which link its `task` calls to the sessions they started. */
+  children?: readonly StoredChild[];
   input_tokens?: number;
   output_tokens?: number;
   cost?: number;
   created_at: number;
   updated_at?: number;
+}
+
+/** A stored child session as its parent's history needs it. */
+export interface StoredChild {
+  id: string;
+  agent: string;
+  tool_call_id: string | null;
+  status: SessionStatus | string;
 }

@@ -12,7 +12,7 @@
 // is drawn on the next frame as before.
 import { useCallback, useRef, useSyncExternalStore } from 'react';
 import type { FrameScheduler } from './frame-scheduler.js';
-import { descendantsOf } from './selectors.js';
+import { descendantsOf, isTaskCall } from './selectors.js';
 import type { UiState } from './types.js';
 
 /** How stale a sub-agent block's summary may get; the app's clock ticks at this interval. */
@@ -29,8 +29,8 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
   const key: unknown[] = [items.length];
   for (const item of items) {
     // A task call's progress metadata (tool count, latest tool) is summary; the rest is not.
-    if (item.kind === 'tool' && item.tool === 'task') {
-      key.push(item.done, item.isError, item.output, item.childSessionId, item.input, item.metadata['status']);
+    if (item.kind === 'tool' && isTaskCall(item)) {
+      key.push(item.done, item.isError, item.output, item.childSessionId, item.input, item.task?.status);
     } else {
       key.push(item);
     }
@@ -56,7 +56,7 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
 /** What sub-agent blocks summarise: drawn at least every SUMMARY_MS while it changes. */
 export function summaryKey(state: UiState, viewId: string): unknown[] {
   const key: unknown[] = [];
-  for (const item of state.items[viewId] ?? []) if (item.kind === 'tool' && item.tool === 'task') key.push(item);
+  for (const item of state.items[viewId] ?? []) if (isTaskCall(item)) key.push(item);
   for (const d of descendantsOf(state, viewId)) {
     const items = state.items[d.id] ?? [];
     let tools = 0;
@@ -64,7 +64,7 @@ export function summaryKey(state: UiState, viewId: string): unknown[] {
     for (const item of items) {
       if (item.kind !== 'tool') continue;
       tools++;
-      if (item.tool === 'task') key.push(item);
+      if (isTaskCall(item)) key.push(item);
       else {
         latest.push(item);
         if (latest.length > LATEST_TOOLS) latest.shift();

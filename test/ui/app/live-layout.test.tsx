@@ -35,7 +35,6 @@ const call = (over: Partial<ToolCallItem>): ToolCallItem => ({
   tool: 'bash',
   input: {},
   isError: false,
-  metadata: {},
   startedAt: 0,
   done: false,
   ...over,

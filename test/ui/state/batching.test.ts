@@ -12,9 +12,9 @@ function events(): UiInput[] {
     out.push(ev('text.delta', A, ap, 'explore', { text: i % 7 === 0 ? 'line\n\npara ' : 'word ' }));
     if (i % 50 === 0) {
       out.push(ev('tool.started', A, ap, 'explore', { call_id: `t${i}`, tool: 'read', input: { file_path: 'x' } }));
-      out.push(ev('tool.completed', A, ap, 'explore', { call_id: `t${i}`, output: 'ok', is_error: false }));
+      out.push(ev('tool.completed', A, ap, 'explore', { call_id: `t${i}`, tool: 'read', output: 'ok', is_error: false }));
     }
-    if (i === 120) out.push(ev('message.retrying', A, ap, 'explore', { reason: 'overloaded', attempt: 1 } as never));
+    if (i === 120) out.push(ev('message.retrying', A, ap, 'explore', { reason: 'overloaded', attempt: 1, delay_ms: 0 }));
     out.push(ev('text.delta', ROOT, [ROOT], 'build', { text: i % 5 === 0 ? '```\ncode\n' : 'x\n' }));
   }
   return out;

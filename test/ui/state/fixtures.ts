@@ -2,10 +2,12 @@
 
 import type { CoreEvent, EventPayloads, EventType } from '../../../src/core/events.js';
 import type { Usage } from '../../../src/core/messages.js';
+import { validEvent } from '../../support/events.js';
 import { createUiState, reduce, type UiInput, type UiState } from '../../../src/ui/state/index.js';
 
+/** An event as the core would emit it; checked against the protocol schema like every event tests see. */
 export function ev<K extends EventType>(type: K, sessionId: string, path: string[], agent: string, payload: EventPayloads[K], ts = 0): CoreEvent {
-  return { type, session_id: sessionId, path, agent, ts, ...payload } as CoreEvent;
+  return validEvent({ type, session_id: sessionId, path, agent, ts, ...payload });
 }
 
 export function usage(input: number, output: number): Usage {
@@ -28,7 +30,7 @@ export function treeEvents(): UiInput[] {
   const bp = [ROOT, B];
   const gp = [ROOT, A, G];
   return [
-    ev('session.created', ROOT, rp, 'build', { parent_id: null, title: 'Main', tool_call_id: null }, 1),
+    ev('session.created', ROOT, rp, 'build', { parent_id: null, title: 'Main', tool_call_id: null, task_description: null, depth: 0 }, 1),
     { type: 'ui.user_message', session_id: ROOT, text: 'Map the API', ts: 2 },
     ev('session.status', ROOT, rp, 'build', { status: 'running' }, 3),
     ev('message.started', ROOT, rp, 'build', { message_id: 'm1' }, 4),
@@ -36,16 +38,16 @@ export function treeEvents(): UiInput[] {
     ev('message.completed', ROOT, rp, 'build', { message_id: 'm1', usage: usage(100, 10), stop_reason: 'tool_use' }, 6),
     ev('tool.started', ROOT, rp, 'build', { call_id: 'callA', tool: 'task', input: { description: 'Find API routes', prompt: 'Find the routes', subagent_type: 'explore' } }, 7),
     ev('tool.started', ROOT, rp, 'build', { call_id: 'callB', tool: 'task', input: { description: 'Review tests', prompt: 'Review', subagent_type: 'general' } }, 7),
-    ev('session.created', A, ap, 'explore', { parent_id: ROOT, title: 'Find API routes (@explore subagent)', tool_call_id: 'callA' }, 8),
+    ev('session.created', A, ap, 'explore', { parent_id: ROOT, title: 'Find API routes (@explore subagent)', tool_call_id: 'callA', task_description: 'Find API routes', depth: 1 }, 8),
     ev('session.status', A, ap, 'explore', { status: 'queued' }, 8),
-    ev('session.created', B, bp, 'general', { parent_id: ROOT, title: 'Review tests (@general subagent)', tool_call_id: 'callB' }, 9),
+    ev('session.created', B, bp, 'general', { parent_id: ROOT, title: 'Review tests (@general subagent)', tool_call_id: 'callB', task_description: 'Review tests', depth: 1 }, 9),
     ev('session.status', B, bp, 'general', { status: 'queued' }, 9),
     ev('session.status', A, ap, 'explore', { status: 'running' }, 10),
-    ev('tool.progress', ROOT, rp, 'build', { call_id: 'callA', metadata: { session_id: A, agent: 'explore', status: 'running', tool_calls: 0, elapsed_ms: 0 } }, 10),
+    ev('tool.progress', ROOT, rp, 'build', { call_id: 'callA', tool: 'task', metadata: { session_id: A, agent: 'explore', status: 'running', tool_calls: 0, elapsed_ms: 0 } }, 10),
     ev('tool.started', A, ap, 'explore', { call_id: 'a1', tool: 'read', input: { file_path: 'src/a.ts' } }, 11),
-    ev('tool.completed', A, ap, 'explore', { call_id: 'a1', output: '1\tx', is_error: false }, 12),
+    ev('tool.completed', A, ap, 'explore', { call_id: 'a1', tool: 'read', output: '1\tx', is_error: false }, 12),
     ev('tool.started', A, ap, 'explore', { call_id: 'callG', tool: 'task', input: { description: 'Deep dive', prompt: 'Dig', subagent_type: 'explore' } }, 13),
-    ev('session.created', G, gp, 'explore', { parent_id: A, title: 'Deep dive (@explore subagent)', tool_call_id: 'callG' }, 14),
+    ev('session.created', G, gp, 'explore', { parent_id: A, title: 'Deep dive (@explore subagent)', tool_call_id: 'callG', task_description: 'Deep dive', depth: 2 }, 14),
     ev('session.status', G, gp, 'explore', { status: 'queued' }, 14),
     ev('session.status', G, gp, 'explore', { status: 'running' }, 15),
     ev('message.completed', G, gp, 'explore', { message_id: 'g1', usage: usage(50, 5), stop_reason: 'end_turn' }, 16),

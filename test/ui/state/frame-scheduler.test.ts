@@ -11,7 +11,7 @@ describe('FrameScheduler', () => {
     const frames = new FrameScheduler<UiState>(store, 33, () => Date.now());
     const listener = vi.fn();
     frames.subscribe(listener);
-    store.dispatch(ev('session.created', 's', ['s'], 'build', { parent_id: null, title: 't', tool_call_id: null }));
+    store.dispatch(ev('session.created', 's', ['s'], 'build', { parent_id: null, title: 't', tool_call_id: null, task_description: null, depth: 0 }));
     return { store, frames, listener };
   };
   const delta = (text: string) => ev('text.delta', 's', ['s'], 'build', { text });

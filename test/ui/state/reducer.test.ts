@@ -13,6 +13,7 @@ import {
   type AssistantItem,
   type ToolCallItem,
 } from '../../../src/ui/state/index.js';
+import { taskState } from '../../../src/ui/components/tree/status.js';
 import { A, B, G, ROOT, ev, run, treeEvents, usage } from './fixtures.js';
 
 const tool = (state: ReturnType<typeof run>, sid: string, callId: string) =>
@@ -42,12 +43,12 @@ describe('reduce: session tree', () => {
     expect(s.sessions[B]).toMatchObject({ status: 'completed', startedAt: 20, finishedAt: 30 });
   });
 
-  it('merges task progress metadata and completes tool calls', () => {
+  it('keeps the latest task progress and completes tool calls', () => {
     let s = run(treeEvents());
-    s = reduce(s, ev('tool.progress', ROOT, [ROOT], 'build', { call_id: 'callA', metadata: { tool_calls: 2, latest_tool: 'task' } }, 20));
-    expect(tool(s, ROOT, 'callA')?.metadata).toMatchObject({ session_id: A, status: 'running', tool_calls: 2, latest_tool: 'task' });
+    s = reduce(s, ev('tool.progress', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', metadata: { session_id: A, agent: 'explore', status: 'running', tool_calls: 2, latest_tool: 'task', elapsed_ms: 20 } }, 20));
+    expect(tool(s, ROOT, 'callA')).toMatchObject({ childSessionId: A, task: { session_id: A, status: 'running', tool_calls: 2, latest_tool: 'task' } });
     expect(tool(s, A, 'a1')).toMatchObject({ done: true, output: '1\tx', isError: false, startedAt: 11, endedAt: 12 });
-    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', output: 'boom', is_error: true }, 21));
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: 'boom', is_error: true }, 21));
     expect(tool(s, ROOT, 'callA')).toMatchObject({ done: true, isError: true, endedAt: 21 });
   });
 
@@ -66,7 +67,7 @@ describe('reduce: text, thinking and retries', () => {
   const p = [ROOT];
   const base = () =>
     run([
-      ev('session.created', ROOT, p, 'build', { parent_id: null, title: 't', tool_call_id: null }),
+      ev('session.created', ROOT, p, 'build', { parent_id: null, title: 't', tool_call_id: null, task_description: null, depth: 0 }),
       ev('message.started', ROOT, p, 'build', { message_id: 'm' }),
     ]);
 
@@ -133,7 +134,7 @@ describe('reduce: text, thinking and retries', () => {
     let view = transcriptView(s, ROOT);
     expect(view.finished.map((e) => e.item.kind)).toEqual(['assistant']);
     expect(view.live.map((e) => e.item.kind)).toEqual(['tool']);
-    s = reduce(s, ev('tool.completed', ROOT, p, 'build', { call_id: 'c1', output: 'ok', is_error: false }));
+    s = reduce(s, ev('tool.completed', ROOT, p, 'build', { call_id: 'c1', tool: 'read', output: 'ok', is_error: false }));
     view = transcriptView(s, ROOT);
     expect(view.finished.map((e) => e.item.kind)).toEqual(['assistant', 'tool']);
     expect(view.live).toEqual([]);
@@ -236,16 +237,35 @@ describe('loadHistory', () => {
     expect(again.items['c']).toEqual([]);
     expect(childrenOf(again, 'p')).toHaveLength(1);
   });
+
+  it("links a parent's task calls to its stored children by call id, not by reading the result text", () => {
+    const messages = [
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 't1', name: 'task', input: { description: 'Find', prompt: 'f', subagent_type: 'explore' } }] },
+      // A result text that names another id: only the stored link counts.
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 't1', content: '<task id="decoy" state="completed">…</task>' }] },
+    ];
+    const s = loadHistory(createUiState(), 'p', messages, {
+      parent_id: null,
+      agent: 'build',
+      title: 'Main',
+      status: 'idle',
+      created_at: 1,
+      children: [{ id: 'c', agent: 'explore', tool_call_id: 't1', status: 'interrupted' }],
+    });
+    const call = tool(s, 'p', 't1');
+    expect(call).toMatchObject({ childSessionId: 'c', taskOutcome: { session_id: 'c', agent: 'explore', state: 'cancelled' } });
+    expect(taskState(s, call!)).toBe('cancelled');
+  });
 });
 
 describe('reduce: what a tool reports', () => {
-  it('keeps the metadata of tool.completed (an edit\'s real diff) and the call an approval is for', () => {
+  it('keeps the change an edit reports (its real diff) and the call an approval is for', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('tool.started', ROOT, [ROOT], 'build', { call_id: 'e1', tool: 'edit', input: { file_path: 'a.ts', old_string: 'x', new_string: 'y' } }));
     s = reduce(s, ev('permission.asked', ROOT, [ROOT], 'build', { request_id: 'r9', tool: 'edit', subject: 'diff', permission: 'edit', patterns: ['a.ts'], call_id: 'e1' }));
     expect(s.permissions.at(-1)).toMatchObject({ requestId: 'r9', callId: 'e1' });
-    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'e1', output: 'Edited a.ts', is_error: false, metadata: { diff: '@@ -7 +7 @@\n-x\n+y\n' } }));
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'e1', tool: 'edit', output: 'Edited a.ts', is_error: false, metadata: { path: 'a.ts', diff: '@@ -7 +7 @@\n-x\n+y\n' } }));
     const call = (s.items[ROOT] ?? []).find((i) => i.kind === 'tool' && i.callId === 'e1');
-    expect(call).toMatchObject({ done: true, metadata: { diff: '@@ -7 +7 @@\n-x\n+y\n' } });
+    expect(call).toMatchObject({ done: true, fileChange: { path: 'a.ts', diff: '@@ -7 +7 @@\n-x\n+y\n' } });
   });
 });

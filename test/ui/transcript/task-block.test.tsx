@@ -31,7 +31,7 @@ describe('TaskBlock states', () => {
   it('shows completed, failed and cancelled with their glyphs and a failure reason', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
-    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', output: `<task id="${A}" state="completed"><task_result>ok</task_result></task>`, is_error: false }, 5011));
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: `<task id="${A}" state="completed"><task_result>ok</task_result></task>`, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed' } }, 5011));
     expect(block(s, ROOT, 'callA', 99_999)).toBe('✓ explore Find API routes · completed · 5s · 2 tools');
 
     s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }, 100));
@@ -56,16 +56,16 @@ describe('TaskBlock nesting', () => {
     for (let i = 0; i < n; i++) {
       const id = `g${i}`;
       events.push(ev('tool.started', A, [ROOT, A], 'explore', { call_id: `cg${i}`, tool: 'task', input: { description: `Sub ${i}`, prompt: 'p', subagent_type: 'explore' } }, 20));
-      events.push(ev('session.created', id, [ROOT, A, id], 'explore', { parent_id: A, title: `Sub ${i}`, tool_call_id: `cg${i}` }, 20));
+      events.push(ev('session.created', id, [ROOT, A, id], 'explore', { parent_id: A, title: `Sub ${i}`, tool_call_id: `cg${i}`, task_description: `Sub ${i}`, depth: 2 }, 20));
       events.push(ev('session.status', id, [ROOT, A, id], 'explore', { status: 'running' }, 20));
     }
     const d3 = [ROOT, A, 'g0', 'd3'];
     const d4 = [...d3, 'd4'];
     events.push(ev('tool.started', 'g0', [ROOT, A, 'g0'], 'explore', { call_id: 'c3', tool: 'task', input: { description: 'Level three', prompt: 'p', subagent_type: 'general' } }, 21));
-    events.push(ev('session.created', 'd3', d3, 'general', { parent_id: 'g0', title: 'Level three', tool_call_id: 'c3' }, 21));
+    events.push(ev('session.created', 'd3', d3, 'general', { parent_id: 'g0', title: 'Level three', tool_call_id: 'c3', task_description: 'Level three', depth: 3 }, 21));
     events.push(ev('session.status', 'd3', d3, 'general', { status: 'running' }, 21));
     events.push(ev('tool.started', 'd3', d3, 'general', { call_id: 'c4', tool: 'task', input: { description: 'Level four', prompt: 'p', subagent_type: 'general' } }, 22));
-    events.push(ev('session.created', 'd4', d4, 'general', { parent_id: 'd3', title: 'Level four', tool_call_id: 'c4' }, 22));
+    events.push(ev('session.created', 'd4', d4, 'general', { parent_id: 'd3', title: 'Level four', tool_call_id: 'c4', task_description: 'Level four', depth: 4 }, 22));
     events.push(ev('session.status', 'd4', d4, 'general', { status: 'running' }, 22));
     return run(events);
   };
@@ -110,7 +110,7 @@ describe('TranscriptItem', () => {
   it('summarises tool calls in one line and shows an edit diff', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('tool.started', A, [ROOT, A], 'explore', { call_id: 'e', tool: 'edit', input: { file_path: 'src/x.ts', old_string: 'a\nb\n', new_string: 'a\nc\nd\n' } }));
-    s = reduce(s, ev('tool.completed', A, [ROOT, A], 'explore', { call_id: 'e', output: 'Edited', is_error: false }));
+    s = reduce(s, ev('tool.completed', A, [ROOT, A], 'explore', { call_id: 'e', tool: 'edit', output: 'Edited', is_error: false }));
     const out = render(<TranscriptItem item={call(s, A, 'e')} />).lastFrame() ?? '';
     expect(out.split('\n')[0]).toBe('● edit src/x.ts (+2 −1)');
     expect(out).toMatch(/2 - b/);
@@ -121,7 +121,7 @@ describe('TranscriptItem', () => {
     let s = run(treeEvents());
     const output = Array.from({ length: 12 }, (_, i) => `out ${i}`).join('\n');
     s = reduce(s, ev('tool.started', A, [ROOT, A], 'explore', { call_id: 'b', tool: 'bash', input: { command: 'npm test' } }));
-    s = reduce(s, ev('tool.completed', A, [ROOT, A], 'explore', { call_id: 'b', output, is_error: false }));
+    s = reduce(s, ev('tool.completed', A, [ROOT, A], 'explore', { call_id: 'b', tool: 'bash', output, is_error: false }));
     const collapsed = render(<ToolCall call={call(s, A, 'b')} />).lastFrame() ?? '';
     expect(collapsed.split('\n')).toEqual(['● bash npm test', '  … 9 more lines', '  out 9', '  out 10', '  out 11']);
     const expanded = render(<ToolCall call={call(s, A, 'b')} expanded />).lastFrame() ?? '';

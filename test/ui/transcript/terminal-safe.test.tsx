@@ -12,12 +12,12 @@ const rp = ['root'];
 
 function events() {
   return [
-    ev('session.created', 'root', rp, 'build', { parent_id: null, title: `Main${TITLE}`, tool_call_id: null }, 1),
+    ev('session.created', 'root', rp, 'build', { parent_id: null, title: `Main${TITLE}`, tool_call_id: null, task_description: null, depth: 0 }, 1),
     ev('message.started', 'root', rp, 'build', { message_id: 'm1' }, 2),
     ev('text.delta', 'root', rp, 'build', { text: `Running it now.${TITLE}\u001b[2J` }, 3),
     ev('message.completed', 'root', rp, 'build', { message_id: 'm1', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, stop_reason: 'tool_use' }, 4),
     ev('tool.started', 'root', rp, 'build', { call_id: 'c1', tool: 'bash', input: { command: `cat notes.txt${OSC52}` } }, 5),
-    ev('tool.completed', 'root', rp, 'build', { call_id: 'c1', output: `line one\nclipboard ${OSC52}done\nlast line`, is_error: false }, 6),
+    ev('tool.completed', 'root', rp, 'build', { call_id: 'c1', tool: 'bash', output: `line one\nclipboard ${OSC52}done\nlast line`, is_error: false }, 6),
   ];
 }
 
@@ -49,7 +49,7 @@ describe('terminal safety in the TUI', () => {
   });
 
   it('keeps clean deltas as they are', () => {
-    const first = reduce(createUiState(), ev('session.created', 'root', rp, 'build', { parent_id: null, title: 'x', tool_call_id: null }, 1));
+    const first = reduce(createUiState(), ev('session.created', 'root', rp, 'build', { parent_id: null, title: 'x', tool_call_id: null, task_description: null, depth: 0 }, 1));
     const next = reduce(first, ev('text.delta', 'root', rp, 'build', { text: 'tab\there\nnew line' }, 2));
     expect(next.items['root']![0]).toMatchObject({ kind: 'assistant', text: 'tab\there\nnew line' });
   });

@@ -3,7 +3,7 @@
 
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import type { TranscriptEntry } from '../../state/selectors.js';
+import { isTaskCall, type TranscriptEntry } from '../../state/selectors.js';
 import type { TranscriptItem as Item, UiState } from '../../state/types.js';
 import { Markdown } from '../../render/markdown.js';
 import { MAX_WIDTH, roleColor } from '../../theme.js';
@@ -52,7 +52,7 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
       );
     }
     case 'tool':
-      if (item.tool === 'task' && state) {
+      if (isTaskCall(item) && state) {
         return (
           <TaskBlock
             state={state}

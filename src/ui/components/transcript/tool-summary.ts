@@ -11,10 +11,10 @@ function str(input: Record<string, unknown>, key: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The diff an edit or write call made (metadata.diff once done), or would make (from its input). */
+/** The diff an edit or write call made (once done), or would make (from its input). */
 export function callDiff(call: ToolCallItem): DiffLine[] | undefined {
-  const diff = call.metadata['diff'];
-  if (typeof diff === 'string' && diff) return parseUnifiedDiff(diff);
+  const diff = call.fileChange?.diff;
+  if (diff) return parseUnifiedDiff(diff);
   const input = isRecord(call.input) ? call.input : {};
   if (call.tool === 'edit') {
     const oldText = str(input, 'old_string');

@@ -5,7 +5,7 @@
 
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import { childOfCall, descendantsOf, toolCallsOf } from '../../state/selectors.js';
+import { childOfCall, descendantsOf, isTaskCall, toolCallsOf } from '../../state/selectors.js';
 import { isRecord } from '../../state/reducer.js';
 import type { ToolCallItem, UiState } from '../../state/types.js';
 import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
@@ -57,9 +57,9 @@ export function TaskBlock(props: TaskBlockProps) {
 
   const active = isActive(s);
   const calls = child ? toolCallsOf(state, child.id) : [];
-  const latest = latestTools > 0 ? calls.filter((c) => c.tool !== 'task').slice(-latestTools) : [];
-  const subtasks = calls.filter((c) => c.tool === 'task');
-  const latestFallback = typeof call.metadata['latest_tool'] === 'string' && latest.length === 0 ? call.metadata['latest_tool'] : undefined;
+  const latest = latestTools > 0 ? calls.filter((c) => !isTaskCall(c)).slice(-latestTools) : [];
+  const subtasks = calls.filter(isTaskCall);
+  const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
   const log = props.expanded && !active ? taskLogLines(state, call) : NO_LINES;
   const inner = width - INDENT;

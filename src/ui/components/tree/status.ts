@@ -23,17 +23,16 @@ function fromStatus(status: SessionStatus | string | undefined): TaskState | und
 }
 
 export function taskState(state: UiState, call: ToolCallItem): TaskState {
-  if (call.done && call.output) {
+  if (call.done) {
     // The task result names the final state; it wins over a child status we may have missed.
-    const m = /<task [^>]*state="(\w+)"/.exec(call.output);
-    const parsed = fromStatus(m?.[1]);
-    if (parsed && parsed !== 'running') return parsed;
+    const reported = fromStatus(call.taskOutcome?.state);
+    if (reported && reported !== 'running') return reported;
   }
   const child = childOfCall(state, call);
   const fromChild = fromStatus(child?.status);
   if (fromChild) return fromChild;
-  const fromMeta = fromStatus(typeof call.metadata['status'] === 'string' ? call.metadata['status'] : undefined);
-  if (fromMeta) return fromMeta;
+  const fromProgress = fromStatus(call.task?.status);
+  if (fromProgress) return fromProgress;
   if (call.done) return call.isError ? 'failed' : 'completed';
   return child?.status === 'idle' ? 'completed' : 'queued';
 }
@@ -63,14 +62,11 @@ export function formatElapsed(ms: number): string {
 export function taskElapsed(state: UiState, call: ToolCallItem, now: number): number | undefined {
   const child = childOfCall(state, call);
   if (child?.startedAt !== undefined) return (child.finishedAt ?? (call.done ? call.endedAt : undefined) ?? now) - child.startedAt;
-  const meta = call.metadata['elapsed_ms'];
-  if (typeof meta === 'number') return meta;
-  return undefined;
+  return call.task?.elapsed_ms;
 }
 
 export function taskToolCount(state: UiState, call: ToolCallItem): number {
   const child = childOfCall(state, call);
   const seen = child ? toolCallsOf(state, child.id).length : 0;
-  const meta = call.metadata['tool_calls'];
-  return Math.max(seen, typeof meta === 'number' ? meta : 0);
+  return Math.max(seen, call.task?.tool_calls ?? 0);
 }

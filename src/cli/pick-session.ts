@@ -1,0 +1,53 @@
+// Which root session `run` and the TUI work in: `-s <id>`, `-c` (the most recent root in
+// this folder) or a new one. Both front ends call this, so they accept and refuse the same ids.
+//
+// A sub-agent's session is refused (exit 2, naming its root): continued on its own it would
+// run as a root, without its parent chain in `path` and without its ancestors' permission
+// rules, which a child must never escape (DESIGN §7, gate B).
+import type { Engine } from '../core/engine.js';
+import { ConfigError } from '../core/errors.js';
+import type { SessionRow } from '../core/store/index.js';
+
+export interface SessionChoice {
+  /** `-s, --session <id>`. */
+  session?: string;
+  /** `-c, --continue`. */
+  continue?: boolean;
+  /** `--agent`, for a new session. */
+  agent?: string;
+}
+
+type SessionSource = Pick<Engine, 'getSession' | 'mostRecentRoot' | 'createSession'>;
+
+/** Resolves to the id of the root session to work in; throws ConfigError for an id it cannot use. */
+export function pickSession(engine: SessionSource, choice: SessionChoice): string {
+  if (choice.session !== undefined) {
+    const row = engine.getSession(choice.session);
+    if (!row) throw new ConfigError(`No session with id "${choice.session}" (see opencode-ink sessions).`);
+    if (row.parent_id) {
+      const root = rootOf(engine, row);
+      throw new ConfigError(
+        `Session "${row.id}" is a sub-agent session (@${row.agent}) and cannot be continued on its own; continue its root session instead: -s ${root.id}`,
+      );
+    }
+    return row.id;
+  }
+  if (choice.continue) {
+    const recent = engine.mostRecentRoot();
+    if (recent) return recent.id;
+  }
+  return engine.createSession(choice.agent ? { agent: choice.agent } : {}).id;
+}
+
+/** The topmost stored ancestor; a cycle (only a hand-edited database could hold one) stops the walk. */
+function rootOf(engine: SessionSource, row: SessionRow): SessionRow {
+  const seen = new Set<string>([row.id]);
+  let current = row;
+  while (current.parent_id && !seen.has(current.parent_id)) {
+    const parent = engine.getSession(current.parent_id);
+    if (!parent) break;
+    seen.add(parent.id);
+    current = parent;
+  }
+  return current;
+}

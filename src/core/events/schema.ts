@@ -1,0 +1,194 @@
+/*
+ * The event protocol as data (DESIGN §2, §6): every event the core emits — to the Ink UI, to
+ * `run --format json`, to tests — is defined once here with zod. The TypeScript types in
+ * ../events.ts are derived from these definitions, the build writes the JSON Schema shipped
+ * as `dist/events.schema.json` from them (`eventsJsonSchema`), and the tests validate every
+ * event they see with them. docs/events.md describes the protocol for integrators.
+ *
+ * Compatibility: within one EVENT_PROTOCOL_VERSION, changes are additive only (new optional
+ * fields, new event types, new keys in tool metadata); anything else bumps the version.
+ * Event objects are strict (every field is declared here, so a field cannot be added by
+ * accident); tool metadata known to the UI is typed but open to further keys.
+ *
+ * Only the build and the tests load this module; the program itself uses the derived types
+ * and the zod-free constants in ./protocol.ts.
+ */
+import { z } from 'zod';
+import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID } from './protocol.js';
+
+const id = z.string().min(1);
+const count = z.number().int().nonnegative();
+
+/** `queued`: a sub-agent waiting for a free slot under its parent's `max_concurrency`. */
+export const SessionStatusSchema = z.enum(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
+
+export const PermissionReplySchema = z.enum(['once', 'always', 'reject']);
+
+/** What a `task` call's result says about its child (the `state` of `<task … state="…">`). */
+export const TaskStateSchema = z.enum(['completed', 'failed', 'cancelled', 'running']);
+
+export const UsageSchema = z.strictObject({
+  input_tokens: count,
+  output_tokens: count,
+  cache_creation_input_tokens: count,
+  cache_read_input_tokens: count,
+});
+
+/** The `task` tool's live progress (`tool.progress` metadata of a `task` call). */
+export const TaskProgressSchema = z
+  .looseObject({
+    session_id: id.describe('The child session running the task.'),
+    agent: z.string().describe('The sub-agent type.'),
+    status: SessionStatusSchema,
+    tool_calls: count.describe('Tool calls the child has started so far.'),
+    latest_tool: z.string().optional().describe('The name of the tool the child started last.'),
+    elapsed_ms: count.describe('Time since the task was accepted, queueing included.'),
+  })
+  .meta({ id: 'TaskProgress' });
+
+/** What a finished (or backgrounded) `task` call reports (`tool.completed` metadata). */
+export const TaskOutcomeSchema = z
+  .looseObject({
+    session_id: id.describe('The child session; give it as `session_id` to resume the task.'),
+    agent: z.string(),
+    state: TaskStateSchema,
+    tool_log: z
+      .array(
+        z.object({
+          tool: z.string(),
+          arg: z.string().describe('The call\'s main argument, shortened (a path, a command, a pattern).'),
+          status: z.enum(['ok', 'error', 'unfinished']),
+        }),
+      )
+      .optional()
+      .describe('The child\'s tool calls, oldest first, as listed in the result\'s <tool_log>.'),
+    tool_log_earlier: count.optional().describe('Earlier calls left out of `tool_log`.'),
+  })
+  .meta({ id: 'TaskOutcome' });
+
+/** What `edit` and `write` report once done: the change as a unified diff with real line numbers. */
+export const FileChangeSchema = z
+  .looseObject({
+    path: z.string().describe('The file, as shown to the user (relative to the working directory when inside it).'),
+    diff: z.string().describe('Unified diff hunks of the change.'),
+    created: z.boolean().optional(),
+    replacements: count.optional(),
+  })
+  .meta({ id: 'FileChange' });
+
+/** Metadata of tools the protocol does not type (yet): any JSON object. */
+export const OpenMetadataSchema = z.record(z.string(), z.unknown());
+
+/** The tools whose metadata is typed above; every other tool name carries open metadata. */
+export const TYPED_METADATA_TOOLS = ['task', 'edit', 'write'] as const;
+const otherTool = z
+  .string()
+  .regex(new RegExp(`^(?!(?:${TYPED_METADATA_TOOLS.join('|')})$)`))
+  .describe('Any tool but those whose metadata is typed.');
+
+const envelope = {
+  session_id: id,
+  agent: z.string().describe('The agent the session runs.'),
+  path: z.array(id).min(1).describe('Session ids from the root session down to and including this one.'),
+  ts: z.number().describe('Milliseconds since the Unix epoch.'),
+};
+
+/** The fields every event carries besides its `type`. */
+export const EventEnvelopeSchema = z.strictObject(envelope);
+
+function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z.strictObject({ type: z.literal(type), ...envelope, ...shape });
+}
+
+export const SessionCreatedSchema = event('session.created', {
+  parent_id: id.nullable(),
+  title: z.string(),
+  tool_call_id: id.nullable().describe("The parent's `task` call that started this session."),
+  task_description: z.string().nullable().describe("The `task` call's description; null for a root session."),
+  depth: count.describe('0 for a root session, 1 for its sub-agents, and so on.'),
+});
+export const SessionStatusEventSchema = event('session.status', {
+  status: SessionStatusSchema,
+  reason: z.string().optional(),
+});
+export const MessageStartedSchema = event('message.started', { message_id: id });
+/** The provider retries a stream that failed part-way: drop what this message streamed so far. */
+export const MessageRetryingSchema = event('message.retrying', { attempt: count, delay_ms: count, reason: z.string() });
+export const TextDeltaSchema = event('text.delta', { text: z.string() });
+export const ThinkingDeltaSchema = event('thinking.delta', { text: z.string() });
+export const ToolStartedSchema = event('tool.started', { call_id: id, tool: z.string(), input: z.unknown() });
+export const ToolProgressSchema = z.union([
+  event('tool.progress', { call_id: id, tool: z.literal('task'), metadata: TaskProgressSchema }),
+  event('tool.progress', { call_id: id, tool: otherTool, metadata: OpenMetadataSchema }),
+]);
+const completed = { call_id: id, output: z.string(), is_error: z.boolean() };
+export const ToolCompletedSchema = z.union([
+  event('tool.completed', { ...completed, tool: z.literal('task'), metadata: TaskOutcomeSchema.optional() }),
+  event('tool.completed', { ...completed, tool: z.enum(['edit', 'write']), metadata: FileChangeSchema.optional() }),
+  event('tool.completed', { ...completed, tool: otherTool, metadata: OpenMetadataSchema.optional() }),
+]);
+export const MessageCompletedSchema = event('message.completed', { message_id: id, usage: UsageSchema, stop_reason: z.string() });
+export const QuestionAskedSchema = event('question.asked', { question_id: id, question: z.string(), options: z.array(z.string()) });
+export const QuestionAnsweredSchema = event('question.answered', {
+  question_id: id,
+  answer: z.string().optional(),
+  declined: z.boolean().optional(),
+  cancelled: z.boolean().optional(),
+});
+export const PermissionAskedSchema = event('permission.asked', {
+  request_id: id,
+  tool: z.string(),
+  subject: z.string(),
+  permission: z.string().describe('The rule key: edit, bash, webfetch, external_directory, task, or a tool name.'),
+  patterns: z.array(z.string()),
+  always: z.array(z.string()).optional().describe('The patterns "always allow" would store.'),
+  call_id: id.optional().describe('The tool call waiting on the answer.'),
+});
+export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
+export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });
+export const ErrorEventSchema = event('error', { message: z.string() });
+
+/** Every core event. */
+export const CoreEventSchema = z
+  .union([
+    SessionCreatedSchema,
+    SessionStatusEventSchema,
+    MessageStartedSchema,
+    MessageRetryingSchema,
+    TextDeltaSchema,
+    ThinkingDeltaSchema,
+    ToolStartedSchema,
+    ToolProgressSchema,
+    ToolCompletedSchema,
+    MessageCompletedSchema,
+    QuestionAskedSchema,
+    QuestionAnsweredSchema,
+    PermissionAskedSchema,
+    PermissionRepliedSchema,
+    TurnCompletedSchema,
+    ErrorEventSchema,
+  ])
+  .meta({ id: 'CoreEvent' });
+
+/** The first line of `run --format json`: which protocol the lines after it follow. */
+export const ProtocolLineSchema = z
+  .strictObject({
+    type: z.literal('protocol'),
+    version: z.literal(EVENT_PROTOCOL_VERSION),
+    schema: z.literal(EVENTS_SCHEMA_ID).describe('Where the package exports this JSON Schema.'),
+  })
+  .meta({ id: 'ProtocolLine' });
+
+/** One line of `run --format json`. */
+export const StreamLineSchema = z.union([ProtocolLineSchema, CoreEventSchema]);
+
+/** The JSON Schema (draft 2020-12) of one line of `run --format json`; the build ships it. */
+export function eventsJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(StreamLineSchema, { target: 'draft-2020-12', io: 'output' }),
+    $id: EVENTS_SCHEMA_ID,
+    title: 'opencode-ink event stream',
+    description: `One line of \`opencode-ink run --format json\`: a protocol line first, then core events. Protocol version ${EVENT_PROTOCOL_VERSION}; see docs/events.md.`,
+    'x-protocol-version': EVENT_PROTOCOL_VERSION,
+  };
+}
