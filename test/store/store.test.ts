@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/messages.js';
 import { SessionStore, type NewSession } from '../../src/core/store/index.js';
+import { SCHEMA_VERSION } from '../../src/core/store/schema.js';
 
 let dir: string;
 let store: SessionStore;
@@ -33,7 +34,7 @@ describe('SessionStore', () => {
     store.close();
     const raw = new Database(join(dir, 'sessions.db'));
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     raw.close();
     store = SessionStore.open(dir);
     expect(store.loadMessages(s.id)).toEqual([msg('user', 'hello')]);
