@@ -409,7 +409,8 @@ export class Engine {
         return this.openSession(row, parent, narrow);
       },
       runChild: (child, input, opts) => this.runLive(child, input, opts),
-      isRunning: (id) => this.running.has(id),
+      // A child another process holds (it resumed it, or runs it) counts as running too.
+      isRunning: (id) => this.running.has(id) || this.options.store.leases.otherHolder(id) !== undefined,
       onEvent: (listener) => this.bus.on(listener),
       deliver: (parent, text) => this.deliver(parent, { type: 'text', text }),
       trackBackground: (rootId, work) => {
