@@ -107,6 +107,11 @@ describe('session leases', () => {
     expect(forged).toBe('elsewhere');
     // The lease a renewal found taken is no longer counted as held.
     expect(a.leases.holds(s.id)).toBe(false);
+    // ...and is never written again by this owner, even once the other one is gone.
+    forge(s.id, { pid: deadPid(), expires_at: Date.now() - 1 });
+    expect(() => a.appendMessage(s.id, msg('user', 'stale view'))).toThrow(/taken over by another opencode-ink process/);
+    a.leases.acquire(s.id);
+    a.appendMessage(s.id, msg('user', 'taken back'));
   });
 });
 

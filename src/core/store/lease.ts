@@ -51,6 +51,8 @@ export class SessionLeases {
   readonly owner: string;
   private readonly host = hostname();
   private readonly held = new Set<string>();
+  /** Leases another owner took over from this one: never written again unless re-acquired. */
+  private readonly lost = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private readonly stmt: ReturnType<SessionLeases['prepare']>;
 
@@ -91,6 +93,7 @@ export class SessionLeases {
     if (row && row.owner !== this.owner && !this.isStale(row)) return row;
     this.stmt.put.run({ id: sessionId, owner: this.owner, host: this.host, pid: process.pid, expires: this.now() + LEASE_TTL_MS });
     this.held.add(sessionId);
+    this.lost.delete(sessionId);
     this.startRenewing();
     return undefined;
   }
@@ -107,16 +110,13 @@ export class SessionLeases {
    */
   assertWritable(sessionId: string): void {
     const row = this.stmt.get.get(sessionId);
-    if (row && row.owner !== this.owner && !this.isStale(row)) {
-      throw new RunError(
-        this.held.has(sessionId)
-          ? `Session ${sessionId} was taken over by another opencode-ink process (pid ${row.pid}); this process stopped writing to it.`
-          : busyMessage(sessionId, row),
-      );
+    if (row?.owner === this.owner) return;
+    // Taken over (and maybe released since): this process's view of the history is out of date.
+    if (this.held.has(sessionId) || this.lost.has(sessionId)) {
+      const by = row ? ` (pid ${row.pid})` : '';
+      throw new RunError(`Session ${sessionId} was taken over by another opencode-ink process${by}; this process stopped writing to it.`);
     }
-    if (!row && this.held.has(sessionId)) {
-      throw new RunError(`Session ${sessionId} is no longer leased by this process; it stopped writing to it to keep its history whole.`);
-    }
+    if (row && !this.isStale(row)) throw new RunError(busyMessage(sessionId, row));
   }
 
   holds(sessionId: string): boolean {
@@ -146,7 +146,11 @@ export class SessionLeases {
       .transaction(() => {
         this.stmt.renew.run(this.now() + LEASE_TTL_MS, this.owner);
         const still = new Set(this.stmt.mine.all(this.owner).map((r) => r.session_id));
-        for (const id of this.held) if (!still.has(id)) this.held.delete(id);
+        for (const id of this.held) {
+          if (still.has(id)) continue;
+          this.held.delete(id);
+          this.lost.add(id);
+        }
       })
       .immediate();
     if (this.held.size === 0) this.stopRenewing();
