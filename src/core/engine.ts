@@ -419,7 +419,8 @@ export class Engine {
         return this.openSession(row, parent, narrow);
       },
       runChild: (child, input, opts) => this.runLive(child, input, opts),
-      isRunning: (id) => this.running.has(id),
+      // A child another process holds (it resumed it, or runs it) counts as running too.
+      isRunning: (id) => this.running.has(id) || this.options.store.leases.otherHolder(id) !== undefined,
       onEvent: (listener) => this.bus.on(listener),
       deliver: (parent, text) => this.deliver(parent, { type: 'text', text }),
       trackBackground: (rootId, work) => {
@@ -500,6 +501,9 @@ export class Engine {
   private openSession(row: SessionRow, parent?: LiveSession, narrow?: readonly string[], agentName?: string): LiveSession {
     const existing = this.live.get(row.id);
     if (existing) return existing;
+    // One writer per session across processes: a session another live process holds is
+    // refused here, before anything is read into memory or written.
+    this.options.store.leases.acquire(row.id);
     const agent = this.options.agents.get(agentName ?? row.agent) ?? this.primaryAgent(this.options.config.default_agent);
     const model = agentName && agent.model ? resolveModelName(agent.model, row.model) : row.model;
     const ruleset = this.rulesetFor(agent);

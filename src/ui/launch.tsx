@@ -12,7 +12,7 @@ import { Engine, projectParts } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
 import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
-import { SessionStore } from '../core/store/index.js';
+import { SessionBusyError, SessionStore } from '../core/store/index.js';
 import { pickSession } from '../cli/pick-session.js';
 import { DEMO_FILES, DEMO_PROMPT } from '../demo/script.js';
 import { startDemoServer } from '../demo/server.js';
@@ -69,6 +69,8 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     ...(opts.model ? { model: opts.model } : {}),
   });
   const rootId = pickSession(engine, opts);
+  // Held from the start, so no other process writes the session while it is on screen.
+  const busy = leaseOrNotice(ctx.store, rootId);
   performance.mark('tui:session');
   const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
   let history = loadInputHistory(historyFile);
@@ -92,7 +94,19 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     },
     completeFile: (prefix) => files?.complete(prefix) ?? [],
     afterFirstFrame,
+    ...(busy ? { banner: busy } : {}),
   });
+}
+
+/** Takes the session's writer lease; when another process holds it, the notice to show. */
+function leaseOrNotice(store: SessionStore, sessionId: string): string | undefined {
+  try {
+    store.leases.acquire(sessionId);
+    return undefined;
+  } catch (err) {
+    if (err instanceof SessionBusyError) return err.message;
+    throw err;
+  }
 }
 
 async function askNoKey(): Promise<'demo' | 'quit'> {

@@ -191,8 +191,9 @@ describe('opencode-ink run', () => {
       const detail = JSON.parse((await runCli(['sessions', 'show', session!.id, '--json'], { cwd: project, env })).stdout) as {
         messages: Array<{ role: string; seq: number }>;
       };
-      // The bash call's assistant message was stored before the tool ran; its result never was.
-      expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      // The bash call's assistant message was stored before the tool ran; its result never was,
+      // so the next start stored an "interrupted" result for it.
+      expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
 
       const resumed = await runCli(['run', '-s', session!.id, 'continue'], { cwd: project, env });
       expect(resumed.stderr).toBe('');
@@ -228,6 +229,54 @@ describe('opencode-ink run', () => {
 });
 
 describe('opencode-ink run with sub-agents', () => {
+  it('after a kill with a child in flight, answers the task call with the child id so the model can resume it', async () => {
+    const pidFile = join(project, 'sleeper.pid');
+    server.setHandler((req) => {
+      if (firstUserText(req) === 'child: wait') {
+        return toolUse('bash', { command: 'echo $$ > sleeper.tmp && mv sleeper.tmp sleeper.pid && exec sleep 30' });
+      }
+      return req.body.messages.length === 1
+        ? toolUse('task', { description: 'Long job', prompt: 'child: wait', subagent_type: 'general' })
+        : text('Resumed.');
+    });
+    const { child, done } = startCli(['run', '--yes', 'delegate then crash'], { cwd: project, env });
+    let sleeper: number | undefined;
+    try {
+      await waitFor(() => existsSync(pidFile), 15_000, 'the child to start its bash call');
+      sleeper = Number(readFileSync(pidFile, 'utf8'));
+      child.kill('SIGKILL');
+      await done;
+
+      const all = JSON.parse((await runCli(['sessions', '--all', '--json'], { cwd: project, env })).stdout) as SessionJson[];
+      const root = all.find((s) => s.parent_id === null)!;
+      const sub = all.find((s) => s.parent_id === root.id)!;
+      expect([root.status, sub.status]).toEqual(['interrupted', 'interrupted']);
+      const detail = JSON.parse((await runCli(['sessions', 'show', root.id, '--json'], { cwd: project, env })).stdout) as {
+        messages: Array<{ role: string; content: Array<{ type: string; content?: string; is_error?: boolean }> }>;
+      };
+      const last = detail.messages.at(-1)!;
+      expect(last.role).toBe('user');
+      expect(last.content[0]).toMatchObject({ type: 'tool_result', is_error: true });
+      expect(last.content[0]!.content).toContain(`<task id="${sub.id}" state="interrupted">`);
+      expect(last.content[0]!.content).toContain(`task(session_id="${sub.id}"`);
+
+      const resumed = await runCli(['run', '-s', root.id, 'go on'], { cwd: project, env });
+      expect(resumed.stderr).toBe('');
+      expect(resumed.stdout).toBe('Resumed.\n');
+      const results = toolResults(server.requests.at(-1)!);
+      expect(results).toHaveLength(1);
+      expect(String(results[0]!.content)).toContain(`session_id="${sub.id}"`);
+    } finally {
+      if (sleeper) {
+        try {
+          process.kill(sleeper, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+
   it('streams child events live with their path and stores the child under its parent', async () => {
     server.setHandler((req) => {
       const key = firstUserText(req);

@@ -4,6 +4,29 @@
 import type { Message, Part, ToolResultPart, ToolUsePart } from '../messages.js';
 
 const INTERRUPTED_RESULT = 'The tool call was interrupted before it finished; its outcome is unknown.';
+const TASK_TOOL_NAME = 'task';
+
+/**
+ * The result for a tool call cut short by a crash. A `task` call whose child session is known
+ * says so in the task result format (DESIGN §7), so the model can resume that child.
+ */
+export function interruptedResult(use: ToolUsePart, childSessionId?: string): ToolResultPart {
+  if (use.name === TASK_TOOL_NAME && childSessionId) {
+    const body = `The sub-agent was interrupted before it finished (outcome unknown). Resume it with task(session_id="${childSessionId}", …) to continue where it stopped.`;
+    return { type: 'tool_result', tool_use_id: use.id, content: `<task id="${childSessionId}" state="interrupted"><task_result>${body}</task_result></task>`, is_error: true };
+  }
+  return { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_RESULT, is_error: true };
+}
+
+/** Tool calls of the newest assistant message that no result answers (a crash mid-tool). */
+export function unansweredToolUses(history: readonly Message[]): ToolUsePart[] {
+  let i = history.length - 1;
+  while (i >= 0 && history[i]!.role !== 'assistant') i--;
+  if (i < 0) return [];
+  const answered = new Set<string>();
+  for (const m of history.slice(i + 1)) for (const p of m.content) if (p.type === 'tool_result') answered.add(p.tool_use_id);
+  return history[i]!.content.filter((p): p is ToolUsePart => p.type === 'tool_use' && !answered.has(p.id));
+}
 
 export function repairHistory(history: readonly Message[]): Message[] {
   const out: Message[] = [];
@@ -31,7 +54,7 @@ export function repairHistory(history: readonly Message[]): Message[] {
     );
     const missing: ToolResultPart[] = uses
       .filter((u) => !answered.has(u.id))
-      .map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: INTERRUPTED_RESULT, is_error: true }));
+      .map((u) => interruptedResult(u));
     if (missing.length === 0) continue;
     if (next?.role === 'user') {
       out[i + 1] = { role: 'user', content: mergeContent(missing, next.content) };

@@ -1,15 +1,30 @@
 // Sessions and their messages in SQLite. Every finished message is written in its own
 // transaction together with the session's running totals, so a crash loses at most the
 // message being streamed and totals never disagree with the messages they count.
+//
+// Several processes (TUIs, `run`s, their sub-agents) share one file. Every write is an
+// IMMEDIATE transaction (it takes the write lock up front, so the busy timeout applies;
+// a deferred read that upgrades to a write fails at once in WAL mode), opening retries
+// while another process holds the lock, and a session is written by one process at a
+// time (lease.ts).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RunError, errorMessage } from '../errors.js';
 import type { SessionStatus } from '../events.js';
 import { newId } from '../ids.js';
+import { interruptedResult, unansweredToolUses } from '../agent/history.js';
 import { totalInputTokens, type Message, type Usage } from '../messages.js';
 import type { Todo } from '../tools/types.js';
+import { processAlive, SessionLeases } from './lease.js';
 import { migrate } from './schema.js';
+
+export { busyMessage, LEASE_TTL_MS, SessionBusyError, SessionLeases, type LeaseHolder } from './lease.js';
+
+/** How long one statement waits for another process's write lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 10_000;
+/** How long opening keeps retrying while another process holds the file (e.g. migrating). */
+const OPEN_DEADLINE_MS = 30_000;
 
 export interface SessionRow {
   id: string;
@@ -94,6 +109,8 @@ const DESCENDANTS = `
 
 export class SessionStore {
   readonly file: string;
+  /** This store's writer leases on sessions (one owner per store instance). */
+  readonly leases: SessionLeases;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SessionStore['prepare']>;
 
@@ -101,25 +118,37 @@ export class SessionStore {
     this.file = file;
     this.db = db;
     this.stmt = this.prepare();
+    this.leases = new SessionLeases(db);
   }
 
-  /** Opens (creating if needed) `<dataDir>/sessions.db`, or `:memory:` for throwaway stores. */
+  /**
+   * Opens (creating if needed) `<dataDir>/sessions.db`, or `:memory:` for throwaway stores.
+   * While another process holds the file's lock (creating it, migrating), this waits and
+   * retries rather than failing.
+   */
   static open(dataDir: string | ':memory:'): SessionStore {
     const file = dataDir === ':memory:' ? ':memory:' : join(dataDir, 'sessions.db');
-    let db: Database.Database | undefined;
-    try {
-      if (dataDir !== ':memory:') mkdirSync(dataDir, { recursive: true });
-      db = new Database(file);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      // Several processes (a TUI and a `run`) may share the file: wait rather than fail.
-      db.pragma('busy_timeout = 5000');
-      migrate(db, file);
-      return new SessionStore(file, db);
-    } catch (err) {
-      db?.close();
-      throw new RunError(`Cannot open the session store ${file}: ${errorMessage(err)}`);
+    const deadline = Date.now() + OPEN_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      let db: Database.Database | undefined;
+      try {
+        if (dataDir !== ':memory:') mkdirSync(dataDir, { recursive: true });
+        // The busy timeout is set by the constructor, before any statement runs.
+        db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+        // Switching to WAL needs an exclusive lock: only ask when the file is not in WAL yet.
+        if (file !== ':memory:' && String(db.pragma('journal_mode', { simple: true })) !== 'wal') db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('foreign_keys = ON');
+        migrate(db, file);
+        return new SessionStore(file, db);
+      } catch (err) {
+        db?.close();
+        if (isBusy(err) && Date.now() < deadline) {
+          sleepSync(Math.min(25 * 2 ** attempt, 500));
+          continue;
+        }
+        throw new RunError(`Cannot open the session store ${file}: ${errorMessage(err)}`);
+      }
     }
   }
 
@@ -178,8 +207,14 @@ export class SessionStore {
     };
   }
 
+  /** Creates a session leased by this store: no other process writes it while this one runs. */
   createSession(fields: NewSession): SessionRow {
     const id = newId('ses');
+    this.db.transaction(() => this.insertSession(id, fields)).immediate();
+    return this.getSession(id)!;
+  }
+
+  private insertSession(id: string, fields: NewSession): void {
     this.stmt.insertSession.run({
       id,
       parent_id: fields.parent_id ?? null,
@@ -195,7 +230,7 @@ export class SessionStore {
       system_prompt: fields.system_prompt ?? null,
       now: this.now(),
     });
-    return this.getSession(id)!;
+    this.leases.take(id);
   }
 
   getSession(id: string): SessionRow | undefined {
@@ -216,40 +251,51 @@ export class SessionStore {
       sets.push('owner_pid = @owner_pid');
       params.owner_pid = isLive(update.status) ? process.pid : null;
     }
-    this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params);
+    const statement = this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`);
+    this.db.transaction(() => statement.run(params)).immediate();
   }
 
-  /** Appends a finished message and adds its usage to the session, atomically. */
+  /**
+   * Appends a finished message and adds its usage to the session, atomically. Refuses a
+   * session another live process holds the lease on, so two writers never interleave.
+   */
   appendMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): MessageRow {
-    return this.db.transaction((): MessageRow => {
-      const now = this.now();
-      const row: RawMessageRow = {
-        id: newId('msg'),
-        session_id: sessionId,
-        seq: this.stmt.nextSeq.get(sessionId)!.next,
-        role: message.role,
-        content: JSON.stringify(message.content),
-        input_tokens: usage ? totalInputTokens(usage.usage) : null,
-        output_tokens: usage ? usage.usage.output_tokens : null,
-        cost: usage ? usage.cost : null,
-        created_at: now,
-      };
-      this.stmt.insertMessage.run(row);
-      if (usage) {
-        this.stmt.addUsage.run({
-          id: sessionId,
-          input: totalInputTokens(usage.usage),
-          output: usage.usage.output_tokens,
-          cache_read: usage.usage.cache_read_input_tokens,
-          cache_write: usage.usage.cache_creation_input_tokens,
-          cost: usage.cost,
-          now,
-        });
-      } else {
-        this.stmt.touch.run({ id: sessionId, now });
-      }
-      return { ...row, content: message.content };
-    })();
+    return this.db
+      .transaction((): MessageRow => {
+        this.leases.assertWritable(sessionId);
+        return this.insertMessage(sessionId, message, usage);
+      })
+      .immediate();
+  }
+
+  private insertMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): MessageRow {
+    const now = this.now();
+    const row: RawMessageRow = {
+      id: newId('msg'),
+      session_id: sessionId,
+      seq: this.stmt.nextSeq.get(sessionId)!.next,
+      role: message.role,
+      content: JSON.stringify(message.content),
+      input_tokens: usage ? totalInputTokens(usage.usage) : null,
+      output_tokens: usage ? usage.usage.output_tokens : null,
+      cost: usage ? usage.cost : null,
+      created_at: now,
+    };
+    this.stmt.insertMessage.run(row);
+    if (usage) {
+      this.stmt.addUsage.run({
+        id: sessionId,
+        input: totalInputTokens(usage.usage),
+        output: usage.usage.output_tokens,
+        cache_read: usage.usage.cache_read_input_tokens,
+        cache_write: usage.usage.cache_creation_input_tokens,
+        cost: usage.cost,
+        now,
+      });
+    } else {
+      this.stmt.touch.run({ id: sessionId, now });
+    }
+    return { ...row, content: message.content };
   }
 
   loadMessages(sessionId: string): Message[] {
@@ -312,20 +358,33 @@ export class SessionStore {
   }
 
   /**
-   * Marks sessions left running or queued by a process that no longer exists as interrupted.
-   * Sessions owned by a live process (another window running right now) are left alone.
+   * Marks sessions left running or queued by a process that no longer exists as interrupted,
+   * and answers the tool calls they left in flight, so the stored history says what happened:
+   * an interrupted `task` call names its child session, which the model can resume. Sessions
+   * owned or leased by a live process (another window running right now) are left alone.
    */
   markInterrupted(): string[] {
     const marked: string[] = [];
-    this.db.transaction(() => {
-      for (const row of this.stmt.running.all()) {
-        if (row.owner_pid !== null && row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;
-        if (row.owner_pid === process.pid) continue;
-        this.stmt.interrupt.run({ id: row.id, now: this.now() });
-        marked.push(row.id);
-      }
-    })();
+    this.db
+      .transaction(() => {
+        for (const row of this.stmt.running.all()) {
+          if (row.owner_pid !== null && row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;
+          if (row.owner_pid === process.pid) continue;
+          if (this.leases.otherHolder(row.id)) continue;
+          this.stmt.interrupt.run({ id: row.id, now: this.now() });
+          this.answerInterruptedCalls(row.id);
+          marked.push(row.id);
+        }
+      })
+      .immediate();
     return marked;
+  }
+
+  private answerInterruptedCalls(sessionId: string): void {
+    const missing = unansweredToolUses(this.loadMessages(sessionId));
+    if (missing.length === 0) return;
+    const children = new Map(this.children(sessionId).map((c) => [c.tool_call_id, c.id]));
+    this.insertMessage(sessionId, { role: 'user', content: missing.map((use) => interruptedResult(use, children.get(use.id))) });
   }
 
   getTodos(sessionId: string): Todo[] {
@@ -339,26 +398,30 @@ export class SessionStore {
   }
 
   setTodos(sessionId: string, todos: Todo[]): void {
-    this.stmt.setTodos.run({ id: sessionId, items: JSON.stringify(todos), now: this.now() });
+    const params = { id: sessionId, items: JSON.stringify(todos), now: this.now() };
+    this.db.transaction(() => this.stmt.setTodos.run(params)).immediate();
   }
 
+  /** Releases this store's leases and closes the file. */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.leases.releaseAll();
+    this.db.close();
   }
+}
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** Opening is synchronous (the CLI needs the store before anything else), so is its back-off. */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function isLive(status: SessionStatus): boolean {
   return status === 'running' || status === 'queued';
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseContent(json: string): Message['content'] {

@@ -49,22 +49,42 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 2: a sub-agent's ad-hoc identity (`task.system_prompt`), kept so a resume keeps it.
   `ALTER TABLE sessions ADD COLUMN system_prompt TEXT NULL;`,
+  // 3: one writer per session across processes (lease.ts): the owner renews expires_at while it
+  // holds the session; a lease whose owner died on this host, or that expired, is taken over.
+  `
+  CREATE TABLE leases (
+    session_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the database up to SCHEMA_VERSION; refuses a database written by a newer version. */
+/**
+ * Brings the database up to SCHEMA_VERSION; refuses a database written by a newer version.
+ * Another process may be migrating the same file at the same moment: the version is read
+ * again inside an IMMEDIATE transaction (which holds the write lock), so each migration
+ * runs exactly once and the loser simply finds the work done.
+ */
 export function migrate(db: Database.Database, file: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `${file} was written by a newer opencode-ink (schema ${current}, this version knows ${SCHEMA_VERSION}); upgrade opencode-ink to open it.`,
-    );
-  }
-  for (let v = current; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const check = (current: number) => {
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `${file} was written by a newer opencode-ink (schema ${current}, this version knows ${SCHEMA_VERSION}); upgrade opencode-ink to open it.`,
+      );
+    }
+  };
+  check(version());
+  if (version() === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const current = version();
+    check(current);
+    for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
 }
