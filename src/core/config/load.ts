@@ -97,9 +97,12 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv, narrowing?:
     throw err;
   }
   // An empty (or comments-only) file is a file with nothing set yet, not an error.
-  if (narrowing) narrowing.noteEnvReferences(file, JSON.stringify(parsed ?? {}));
-  let data = substituteEnv(parsed ?? {}, narrowing ? {} : env);
-  if (narrowing && isPlainObject(data)) data = narrowing.dropWideningKeys(file, data);
+  let data: unknown = parsed ?? {};
+  if (narrowing && isPlainObject(data)) {
+    data = narrowing.dropWideningKeys(file, data);
+    narrowing.noteEnvReferences(file, JSON.stringify(data));
+  }
+  data = substituteEnv(data, narrowing ? {} : env);
   const result = ConfigSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0];

@@ -21,16 +21,18 @@ interface WideningKey {
   path: readonly string[];
   /** True when the value would widen what is allowed (and so is dropped). */
   widens(value: unknown): boolean;
+  /** How many levels below `path` the notice names (`provider.anthropic.baseURL`: 2). */
+  detail: number;
 }
 
 /** Config keys an untrusted project file may not set. Add future keys (e.g. `.mcp.json` servers) here. */
 export const WIDENING_CONFIG_KEYS: readonly WideningKey[] = [
   // baseURL / apiKey / headers decide where requests, and the user's key with them, are sent.
-  { path: ['provider'], widens: () => true },
+  { path: ['provider'], widens: () => true, detail: 2 },
   // MCP servers are programs to start and hosts to connect to.
-  { path: ['mcp'], widens: () => true },
+  { path: ['mcp'], widens: () => true, detail: 1 },
   // "bubble" would turn a user's `approvals: deny` back into questions that `--yes` approves.
-  { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny' },
+  { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny', detail: 0 },
 ];
 
 const SHELL_INLINE = /!`[^`\n]+`/;
@@ -99,7 +101,7 @@ export interface NarrowAgentInput {
  * Loaders receive one of these when the project is untrusted, and nothing when it is trusted.
  */
 export class ProjectNarrowing {
-  private readonly items: string[] = [];
+  private readonly items: Array<{ what: string; file: string }> = [];
   /** `ask`/`deny` rules from the project's config files: they apply to every agent. */
   readonly restrictions: PermissionConfig[] = [];
   /** The `agent` entries of the project's config files, applied after the trusted ones. */
@@ -120,12 +122,12 @@ export class ProjectNarrowing {
 
   /** What was cut, each once, in the order met: `provider.anthropic.baseURL (.opencoderc.json)`. */
   get ignored(): readonly string[] {
-    return this.items;
+    return this.items.map(({ what, file }) => `${what} (${file})`);
   }
 
-  private ignore(what: string, file: string): void {
-    const item = `${what} (${this.name(file)})`;
-    if (!this.items.includes(item)) this.items.push(item);
+  private ignore(what: string, path: string): void {
+    const file = this.name(path);
+    if (!this.items.some((item) => item.what === what && item.file === file)) this.items.push({ what, file });
   }
 
   private name(file: string): string {
@@ -145,10 +147,10 @@ export class ProjectNarrowing {
   /** Before validation: drops the widening keys of one project config file. */
   dropWideningKeys(file: string, data: Record<string, unknown>): Record<string, unknown> {
     let out = data;
-    for (const { path, widens } of WIDENING_CONFIG_KEYS) {
+    for (const { path, widens, detail } of WIDENING_CONFIG_KEYS) {
       out = this.dropPath(out, path, (value) => {
         if (!widens(value)) return false;
-        for (const leaf of leafPaths(value, path.join('.'), 2)) this.ignore(leaf, file);
+        for (const leaf of leafPaths(value, path.join('.'), detail)) this.ignore(leaf, file);
         return true;
       });
     }
@@ -228,7 +230,10 @@ export class ProjectNarrowing {
   /** The one line naming what was ignored and how to trust; undefined when nothing was. */
   notice(): string | undefined {
     if (this.items.length === 0) return undefined;
-    return `Project not trusted: ignored ${this.items.join(', ')}. Run "opencode-ink trust" to trust ${this.root}.`;
+    // Grouped by file, in the order met: `a, b (.opencoderc.json); c (.opencode/agents/build.md)`.
+    const files = [...new Set(this.items.map((item) => item.file))];
+    const groups = files.map((file) => `${this.items.filter((item) => item.file === file).map((item) => item.what).join(', ')} (${file})`);
+    return `Project not trusted: ignored ${groups.join('; ')}. Run "opencode-ink trust" to trust ${this.root}.`;
   }
 }
 
