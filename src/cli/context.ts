@@ -24,6 +24,7 @@ export interface ProjectContext {
   agents: Map<string, AgentDefinition>;
   commands: Map<string, CommandDefinition>;
   trust: TrustState;
+  /** Lines for stderr (trust.notice is separate: the UI shows it its own way). */
   warnings: string[];
 }
 
@@ -65,7 +66,6 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
     warnings: [
       ...(trust.warning ? [trust.warning] : []),
       ...[...warnings, ...commands.warnings].map((w) => `Warning: ${w.source}: ${w.message}`),
-      ...(notice ? [notice] : []),
     ],
   };
 }

@@ -33,9 +33,11 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   const debug = argv.includes('--debug');
   let exitCode = 0;
   let ctx: CliContext | undefined;
-  const context = (trustOnce = false): CliContext => {
+  const context = (trustOnce = false, ui = false): CliContext => {
     ctx ??= loadContext({ cwd: process.cwd(), env: process.env, trustOnce });
     for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
+    // The UI names what an untrusted project had ignored in its trust dialog instead.
+    if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);
     return ctx;
   };
 
@@ -62,7 +64,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       // Loaded on demand: `run` and the listing commands never load Ink or React.
       const { startTui } = await importUi();
       performance.mark('ui:loaded');
-      exitCode = await startTui(() => context(), {
+      exitCode = await startTui(() => context(false, true), {
         ...opts,
         ...(words.length ? { prompt: words.join(' ') } : {}),
         builtinAgentsDir: join(packageRoot(), 'agents'),
