@@ -215,6 +215,30 @@ describe('untrusted project commands', () => {
   });
 });
 
+describe('nested folders and projects', () => {
+  it('narrows every project file from the git root down, merging agent entries as config files merge', () => {
+    const sub = join(project, 'packages', 'app');
+    put(join(project, '.opencoderc.json'), JSON.stringify({ agent: { build: { permission: { edit: 'ask' } } } }));
+    put(join(sub, '.opencoderc.json'), JSON.stringify({ agent: { build: { permission: { bash: 'deny', webfetch: 'allow' } } }, permission: { edit: 'allow' } }));
+    const ctx = load({ cwd: sub });
+    expect(agent(ctx.agents, 'build').restrictions).toEqual([{ edit: 'ask', bash: 'deny' }]);
+    expect(ctx.config.permission).toEqual({});
+    expect(ctx.trust.ignored).toEqual(['allow rules (packages/app/.opencoderc.json)', 'agent build permissions (packages/app/.opencoderc.json)']);
+  });
+
+  it('applies trust to the root found: a repository inside a trusted one is untrusted until trusted itself', () => {
+    const inner = join(project, 'vendor', 'lib');
+    mkdirSync(join(inner, '.git'), { recursive: true });
+    put(join(inner, '.opencoderc.json'), JSON.stringify({ permission: { bash: 'allow' } }));
+    setTrusted(env, trustRoot(project), true);
+    const ctx = load({ cwd: inner });
+    expect(ctx.trust).toMatchObject({ trusted: false, root: inner });
+    expect(ctx.trust.notice).toBe(`Project not trusted: ignored allow rules (.opencoderc.json). Run "opencode-ink trust" to trust ${inner}.`);
+    setTrusted(env, trustRoot(inner), true);
+    expect(load({ cwd: inner }).config.permission).toEqual({ bash: 'allow' });
+  });
+});
+
 describe('the trust list', () => {
   it('is per exact project root: not a parent folder, not a nested repository; any folder inside the root counts', () => {
     const inner = join(project, 'vendor', 'lib');

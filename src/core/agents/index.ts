@@ -113,10 +113,10 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
   };
   for (const [name, entry] of Object.entries(opts.configAgents ?? {})) applyEntry(name, entry, undefined);
   if (narrowing) {
-    for (const [name, raw] of Object.entries(narrowing.agentEntries)) {
+    for (const [name, { entry: raw, file }] of narrowing.agentEntries) {
       // Validated with its file already; parsed again here only to get its type.
       const entry = AgentConfigEntrySchema.safeParse(raw);
-      if (entry.success) applyEntry(name, entry.data, narrowing.agentEntryFiles.get(name) ?? 'config');
+      if (entry.success) applyEntry(name, entry.data, file);
     }
     // The project config's own rules narrow every agent.
     if (narrowing.restrictions.length > 0) {

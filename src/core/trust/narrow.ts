@@ -12,7 +12,7 @@
 import { isAbsolute, relative } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
 import type { CommandDefinition } from '../commands/definition.js';
-import { isPlainObject } from '../config/merge.js';
+import { deepMerge, isPlainObject } from '../config/merge.js';
 import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import type { PermissionConfig } from '../permission/schema.js';
 
@@ -104,11 +104,9 @@ export class ProjectNarrowing {
   private readonly items: Array<{ what: string; file: string }> = [];
   /** `ask`/`deny` rules from the project's config files: they apply to every agent. */
   readonly restrictions: PermissionConfig[] = [];
-  /** The `agent` entries of the project's config files, applied after the trusted ones. */
-  agentEntries: Record<string, unknown> = {};
-  /** The project config file that last set each `agent` entry. */
-  readonly agentEntryFiles = new Map<string, string>();
-  /** Names of `command` entries set by a project config file. */
+  /** The `agent` entries of the project's config files (merged, nearer files winning), applied after the trusted ones. */
+  readonly agentEntries = new Map<string, { entry: unknown; file: string }>();
+  /** The `command` entries set by a project config file: name → that file. */
   readonly commandNames = new Map<string, string>();
 
   /**
@@ -184,9 +182,8 @@ export class ProjectNarrowing {
     }
     if (isPlainObject(data.agent)) {
       for (const [name, entry] of Object.entries(data.agent)) {
-        const existing = this.agentEntries[name];
-        this.agentEntries[name] = isPlainObject(existing) && isPlainObject(entry) ? { ...existing, ...entry } : entry;
-        this.agentEntryFiles.set(name, file);
+        const existing = this.agentEntries.get(name)?.entry;
+        this.agentEntries.set(name, { entry: isPlainObject(existing) && isPlainObject(entry) ? deepMerge(existing, entry) : entry, file });
       }
       delete out.agent;
     }
