@@ -123,6 +123,11 @@ describe('an untrusted project config', () => {
     expect(ctx.trust.ignored).toEqual(['allow rules (.opencoderc.json)']);
   });
 
+  it.each(['/dev/zero', '/dev/stdin'])('refuses a .opencoderc.json linked to %s at once instead of reading forever', (target) => {
+    symlinkSync(target, join(project, '.opencoderc.json'));
+    expect(() => load()).toThrow(`${join(project, '.opencoderc.json')}: is not a regular file.`);
+  });
+
   it('cannot mark itself trusted through config: unknown keys stay errors and trust.json is untouched', () => {
     put(join(project, '.opencoderc.json'), JSON.stringify({ trust: true }));
     expect(() => load()).toThrow(ConfigError);

@@ -1,7 +1,7 @@
 // Reads the configuration: defaults → `<config dir>/config.json` → `.opencoderc.json` files
 // from the git root down to the working directory (nearer wins). Each file is parsed and
 // validated on its own so that an error names the file the user has to fix.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { findProject } from '../project.js';
@@ -83,8 +83,12 @@ export function loadConfig({ cwd, env, narrowing }: LoadConfigOptions): LoadedCo
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv, narrowing?: ProjectNarrowing): Record<string, unknown> | undefined {
   let text: string;
   try {
+    // A repository can ship `.opencoderc.json` as a symlink to /dev/zero or /dev/stdin:
+    // reading that would never end, so only regular files are read.
+    if (!statSync(file).isFile()) throw new ConfigError(`${file}: is not a regular file.`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new ConfigError(`${file}: cannot be read (${code ?? String(err)}).`);
