@@ -218,6 +218,15 @@ describe('untrusted project commands', () => {
     expect(ctx.trust.ignored).toEqual(['!`…` in /status (.opencode/commands/status.md)', '!`…` in /cfg (.opencoderc.json)']);
     expect(load({ trustOnce: true }).commands.get('status')?.untrusted).toBeUndefined();
   });
+
+  it('say nothing about a project command the user\'s own command of that name replaces', () => {
+    put(join(project, '.opencode', 'commands', 'status.md'), 'State: !`git status`');
+    put(join(dir, 'config', 'commands', 'status.md'), 'Mine: !`date`');
+    const ctx = load();
+    expect(ctx.commands.get('status')).toMatchObject({ template: 'Mine: !`date`' });
+    expect(ctx.commands.get('status')?.untrusted).toBeUndefined();
+    expect(ctx.trust.ignored).toEqual([]);
+  });
 });
 
 describe('nested folders and projects', () => {

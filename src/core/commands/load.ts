@@ -104,5 +104,6 @@ export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
     commands.delete(name);
     warnings.push({ source: shadowed.source, message: `skipped: /${name} is a built-in command; rename the custom one.` });
   }
+  for (const command of commands.values()) narrowing?.noteCommand(command);
   return { commands, warnings };
 }

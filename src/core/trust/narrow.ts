@@ -219,9 +219,13 @@ export class ProjectNarrowing {
 
   /** A project command: it loads, but its `` !`cmd` `` lines will be refused. */
   command(command: CommandDefinition): CommandDefinition {
-    if (!SHELL_INLINE.test(command.template)) return command;
+    return SHELL_INLINE.test(command.template) ? { ...command, untrusted: true } : command;
+  }
+
+  /** Names a marked command that is in use (one a user's command of the same name replaced is not). */
+  noteCommand(command: CommandDefinition): void {
+    if (!command.untrusted) return;
     this.ignore(`!\`…\` in /${command.name}`, command.source === 'config' ? (this.commandNames.get(command.name) ?? 'config') : command.source);
-    return { ...command, untrusted: true };
   }
 
   /** The one line naming what was ignored and how to trust; undefined when nothing was. */
