@@ -1,48 +1,86 @@
 // Everything a command needs before it can act: configuration, the session store and the
-// agent registry. Problems with any of them surface here as one-line errors.
+// agent registry. Problems with any of them surface here as one-line errors. This is also
+// where project trust is decided (DESIGN §15): the loaders get a narrowing for an untrusted
+// project, and what it cut becomes one notice line.
 import { join } from 'node:path';
 import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
 import { loadCommands, type CommandDefinition } from '../core/commands/index.js';
 import { configDir, dataDir, loadConfig, type Config } from '../core/config/index.js';
 import { SessionStore } from '../core/store/index.js';
+import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
 
-export interface CliContext {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
+/** Project trust as the UI needs it: what an untrusted project had ignored. */
+export interface TrustState extends ProjectTrust {
+  /** What was ignored, e.g. `provider.anthropic.baseURL (.opencoderc.json)`; empty when trusted or nothing was. */
+  ignored: readonly string[];
+  /** The one line naming what was ignored and how to trust; undefined when nothing was. */
+  notice?: string;
+}
+
+export interface ProjectContext {
   config: Config;
   configSources: string[];
-  store: SessionStore;
   agents: Map<string, AgentDefinition>;
   commands: Map<string, CommandDefinition>;
+  trust: TrustState;
+  /** Lines for stderr (trust.notice is separate: the UI shows it its own way). */
   warnings: string[];
+}
+
+export interface CliContext extends ProjectContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  store: SessionStore;
+  /** Loads the configuration, agents and commands again (after the user trusted the project); the store stays. */
+  reload(): CliContext;
 }
 
 export interface LoadOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** `run --trust`: trust the project for this process only. */
+  trustOnce?: boolean;
 }
 
-export function loadContext({ cwd, env }: LoadOptions): CliContext {
-  const { config, sources } = loadConfig({ cwd, env });
+/** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
+export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContext {
+  const trust = resolveTrust(cwd, env, trustOnce ?? false);
+  const narrowing = narrowingFor(trust);
+  const { config, sources } = loadConfig({ cwd, env, narrowing });
   const { agents, warnings } = loadAgents({
     builtinDir: join(packageRoot(), 'agents'),
     configDir: configDir(env),
     cwd,
     configAgents: config.agent,
+    narrowing,
   });
-  const commands = loadCommands({ configDir: configDir(env), cwd, configCommands: config.command });
-  const store = SessionStore.open(dataDir(env));
-  // A session still marked running belongs to a process that died mid-turn.
-  store.markInterrupted();
+  const commands = loadCommands({ configDir: configDir(env), cwd, configCommands: config.command, narrowing });
+  const notice = narrowing?.notice();
   return {
-    cwd,
-    env,
     config,
     configSources: sources,
-    store,
     agents,
     commands: commands.commands,
-    warnings: [...warnings, ...commands.warnings].map((w) => `Warning: ${w.source}: ${w.message}`),
+    trust: { ...trust, ignored: narrowing?.ignored ?? [], ...(notice ? { notice } : {}) },
+    warnings: [
+      ...(trust.warning ? [trust.warning] : []),
+      ...[...warnings, ...commands.warnings].map((w) => `Warning: ${w.source}: ${w.message}`),
+    ],
   };
+}
+
+export function loadContext(opts: LoadOptions): CliContext {
+  const project = loadProject(opts);
+  const store = SessionStore.open(dataDir(opts.env));
+  // A session still marked running belongs to a process that died mid-turn.
+  store.markInterrupted();
+  const context = (parts: ProjectContext): CliContext => ({
+    ...parts,
+    cwd: opts.cwd,
+    env: opts.env,
+    store,
+    reload: () => context(loadProject(opts)),
+  });
+  return context(project);
 }

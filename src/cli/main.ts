@@ -6,6 +6,7 @@ import { UserFacingError, errorMessage } from '../core/errors.js';
 import { agentsCommand } from './commands/agents.js';
 import { runCommand } from './commands/run.js';
 import { sessionShow, sessionsList } from './commands/sessions.js';
+import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
 import { loadContext, type CliContext } from './context.js';
 import { packageRoot, packageVersion } from './package-root.js';
 
@@ -32,9 +33,11 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   const debug = argv.includes('--debug');
   let exitCode = 0;
   let ctx: CliContext | undefined;
-  const context = (): CliContext => {
-    ctx ??= loadContext({ cwd: process.cwd(), env: process.env });
+  const context = (trustOnce = false, ui = false): CliContext => {
+    ctx ??= loadContext({ cwd: process.cwd(), env: process.env, trustOnce });
     for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
+    // The UI names what an untrusted project had ignored in its trust dialog instead.
+    if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);
     return ctx;
   };
 
@@ -61,7 +64,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       // Loaded on demand: `run` and the listing commands never load Ink or React.
       const { startTui } = await importUi();
       performance.mark('ui:loaded');
-      exitCode = await startTui(() => context(), {
+      exitCode = await startTui(() => context(false, true), {
         ...opts,
         ...(words.length ? { prompt: words.join(' ') } : {}),
         builtinAgentsDir: join(packageRoot(), 'agents'),
@@ -73,8 +76,9 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .argument('<prompt...>', 'the prompt')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--yes', 'approve every permission request that would ask (never overrides deny)', false)
-    .action(async (words: string[], opts: SharedOptions & { format: 'text' | 'json'; yes: boolean }) => {
-      exitCode = await runCommand(context(), words.join(' '), { ...opts }, io);
+    .option(...TRUST_ONCE_OPTION)
+    .action(async (words: string[], { trust, ...opts }: SharedOptions & { format: 'text' | 'json'; yes: boolean; trust?: boolean }) => {
+      exitCode = await runCommand(context(trust), words.join(' '), { ...opts }, io);
     });
 
   const sessions = program
@@ -103,6 +107,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .action((opts: { json: boolean }) => {
       io.stdout.write(`${agentsCommand(context(), opts)}\n`);
     });
+
+  registerTrustCommand(program, io.stdout);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -17,6 +17,7 @@ import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
+import { restrictionRulesets } from './trust/narrow.js';
 import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
@@ -506,8 +507,8 @@ export class Engine {
     this.options.store.leases.acquire(row.id);
     const agent = this.options.agents.get(agentName ?? row.agent) ?? this.primaryAgent(this.options.config.default_agent);
     const model = agentName && agent.model ? resolveModelName(agent.model, row.model) : row.model;
-    const ruleset = this.rulesetFor(agent);
-    const chain = parent ? [ruleset, ...parent.gate.rulesets] : [ruleset];
+    const own = [this.rulesetFor(agent), ...restrictionRulesets(agent)];
+    const chain = parent ? [...own, ...parent.gate.rulesets] : own;
     const path = parent ? [...parent.path, row.id] : [row.id];
     const depth = parent ? parent.depth + 1 : 0;
     const store = this.options.store;
@@ -618,7 +619,7 @@ export function agentToolNames(agent: AgentDefinition, config: Config, hasSubage
   return selectToolNames({
     available: [...BUILTIN_TOOLS.map((t) => t.name), ...(hasSubagents ? [TASK_TOOL] : []), ASK_USER_TOOL],
     agent,
-    chain: [ruleset],
+    chain: [ruleset, ...restrictionRulesets(agent)],
     depth: agent.mode === 'subagent' ? 1 : 0,
     maxDepth: config.subagents.max_depth,
   }).names;

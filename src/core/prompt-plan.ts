@@ -10,6 +10,7 @@ import {
   parseMention,
   parseSlashInput,
   renderTemplate,
+  shellInlines,
   unknownCommandMessage,
   type CommandDefinition,
   type InlineIo,
@@ -61,9 +62,17 @@ async function planCommand(name: string, args: string, ctx: PlanContext): Promis
     const names = [...ctx.agents.values()].filter((a) => !a.disable).map((a) => a.name);
     throw new ConfigError(`/${name}: its agent "${command.agent}" does not exist (${command.source}); agents: ${names.join(', ')}.`);
   }
+  const template = renderTemplate(command.template, args);
+  const refused = command.untrusted ? shellInlines(command.template)[0] : undefined;
+  if (refused !== undefined) {
+    // DESIGN §15: a repository's command may not run shell commands before the user trusts it.
+    throw new RunError(
+      `/${name}: !\`${refused}\` was not run: ${command.source} belongs to a project you have not trusted (run "opencode-ink trust" to trust it).`,
+    );
+  }
   let rendered: string;
   try {
-    rendered = await expandShell(renderTemplate(command.template, args), ctx.io);
+    rendered = await expandShell(template, ctx.io);
   } catch (err) {
     throw new RunError(sentence(`/${name}: ${errorMessage(err)}`));
   }

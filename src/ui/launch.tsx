@@ -14,12 +14,14 @@ import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
 import { SessionBusyError, SessionStore } from '../core/store/index.js';
 import { pickSession } from '../cli/pick-session.js';
+import { setTrusted } from '../core/trust/index.js';
 import { DEMO_FILES, DEMO_PROMPT } from '../demo/script.js';
 import { startDemoServer } from '../demo/server.js';
 import { App } from './app.js';
 import { addInputHistory, loadInputHistory, saveInputHistory } from './input-history.js';
 import { INK_RENDER_OPTIONS } from './render/ink-options.js';
 import { NoKeyScreen } from './screens/NoKeyScreen.js';
+import { TrustScreen, type TrustChoice } from './screens/TrustScreen.js';
 
 export interface TuiContext {
   cwd: string;
@@ -28,6 +30,10 @@ export interface TuiContext {
   store: SessionStore;
   agents: Map<string, AgentDefinition>;
   commands: Map<string, CommandDefinition>;
+  /** Project trust (DESIGN §15): the root and what its untrusted files had ignored. */
+  trust?: { root: string; ignored: readonly string[]; notice?: string };
+  /** Loads the project again (after the user trusted it). */
+  reload?: () => TuiContext;
 }
 
 export interface TuiOptions {
@@ -56,8 +62,17 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
   performance.mark('tui:start');
   assertInteractiveTerminal();
   if (opts.demo) return runDemo(opts);
-  const ctx = load();
+  let ctx = load();
   performance.mark('tui:context');
+  // Before the credentials check: a trusted project's config may be what provides the key.
+  if (ctx.trust && ctx.trust.ignored.length > 0 && ctx.reload) {
+    const choice = await askTrust(ctx.trust.root, ctx.trust.ignored);
+    if (choice === 'quit') return 0;
+    if (choice === 'trust') {
+      setTrusted(ctx.env, ctx.trust.root, true);
+      ctx = ctx.reload();
+    }
+  }
   if (!hasCredentials(ctx.config, ctx.env)) {
     const choice = await askNoKey();
     if (choice === 'quit') return 0;
@@ -71,6 +86,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
   const rootId = pickSession(engine, opts);
   // Held from the start, so no other process writes the session while it is on screen.
   const busy = leaseOrNotice(ctx.store, rootId);
+  const banner = [busy, ctx.trust?.notice].filter((line) => line !== undefined).join('\n');
   performance.mark('tui:session');
   const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
   let history = loadInputHistory(historyFile);
@@ -94,7 +110,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     },
     completeFile: (prefix) => files?.complete(prefix) ?? [],
     afterFirstFrame,
-    ...(busy ? { banner: busy } : {}),
+    ...(banner ? { banner } : {}),
   });
 }
 
@@ -107,6 +123,14 @@ function leaseOrNotice(store: SessionStore, sessionId: string): string | undefin
     if (err instanceof SessionBusyError) return err.message;
     throw err;
   }
+}
+
+async function askTrust(root: string, ignored: readonly string[]): Promise<TrustChoice> {
+  let choice: TrustChoice = 'not-now';
+  const instance = render(<TrustScreen root={root} ignored={ignored} onChoice={(c) => (choice = c)} />, { exitOnCtrlC: false });
+  await instance.waitUntilExit();
+  instance.clear();
+  return choice;
 }
 
 async function askNoKey(): Promise<'demo' | 'quit'> {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
+import { setTrusted, trustRoot } from '../../src/core/trust/index.js';
 
 let ctx: CliProject;
 let server: FakeServer;
@@ -24,6 +25,8 @@ beforeEach(async () => {
   put(join(project, '.opencode/command/status.md'), '---\ndescription: Show status\n---\nState: !`echo from-the-shell`\n');
   put(join(dir, 'config/commands/hello.md'), 'Say hello to $ARGUMENTS\n');
   put(join(project, 'src/a.ts'), 'export const a = 1;\n');
+  // These tests are about commands; the project's shell inline needs it trusted (test/cli/trust.test.ts covers the untrusted case).
+  setTrusted(env, trustRoot(project), true);
 });
 
 afterEach(() => ctx.close());

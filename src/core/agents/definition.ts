@@ -18,6 +18,12 @@ export interface AgentDefinition {
   /** Tools switched off by an OpenCode-style `tools: { name: false }` map. */
   disabledTools?: string[];
   permission?: PermissionConfig;
+  /**
+   * Rules from files of a project the user has not trusted (DESIGN §15). Each is checked as
+   * a ruleset of its own beside the trusted rules, the strictest answer winning, so it can
+   * only narrow what the agent may do.
+   */
+  restrictions?: PermissionConfig[];
   maxTurns?: number;
   color?: string;
   hidden: boolean;

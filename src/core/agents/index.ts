@@ -8,7 +8,8 @@ import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
-import type { AgentConfigEntry, AgentMode } from './schema.js';
+import type { ProjectNarrowing } from '../trust/narrow.js';
+import { AgentConfigEntrySchema, type AgentConfigEntry, type AgentMode } from './schema.js';
 
 export type { AgentDefinition } from './definition.js';
 export { TOOL_NAMES, allowlistMatches, allowlistPattern, selectTools, toolName } from './tools.js';
@@ -20,8 +21,13 @@ export interface LoadAgentsOptions {
   /** The user's config dir; its `agents/` subfolder is read. */
   configDir: string;
   cwd: string;
-  /** The config's `agent` key. */
+  /** The config's `agent` key (the user's config, and a trusted project's). */
   configAgents?: Record<string, AgentConfigEntry> | undefined;
+  /**
+   * Given when the project is not trusted (DESIGN §15): project agent files, the project
+   * config's `agent` entries and its permission rules go through it and can only narrow.
+   */
+  narrowing?: ProjectNarrowing | undefined;
 }
 
 export type AgentWarning = SourceWarning;
@@ -31,9 +37,15 @@ export interface LoadedAgents {
   warnings: AgentWarning[];
 }
 
+/** Who wrote a folder's files: the package, the user, or whoever wrote the repository. */
+type Origin = 'builtin' | 'user' | 'project';
+
 interface AgentFolder {
   dir: string;
   defaultMode: AgentMode;
+  origin: Origin;
+  /** Claude Code's folder: its agents are sub-agents and may not take a primary agent's name. */
+  claude?: boolean;
 }
 
 /** The folders to read, lowest precedence first. */
@@ -41,20 +53,26 @@ export function agentFolders(opts: Pick<LoadAgentsOptions, 'builtinDir' | 'confi
   // Nearer project folders override farther ones, from the git root down to cwd.
   const projectDirs = projectConfigDirs(opts.cwd);
   return [
-    { dir: opts.builtinDir, defaultMode: 'all' },
-    { dir: join(opts.configDir, 'agents'), defaultMode: 'all' },
+    { dir: opts.builtinDir, defaultMode: 'all', origin: 'builtin' },
+    { dir: join(opts.configDir, 'agents'), defaultMode: 'all', origin: 'user' },
     ...projectDirs.flatMap((d): AgentFolder[] => [
-      { dir: join(d, '.opencode', 'agents'), defaultMode: 'all' },
-      { dir: join(d, '.opencode', 'agent'), defaultMode: 'all' },
+      { dir: join(d, '.opencode', 'agents'), defaultMode: 'all', origin: 'project' },
+      { dir: join(d, '.opencode', 'agent'), defaultMode: 'all', origin: 'project' },
     ]),
     // Claude Code agents exist to be delegated to, so they are sub-agents unless they say otherwise.
-    ...projectDirs.map((d): AgentFolder => ({ dir: join(d, '.claude', 'agents'), defaultMode: 'subagent' })),
+    ...projectDirs.map((d): AgentFolder => ({ dir: join(d, '.claude', 'agents'), defaultMode: 'subagent', origin: 'project', claude: true })),
   ];
 }
 
+/** The suffix a Claude Code sub-agent gets when its name is a primary agent's (`build` → `build-claude`). */
+export const CLAUDE_RENAME_SUFFIX = '-claude';
+
 export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
   const agents = new Map<string, AgentDefinition>();
+  /** The latest definition of each name that a trusted source wrote: project files may only narrow it. */
+  const trusted = new Map<string, AgentDefinition>();
   const warnings: AgentWarning[] = [];
+  const narrowing = opts.narrowing;
 
   readMarkdownFolders(
     agentFolders(opts),
@@ -62,19 +80,48 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     'agent',
     (text, file, folder) => {
       const parsed = parseAgentMarkdown(text, { file, fallbackName: basename(file).replace(/\.md$/i, ''), defaultMode: folder.defaultMode });
-      return parsed.ok ? { ok: true, value: parsed.agent, warnings: parsed.warnings } : parsed;
+      return parsed.ok ? { ok: true, value: { agent: parsed.agent, folder, file }, warnings: parsed.warnings } : parsed;
     },
-    (agent) => agents.set(agent.name, agent),
+    ({ agent: parsed, folder, file }) => {
+      let agent = parsed;
+      const existing = agents.get(agent.name);
+      // A Claude Code sub-agent called `build` would demote the primary and break every run.
+      if (folder.claude && agent.mode === 'subagent' && existing?.mode === 'primary') {
+        const renamed = `${agent.name}${CLAUDE_RENAME_SUFFIX}`;
+        warnings.push({ source: file, message: `"${agent.name}" is a primary agent; this Claude Code sub-agent loads as "${renamed}".` });
+        agent = { ...agent, name: renamed };
+      }
+      if (folder.origin === 'project' && narrowing) {
+        agent = narrowing.agent({ candidate: agent, trusted: trusted.get(agent.name), file });
+      } else {
+        trusted.set(agent.name, agent);
+      }
+      agents.set(agent.name, agent);
+    },
     warnings,
   );
 
-  for (const [name, entry] of Object.entries(opts.configAgents ?? {})) {
-    const base = agents.get(name) ?? skeleton(name, 'all', 'config');
-    const applied = applyFields(base, entry);
-    const agent = applied.agent;
-    agent.name = name;
-    for (const message of applied.warnings) warnings.push({ source: 'config', message: `agent "${name}": ${message}` });
+  const applyEntry = (name: string, entry: AgentConfigEntry, file: string | undefined): void => {
+    const before = agents.get(name);
+    const result = applyFields(before ?? skeleton(name, 'all', 'config'), entry);
+    const applied = result.agent;
+    applied.name = name;
+    for (const message of result.warnings) warnings.push({ source: file ?? 'config', message: `agent "${name}": ${message}` });
+    const agent = file && narrowing ? narrowing.agent({ candidate: applied, before, trusted: trusted.get(name), file }) : applied;
+    if (!file) trusted.set(name, agent);
     agents.set(name, agent);
+  };
+  for (const [name, entry] of Object.entries(opts.configAgents ?? {})) applyEntry(name, entry, undefined);
+  if (narrowing) {
+    for (const [name, { entry: raw, file }] of narrowing.agentEntries) {
+      // Validated with its file already; parsed again here only to get its type.
+      const entry = AgentConfigEntrySchema.safeParse(raw);
+      if (entry.success) applyEntry(name, entry.data, file);
+    }
+    // The project config's own rules narrow every agent.
+    if (narrowing.restrictions.length > 0) {
+      for (const [name, agent] of agents) agents.set(name, { ...agent, restrictions: [...narrowing.restrictions, ...(agent.restrictions ?? [])] });
+    }
   }
 
   return { agents, warnings };

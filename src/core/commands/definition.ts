@@ -15,6 +15,8 @@ export interface CommandDefinition {
   argumentHint?: string;
   /** The file path, or `config`. */
   source: string;
+  /** From a project the user has not trusted: its `` !`cmd` `` lines are refused, not run. */
+  untrusted?: boolean;
 }
 
 /**

@@ -15,6 +15,11 @@ export interface InlineIo {
 
 const SHELL_INLINE = /!`([^`\n]+)`/g;
 
+/** The `` !`cmd` `` commands of a text, in order. */
+export function shellInlines(text: string): string[] {
+  return [...text.matchAll(SHELL_INLINE)].map((m) => m[1]!.trim());
+}
+
 /** Replaces each `` !`cmd` `` with the command's output, in order. */
 export async function expandShell(text: string, io: InlineIo): Promise<string> {
   const matches = [...text.matchAll(SHELL_INLINE)];

@@ -8,6 +8,7 @@ import { describeIssue } from '../config/issues.js';
 import { projectConfigDirs } from '../config/load.js';
 import { readFrontMatter } from '../frontmatter.js';
 import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
+import type { ProjectNarrowing } from '../trust/narrow.js';
 import { BUILTIN_COMMANDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
 
 export interface LoadCommandsOptions {
@@ -16,6 +17,8 @@ export interface LoadCommandsOptions {
   cwd: string;
   /** The config's `command` key. */
   configCommands?: Record<string, CommandConfig> | undefined;
+  /** Given when the project is not trusted (DESIGN §15): project commands then refuse `` !`cmd` ``. */
+  narrowing?: ProjectNarrowing | undefined;
 }
 
 export type CommandWarning = SourceWarning;
@@ -25,15 +28,15 @@ export interface LoadedCommands {
   warnings: CommandWarning[];
 }
 
-/** The folders to read, lowest precedence first. */
-export function commandFolders(opts: Pick<LoadCommandsOptions, 'configDir' | 'cwd'>): string[] {
+/** The folders to read, lowest precedence first, each marked with who wrote it. */
+export function commandFolders(opts: Pick<LoadCommandsOptions, 'configDir' | 'cwd'>): Array<{ dir: string; project: boolean }> {
   const projectDirs = projectConfigDirs(opts.cwd);
-  const inProjects = (...parts: string[]) => projectDirs.map((d) => join(d, ...parts));
+  const inProjects = (...parts: string[]) => projectDirs.map((d) => ({ dir: join(d, ...parts), project: true }));
   return [
     ...inProjects('.opencode', 'commands'),
     ...inProjects('.opencode', 'command'),
     ...inProjects('.claude', 'commands'),
-    join(opts.configDir, 'commands'),
+    { dir: join(opts.configDir, 'commands'), project: false },
   ];
 }
 
@@ -69,19 +72,21 @@ export function parseCommandMarkdown(text: string, file: string): ParsedCommandF
 export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
   const commands = new Map<string, CommandDefinition>();
   const warnings: CommandWarning[] = [];
+  const narrowing = opts.narrowing;
   readMarkdownFolders(
     commandFolders(opts),
-    (dir) => dir,
+    (folder) => folder.dir,
     'command',
-    (text, file) => {
+    (text, file, folder) => {
       const parsed = parseCommandMarkdown(text, file);
-      return parsed.ok ? { ok: true, value: parsed.command } : parsed;
+      if (!parsed.ok) return parsed;
+      return { ok: true, value: folder.project && narrowing ? narrowing.command(parsed.command) : parsed.command };
     },
     (command) => commands.set(command.name, command),
     warnings,
   );
   for (const [name, entry] of Object.entries(opts.configCommands ?? {})) {
-    commands.set(name, {
+    const command: CommandDefinition = {
       name,
       template: entry.template,
       source: 'config',
@@ -89,7 +94,8 @@ export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
       ...(entry.agent ? { agent: entry.agent } : {}),
       ...(entry.model ? { model: entry.model } : {}),
       ...(entry.subtask !== undefined ? { subtask: entry.subtask } : {}),
-    });
+    };
+    commands.set(name, narrowing?.commandNames.has(name) ? narrowing.command(command) : command);
   }
   // The UI acts on its own commands before looking for custom ones: a namesake would never run.
   for (const { name } of BUILTIN_COMMANDS) {
@@ -98,5 +104,6 @@ export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
     commands.delete(name);
     warnings.push({ source: shadowed.source, message: `skipped: /${name} is a built-in command; rename the custom one.` });
   }
+  for (const command of commands.values()) narrowing?.noteCommand(command);
   return { commands, warnings };
 }

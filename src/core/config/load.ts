@@ -1,7 +1,7 @@
 // Reads the configuration: defaults → `<config dir>/config.json` → `.opencoderc.json` files
 // from the git root down to the working directory (nearer wins). Each file is parsed and
 // validated on its own so that an error names the file the user has to fix.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { findProject } from '../project.js';
@@ -10,6 +10,7 @@ import { JsoncSyntaxError, parseJsonc } from './jsonc.js';
 import { deepMerge, isPlainObject, substituteEnv } from './merge.js';
 import { configDir } from './paths.js';
 import { ConfigSchema, type Config } from './schema.js';
+import type { ProjectNarrowing } from '../trust/narrow.js';
 
 export const GLOBAL_CONFIG_FILE = 'config.json';
 export const PROJECT_CONFIG_FILE = '.opencoderc.json';
@@ -17,6 +18,11 @@ export const PROJECT_CONFIG_FILE = '.opencoderc.json';
 export interface LoadConfigOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Given when the project is not trusted (DESIGN §15): the project's `.opencoderc.json`
+   * files then go through it and can only narrow. The user's config file never does.
+   */
+  narrowing?: ProjectNarrowing | undefined;
 }
 
 export interface LoadedConfig {
@@ -44,12 +50,17 @@ export function projectConfigDirs(cwd: string): string[] {
   return dirs;
 }
 
-export function loadConfig({ cwd, env }: LoadConfigOptions): LoadedConfig {
-  const candidates = [join(configDir(env), GLOBAL_CONFIG_FILE), ...projectConfigDirs(cwd).map((dir) => join(dir, PROJECT_CONFIG_FILE))];
+export function loadConfig({ cwd, env, narrowing }: LoadConfigOptions): LoadedConfig {
+  // Where a file was found decides whether it is the user's or the project's, not where a
+  // symlink points: a project's `.opencoderc.json` linked to a trusted file is still the project's.
+  const candidates = [
+    { file: join(configDir(env), GLOBAL_CONFIG_FILE), narrowing: undefined },
+    ...projectConfigDirs(cwd).map((dir) => ({ file: join(dir, PROJECT_CONFIG_FILE), narrowing })),
+  ];
   const sources: string[] = [];
   let merged: Record<string, unknown> = {};
-  for (const file of candidates) {
-    const data = readConfigFile(file, env);
+  for (const { file, narrowing: cut } of candidates) {
+    const data = readConfigFile(file, env, cut);
     if (data === undefined) continue;
     sources.push(file);
     merged = deepMerge(merged, data);
@@ -69,11 +80,15 @@ export function loadConfig({ cwd, env }: LoadConfigOptions): LoadedConfig {
  * (defaults are applied once, after merging, so a later file never resets an earlier one).
  * Returns undefined when the file does not exist.
  */
-export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv, narrowing?: ProjectNarrowing): Record<string, unknown> | undefined {
   let text: string;
   try {
+    // A repository can ship `.opencoderc.json` as a symlink to /dev/zero or /dev/stdin:
+    // reading that would never end, so only regular files are read.
+    if (!statSync(file).isFile()) throw new ConfigError(`${file}: is not a regular file.`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new ConfigError(`${file}: cannot be read (${code ?? String(err)}).`);
@@ -86,12 +101,17 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Record<str
     throw err;
   }
   // An empty (or comments-only) file is a file with nothing set yet, not an error.
-  const data = substituteEnv(parsed ?? {}, env);
+  let data: unknown = parsed ?? {};
+  if (narrowing && isPlainObject(data)) {
+    data = narrowing.dropWideningKeys(file, data);
+    narrowing.noteEnvReferences(file, JSON.stringify(data));
+  }
+  data = substituteEnv(data, narrowing ? {} : env);
   const result = ConfigSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new ConfigError(`${file}: ${issue ? describeIssue(ConfigSchema, data, issue) : 'is invalid.'}`);
   }
   if (!isPlainObject(data)) throw new ConfigError(`${file}: the top level must be an object.`);
-  return data;
+  return narrowing ? narrowing.takeProjectParts(file, data, isPlainObject(data.permission) ? result.data.permission : undefined) : data;
 }

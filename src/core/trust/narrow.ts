@@ -1,0 +1,257 @@
+// The one place where files of an untrusted project are cut down to what can only narrow
+// (DESIGN §15). Loaders mark where each setting came from and hand project ones here:
+// - config keys that could send the user's key or code elsewhere, or start programs, are
+//   dropped whole (WIDENING_CONFIG_KEYS); `{env:VAR}` is not expanded;
+// - permission rules lose their `allow` rules, and the `ask`/`deny` rules left become a
+//   *restriction*: a ruleset of its own, evaluated together with the trusted rules with the
+//   strictest answer winning, so it can turn allow into ask or deny but never deny into ask;
+// - an agent that replaces a trusted one (built-in or the user's) keeps the trusted one's
+//   permission, mode and tools; the project's file may only remove tools and add restrictions;
+// - commands load, but their `` !`cmd` `` lines are refused when the command is used.
+// Everything cut is named once, so the user sees what trusting the project would change.
+import { isAbsolute, relative } from 'node:path';
+import type { AgentDefinition } from '../agents/definition.js';
+import type { CommandDefinition } from '../commands/definition.js';
+import { deepMerge, isPlainObject } from '../config/merge.js';
+import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
+import type { PermissionConfig } from '../permission/schema.js';
+
+interface WideningKey {
+  /** Where the key sits in a config file. */
+  path: readonly string[];
+  /** True when the value would widen what is allowed (and so is dropped). */
+  widens(value: unknown): boolean;
+  /** How many levels below `path` the notice names (`provider.anthropic.baseURL`: 2). */
+  detail: number;
+}
+
+/** Config keys an untrusted project file may not set. Add future keys (e.g. `.mcp.json` servers) here. */
+export const WIDENING_CONFIG_KEYS: readonly WideningKey[] = [
+  // baseURL / apiKey / headers decide where requests, and the user's key with them, are sent.
+  { path: ['provider'], widens: () => true, detail: 2 },
+  // MCP servers are programs to start and hosts to connect to.
+  { path: ['mcp'], widens: () => true, detail: 1 },
+  // "bubble" would turn a user's `approvals: deny` back into questions that `--yes` approves.
+  { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny', detail: 0 },
+];
+
+const SHELL_INLINE = /!`[^`\n]+`/;
+
+/** A restriction as a ruleset: neutral (allow) wherever it says nothing. */
+export function restrictionRuleset(restriction: PermissionConfig): Ruleset {
+  return [{ permission: '*', pattern: '*', action: 'allow' }, ...rulesFromConfig(restriction)];
+}
+
+/** The extra rulesets an agent's session is checked against (strictest wins). */
+export function restrictionRulesets(agent: Pick<AgentDefinition, 'restrictions'>): Ruleset[] {
+  return (agent.restrictions ?? []).map(restrictionRuleset);
+}
+
+/** Splits a permission config into its allow rules (dropped) and the rest (kept). */
+export function withoutAllow(permission: PermissionConfig): { kept: PermissionConfig | undefined; dropped: boolean } {
+  const kept: PermissionConfig = {};
+  let dropped = false;
+  for (const [key, value] of Object.entries(permission)) {
+    if (typeof value === 'string') {
+      if (value === 'allow') dropped = true;
+      else kept[key] = value;
+      continue;
+    }
+    const patterns: Record<string, 'ask' | 'deny'> = {};
+    for (const [pattern, action] of Object.entries(value)) {
+      if (action === 'allow') dropped = true;
+      else patterns[pattern] = action;
+    }
+    if (Object.keys(patterns).length > 0) kept[key] = patterns;
+  }
+  return { kept: Object.keys(kept).length > 0 ? kept : undefined, dropped };
+}
+
+function leafPaths(value: unknown, prefix: string, depth: number): string[] {
+  if (!isPlainObject(value) || depth === 0 || Object.keys(value).length === 0) return [prefix];
+  return Object.entries(value).flatMap(([key, item]) => leafPaths(item, `${prefix}.${key}`, depth - 1));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Keys of `after` that `before` did not have with the same value: what a project file wrote. */
+function writtenPermission(after: PermissionConfig | undefined, before: PermissionConfig | undefined): PermissionConfig {
+  const out: PermissionConfig = {};
+  for (const [key, value] of Object.entries(after ?? {})) {
+    if (!before || !Object.hasOwn(before, key) || !sameValue(before[key], value)) out[key] = value;
+  }
+  return out;
+}
+
+export interface NarrowAgentInput {
+  /** The agent as the project file (or config entry) defines it. */
+  candidate: AgentDefinition;
+  /** The agent of that name before this file applied (trusted or already narrowed), if any. */
+  before?: AgentDefinition | undefined;
+  /** The trusted agent of that name (built-in, the user's files or config), if any. */
+  trusted?: AgentDefinition | undefined;
+  /** The file that defined it. */
+  file: string;
+}
+
+/**
+ * Collects what an untrusted project may not do and cuts it out; `ignored` then lists it.
+ * Loaders receive one of these when the project is untrusted, and nothing when it is trusted.
+ */
+export class ProjectNarrowing {
+  private readonly items: Array<{ what: string; file: string }> = [];
+  /** `ask`/`deny` rules from the project's config files: they apply to every agent. */
+  readonly restrictions: PermissionConfig[] = [];
+  /** The `agent` entries of the project's config files (merged, nearer files winning), applied after the trusted ones. */
+  readonly agentEntries = new Map<string, { entry: unknown; file: string }>();
+  /** The `command` entries set by a project config file: name → that file. */
+  readonly commandNames = new Map<string, string>();
+
+  /**
+   * @param root the project root trust is recorded for (real path), named in the notice.
+   * @param folder the same root as the loaders spell it (symlinks unresolved): files are named relative to it.
+   */
+  constructor(
+    readonly root: string,
+    private readonly folder: string = root,
+  ) {}
+
+  /** What was cut, each once, in the order met: `provider.anthropic.baseURL (.opencoderc.json)`. */
+  get ignored(): readonly string[] {
+    return this.items.map(({ what, file }) => `${what} (${file})`);
+  }
+
+  private ignore(what: string, path: string): void {
+    const file = this.name(path);
+    if (!this.items.some((item) => item.what === what && item.file === file)) this.items.push({ what, file });
+  }
+
+  private name(file: string): string {
+    if (file === 'config') return 'config';
+    for (const base of [this.folder, this.root]) {
+      const rel = relative(base, file);
+      if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+    }
+    return file;
+  }
+
+  /** Before validation: `{env:VAR}` is not expanded in a project file (it could copy secrets into prompts). */
+  noteEnvReferences(file: string, text: string): void {
+    if (/\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text)) this.ignore('{env:…} values', file);
+  }
+
+  /** Before validation: drops the widening keys of one project config file. */
+  dropWideningKeys(file: string, data: Record<string, unknown>): Record<string, unknown> {
+    let out = data;
+    for (const { path, widens, detail } of WIDENING_CONFIG_KEYS) {
+      out = this.dropPath(out, path, (value) => {
+        if (!widens(value)) return false;
+        for (const leaf of leafPaths(value, path.join('.'), detail)) this.ignore(leaf, file);
+        return true;
+      });
+    }
+    return out;
+  }
+
+  private dropPath(data: Record<string, unknown>, path: readonly string[], drop: (value: unknown) => boolean): Record<string, unknown> {
+    const [head, ...rest] = path;
+    if (head === undefined || !Object.hasOwn(data, head)) return data;
+    const value = data[head];
+    const out = { ...data };
+    if (rest.length === 0) {
+      if (drop(value)) delete out[head];
+      return out;
+    }
+    if (isPlainObject(value)) out[head] = this.dropPath(value, rest, drop);
+    return out;
+  }
+
+  /**
+   * After validation: takes the `permission` and `agent` keys out of one project config file
+   * (they are applied as restrictions and narrowed agents) and notes its commands.
+   */
+  takeProjectParts(file: string, data: Record<string, unknown>, permission: PermissionConfig | undefined): Record<string, unknown> {
+    const out = { ...data };
+    if (permission) {
+      const { kept, dropped } = withoutAllow(permission);
+      if (dropped) this.ignore('allow rules', file);
+      if (kept) this.restrictions.push(kept);
+      delete out.permission;
+    }
+    if (isPlainObject(data.agent)) {
+      for (const [name, entry] of Object.entries(data.agent)) {
+        const existing = this.agentEntries.get(name)?.entry;
+        this.agentEntries.set(name, { entry: isPlainObject(existing) && isPlainObject(entry) ? deepMerge(existing, entry) : entry, file });
+      }
+      delete out.agent;
+    }
+    if (isPlainObject(data.command)) for (const name of Object.keys(data.command)) this.commandNames.set(name, file);
+    return out;
+  }
+
+  /** A project agent, cut down so it can only narrow what the trusted agent of its name may do. */
+  agent({ candidate, before, trusted, file }: NarrowAgentInput): AgentDefinition {
+    const out: AgentDefinition = { ...candidate };
+    const label = `agent ${candidate.name}`;
+    const { kept, dropped } = withoutAllow(writtenPermission(candidate.permission, before?.permission));
+    // A file that would drop rules of the trusted agent it replaces (plan's `edit: deny`) is
+    // cut as much as one that adds `allow` rules: the trusted rules stay either way.
+    const replacesRules = Object.entries(trusted?.permission ?? {}).some(([key, value]) => !sameValue(candidate.permission?.[key], value));
+    if (trusted && (dropped || replacesRules)) this.ignore(`${label} permissions`, file);
+    else if (dropped) this.ignore(`allow rules of ${label}`, file);
+    if (trusted?.permission) out.permission = trusted.permission;
+    else delete out.permission;
+    if (kept) out.restrictions = [...(candidate.restrictions ?? []), kept];
+    if (!trusted) return out;
+
+    // The mode stays too (a file without `mode:` would otherwise turn a primary into `all`).
+    out.mode = trusted.mode;
+    const tools = narrowTools(trusted, candidate);
+    if (tools.widened) this.ignore(`${label} tools`, file);
+    if (tools.tools) out.tools = tools.tools;
+    else delete out.tools;
+    if (tools.disabled.length > 0) out.disabledTools = tools.disabled;
+    else delete out.disabledTools;
+    return out;
+  }
+
+  /** A project command: it loads, but its `` !`cmd` `` lines will be refused. */
+  command(command: CommandDefinition): CommandDefinition {
+    return SHELL_INLINE.test(command.template) ? { ...command, untrusted: true } : command;
+  }
+
+  /** Names a marked command that is in use (one a user's command of the same name replaced is not). */
+  noteCommand(command: CommandDefinition): void {
+    if (!command.untrusted) return;
+    this.ignore(`!\`…\` in /${command.name}`, command.source === 'config' ? (this.commandNames.get(command.name) ?? 'config') : command.source);
+  }
+
+  /** The one line naming what was ignored and how to trust; undefined when nothing was. */
+  notice(): string | undefined {
+    if (this.items.length === 0) return undefined;
+    // Grouped by file, in the order met: `a, b (.opencoderc.json); c (.opencode/agents/build.md)`.
+    const files = [...new Set(this.items.map((item) => item.file))];
+    const groups = files.map((file) => `${this.items.filter((item) => item.file === file).map((item) => item.what).join(', ')} (${file})`);
+    return `Project not trusted: ignored ${groups.join('; ')}. Run "opencode-ink trust" to trust ${this.root}.`;
+  }
+}
+
+/** Tools a project file may take away from a trusted agent, never add. */
+function narrowTools(trusted: AgentDefinition, candidate: AgentDefinition): { tools?: string[]; disabled: string[]; widened: boolean } {
+  let widened = false;
+  let tools: string[] | undefined;
+  if (trusted.tools && candidate.tools) {
+    tools = candidate.tools.filter((name) => trusted.tools?.includes(name));
+    widened = tools.length < candidate.tools.length;
+  } else if (trusted.tools) {
+    tools = trusted.tools;
+    widened = true;
+  } else {
+    tools = candidate.tools;
+  }
+  const disabled = [...new Set([...(trusted.disabledTools ?? []), ...(candidate.disabledTools ?? [])])];
+  if ((trusted.disabledTools ?? []).some((name) => !candidate.disabledTools?.includes(name))) widened = true;
+  return { ...(tools ? { tools } : {}), disabled, widened };
+}
