@@ -282,6 +282,7 @@ describe('the system_prompt column', () => {
       // Back to the first schema, as an older version left it.
       const db = new Database(join(dir, 'sessions.db'));
       db.exec('ALTER TABLE sessions DROP COLUMN system_prompt');
+      db.exec('DROP TABLE leases');
       db.pragma('user_version = 1');
       db.close();
 
