@@ -31,8 +31,19 @@ export interface EventPayloads {
   'message.completed': { message_id: string; usage: Usage; stop_reason: string };
   'question.asked': { question_id: string; question: string; options: string[] };
   'question.answered': { question_id: string; answer?: string; declined?: boolean; cancelled?: boolean };
-  /** `call_id`: the tool call waiting on the answer, when a tool call asks. */
-  'permission.asked': { request_id: string; tool: string; subject: string; permission: string; patterns: string[]; call_id?: string };
+  /**
+   * `call_id`: the tool call waiting on the answer, when a tool call asks. `always`: the exact
+   * patterns an "always" answer would grant for the session tree (`git status*`).
+   */
+  'permission.asked': {
+    request_id: string;
+    tool: string;
+    subject: string;
+    permission: string;
+    patterns: string[];
+    always?: string[];
+    call_id?: string;
+  };
   'permission.replied': { request_id: string; reply: PermissionReply };
   'turn.completed': { usage: Usage; cost: number };
   error: { message: string };

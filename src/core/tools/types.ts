@@ -2,6 +2,7 @@
 // store directly: they ask for permission and report progress through the context.
 
 import type { z } from 'zod';
+import type { ShellAnalysis } from '../permission/bash-parse.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -12,6 +13,8 @@ export interface PermissionRequest {
   subject: string;
   /** Patterns recorded when the user answers "always allow"; defaults to `patterns`. */
   always?: string[];
+  /** For `bash`: the command line as a shell parser sees it; rules and grants are matched per simple command. */
+  shell?: ShellAnalysis;
 }
 
 export class PermissionDeniedError extends Error {
