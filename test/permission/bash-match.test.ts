@@ -155,6 +155,30 @@ describe('bash rules: deny cannot be spelled around', () => {
     },
   );
 
+  it.each([
+    'echo "rm x" | sh',
+    'bash < script.sh',
+    'bash script.sh',
+    'source ./script.sh',
+    '. ./script.sh',
+    'xargs sh',
+  ])('asks about %j, which runs code the line does not show', async (command) => {
+    expect(await decide(noRm, command)).toBe('ask');
+  });
+
+  it.each(["trap 'rm x' EXIT", 'trap -- "rm x" INT TERM', 'watch -n 1 rm x', 'flock /tmp/lock rm x', 'coproc rm x', 'fakeroot rm x'])(
+    'denies %j, which runs rm later or through another program',
+    async (command) => {
+      expect(await decide(noRm, command)).toBe('deny');
+    },
+  );
+
+  it('lets a named rule allow a script run when nothing is denied', async () => {
+    expect(await decide(rules({ '*': 'ask', 'bash build.sh*': 'allow' }), 'bash build.sh --fast')).toBe('allow');
+    expect(await decide(rules({ '*': 'ask', 'trap *': 'allow', 'echo *': 'allow' }), "trap 'echo bye' EXIT")).toBe('allow');
+    expect(await decide(rules({ '*': 'ask', 'trap *': 'allow', 'echo *': 'allow' }), "trap 'touch X' EXIT")).toBe('ask');
+  });
+
   it('denies what is unreadable when everything but named commands is denied', async () => {
     const onlyGit = rules({ '*': 'deny', 'git status*': 'allow' });
     expect(await decide(onlyGit, '$CMD x')).toBe('deny');
@@ -169,6 +193,12 @@ describe('bash rules: deny cannot be spelled around', () => {
     expect(await decide(rules({ '*': 'ask', 'ls*': 'allow' }), 'sudo ls')).toBe('ask');
     expect(await decide(rules({ '*': 'ask', 'ls*': 'allow' }), 'timeout 5 ls')).toBe('allow');
     expect(await decide(rules({ '*': 'ask', 'ls*': 'allow' }), 'command -v ls')).toBe('ask');
+  });
+
+  it('survives long and deeply nested lines without losing a command', async () => {
+    expect(await decide(noRm, `${'true && '.repeat(5000)}rm x`)).toBe('deny');
+    expect(await decide(noRm, `${'$('.repeat(2000)}rm x${')'.repeat(2000)}`)).toBe('deny');
+    expect(await decide(gitStatus, `${'('.repeat(3000)}git status`)).toBe('ask');
   });
 
   it('follows eval and bash -c only so deep', async () => {

@@ -50,6 +50,11 @@ function blindAction(ruleset: Ruleset): PermissionAction {
   return later.every((r) => r.action === base) ? base : 'ask';
 }
 
+/** A deny rule naming some command (not the catch-all): code the parser cannot see might be that command. */
+function hasSpecificDeny(ruleset: Ruleset): boolean {
+  return ruleset.some((r) => r.action === 'deny' && r.pattern !== '*' && wildcardMatch(r.permission, 'bash'));
+}
+
 function commandAction(ruleset: Ruleset, command: SimpleCommand, conditional: boolean): PermissionAction {
   let result: PermissionAction = 'allow';
   for (const layer of command.wrappers) {
@@ -63,6 +68,7 @@ function commandAction(ruleset: Ruleset, command: SimpleCommand, conditional: bo
   if (!command.readable) return stricter(result, blindAction(ruleset));
   const own = command.allowText === command.text ? plain : lastRule(ruleset, command.allowText);
   if (own?.action === 'deny') return 'deny';
+  if (command.runsUnseen && hasSpecificDeny(ruleset)) result = stricter(result, 'ask');
   return stricter(result, granted(own, conditional));
 }
 

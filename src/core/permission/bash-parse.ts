@@ -26,6 +26,11 @@ export interface SimpleCommand {
   allowText: string;
   /** False when the program name depends on something only running the line would tell. */
   readable: boolean;
+  /**
+   * Runs code the line does not show (`sh` reading a script file or stdin, `source f`): a
+   * deny rule cannot see into it, so it asks wherever a specific deny rule exists.
+   */
+  runsUnseen?: boolean;
   /** Wrappers seen through, outermost first. */
   wrappers: WrapperLayer[];
 }
@@ -43,8 +48,6 @@ export interface ShellAnalysis {
 
 /** How many `bash -c` / `eval` levels are followed before the rest counts as unparsable. */
 export const MAX_DEPTH = 4;
-/** Deeper syntax trees than this are not walked (a stack overflow must not become an allow). */
-const MAX_TREE_DEPTH = 400;
 
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
@@ -103,7 +106,15 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     privileged: true,
   },
   doas: { short: 'uC', privileged: true },
+  watch: { short: 'nqd', long: ['--interval', '--equexit'] },
+  flock: { short: 'wEc', long: ['--timeout', '--conflict-exit-code', '--command'], operands: 1, opaque: ['-c', '--command'] },
+  coproc: {},
+  fakeroot: { short: 'sil', long: ['--lib', '--faked'] },
+  unbuffer: {},
 };
+
+/** Run a file or stdin as shell code: the parser cannot see what they run. */
+const SOURCES = new Set(['source', '.']);
 
 interface Word {
   /** The word as the shell would pass it when static; its source text otherwise. */
@@ -170,17 +181,26 @@ class Analyzer {
     }
     try {
       if (tree.rootNode.hasError) this.result.unparsable = true;
-      this.walk(tree.rootNode, depth, wrappers, 0);
+      this.walk(tree.rootNode, depth, wrappers);
     } finally {
       tree.delete();
     }
   }
 
-  private walk(node: Node, depth: number, wrappers: WrapperLayer[], level: number): void {
-    if (level > MAX_TREE_DEPTH) {
-      this.result.unparsable = true;
-      return;
+  /** Visits every node (iteratively: a 10,000-deep `&&` chain must not overflow the stack). */
+  private walk(root: Node, depth: number, wrappers: WrapperLayer[]): void {
+    const stack: Node[] = [root];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      this.visit(node, depth, wrappers);
+      const children = node.children;
+      for (let i = children.length - 1; i >= 0; i--) {
+        const child = children[i];
+        if (child) stack.push(child);
+      }
     }
+  }
+
+  private visit(node: Node, depth: number, wrappers: WrapperLayer[]): void {
     switch (node.type) {
       case 'ERROR':
         this.result.unparsable = true;
@@ -201,7 +221,6 @@ class Analyzer {
         this.redirect(node);
         break;
     }
-    for (const child of node.children) if (child) this.walk(child, depth, wrappers, level + 1);
   }
 
   private assignment(node: Node): void {
@@ -254,14 +273,22 @@ class Analyzer {
     const allowText = dir === '' || SYSTEM_DIRS.has(dir) ? text : [program.value, ...argText].join(' ');
     const layer: WrapperLayer = { text, privileged: false };
 
-    if (name === 'eval' || SHELLS.has(name)) {
-      const script = name === 'eval' ? { words: args } : shellScript(args);
+    if (name === 'eval' || name === 'trap' || SHELLS.has(name)) {
+      const script = name === 'eval' ? { words: args } : name === 'trap' ? trapAction(args) : shellScript(args);
       if (script) {
         const layers = [...wrappers, layer];
         if (script.words.every((w) => w.static)) this.script(script.words.map((w) => w.value).join(' '), depth + 1, layers);
         else this.result.commands.push({ text, allowText, readable: false, wrappers: layers });
         return;
       }
+      if (SHELLS.has(name)) {
+        this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
+        return;
+      }
+    }
+    if (SOURCES.has(name)) {
+      this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
+      return;
     }
     const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (spec) {
@@ -339,6 +366,16 @@ class Analyzer {
       i = end;
     }
   }
+}
+
+/** The command `trap 'cmd' SIGNAL` runs later; null for `trap -p`, `trap -l` or a reset (`trap - INT`). */
+function trapAction(args: Word[]): { words: Word[] } | null {
+  let i = 0;
+  while (i < args.length && args[i]!.static && /^-[pl]+$/.test(args[i]!.value)) i++;
+  if (args[i]?.static && args[i]!.value === '--') i++;
+  const action = args[i];
+  if (!action || (action.static && (action.value === '-' || action.value === ''))) return null;
+  return { words: [action] };
 }
 
 function literal(text: string): Word {
