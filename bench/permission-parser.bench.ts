@@ -39,11 +39,8 @@ const self = fileURLToPath(import.meta.url);
 const RUNS = 15;
 const first: number[] = [];
 const second: number[] = [];
-const wall: number[] = [];
 for (let i = 0; i < RUNS; i++) {
-  const start = performance.now();
   const r = spawnSync(process.execPath, [self], { env: { ...process.env, BENCH_PARSER_CHILD: '1' }, encoding: 'utf8' });
-  wall.push(performance.now() - start);
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   const { firstMs, secondMs } = JSON.parse(r.stdout) as { firstMs: number; secondMs: number };
   first.push(firstMs);
@@ -70,6 +67,5 @@ console.log('|---|---|');
 console.log(`| first check in a fresh process (load runtime + grammar, parse, decide), median of ${RUNS} | ${f(median(first))} (min ${f(Math.min(...first))}, max ${f(Math.max(...first))}) |`);
 console.log(`| second check in that process | ${f(median(second))} |`);
 console.log(`| \`node -e 0\`, median | ${f(bare)} (first load = ${(median(first) / bare).toFixed(2)}× a bare Node start) |`);
-console.log(`| fresh process running one check, wall, median | ${f(median(wall))} |`);
 console.log(`| one check, warm, mix of ${COMMANDS.length} commands (plain to adversarial) | ${perCheckUs.toFixed(0)} µs |`);
 console.log(`| one check of a 1,001-command line (${long.length} chars) | ${f(longMs)} (${longAnalysis.commands.length} simple commands) |\n`);
