@@ -27,6 +27,9 @@ describe('bash rules: allow covers only what it names', () => {
     '"git" status',
     'git status # ; touch X',
     'git status | git status',
+    'git status \\`touch X\\`',
+    'git status <<"EOF"\n$(touch X)\n`touch X`\nEOF',
+    "git status <<'EOF'\n`touch X`\nEOF",
   ])('allows %j', async (command) => {
     expect(await decide(gitStatus, command)).toBe('allow');
   });
@@ -72,6 +75,9 @@ describe('bash rules: allow covers only what it names', () => {
     'git status > "$F"',
     'time -o f git status',
     'find . -exec touch X \\;',
+    'git status ${x:-`touch X`}',
+    'git status <<-EOF\n\t`touch X`\n\tEOF',
+    "trap 'touch X' EXIT; git status",
   ])('does not allow %j', async (command) => {
     expect(await decide(gitStatus, command)).not.toBe('allow');
   });

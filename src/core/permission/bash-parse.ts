@@ -220,6 +220,14 @@ class Analyzer {
       case 'file_redirect':
         this.redirect(node);
         break;
+      case 'word':
+      case 'string_content':
+      case 'heredoc_body':
+      case 'heredoc_content':
+        // The grammar leaves some substitutions unparsed (backticks inside `${x:-…}` or an
+        // unquoted heredoc); bash still runs them, so text that still holds one is unreadable.
+        if (node.childCount === 0 && HIDDEN_SUBSTITUTION.test(node.text) && !inQuotedHeredoc(node)) this.result.unparsable = true;
+        break;
     }
   }
 
@@ -376,6 +384,18 @@ function trapAction(args: Word[]): { words: Word[] } | null {
   const action = args[i];
   if (!action || (action.static && (action.value === '-' || action.value === ''))) return null;
   return { words: [action] };
+}
+
+/** An unescaped backtick or `$(` : command substitution the grammar did not parse as such. */
+const HIDDEN_SUBSTITUTION = /(^|[^\\])(\\\\)*(`|\$\()/;
+
+/** Heredoc text under a quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) is literal. */
+function inQuotedHeredoc(node: Node): boolean {
+  if (node.type !== 'heredoc_body' && node.type !== 'heredoc_content') return false;
+  let redirect = node.parent;
+  while (redirect && redirect.type !== 'heredoc_redirect') redirect = redirect.parent;
+  const start = redirect?.children.find((c) => c?.type === 'heredoc_start');
+  return start !== undefined && start !== null && /['"\\]/.test(start.text);
 }
 
 function literal(text: string): Word {
