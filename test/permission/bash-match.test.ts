@@ -78,6 +78,8 @@ describe('bash rules: allow covers only what it names', () => {
     'git status ${x:-`touch X`}',
     'git status <<-EOF\n\t`touch X`\n\tEOF',
     "trap 'touch X' EXIT; git status",
+    'git status ${x/`touch X`/}',
+    'git status `git status \\`touch X\\``',
   ])('does not allow %j', async (command) => {
     expect(await decide(gitStatus, command)).not.toBe('allow');
   });

@@ -220,14 +220,19 @@ class Analyzer {
       case 'file_redirect':
         this.redirect(node);
         break;
-      case 'word':
-      case 'string_content':
-      case 'heredoc_body':
-      case 'heredoc_content':
-        // The grammar leaves some substitutions unparsed (backticks inside `${x:-…}` or an
-        // unquoted heredoc); bash still runs them, so text that still holds one is unreadable.
-        if (node.childCount === 0 && HIDDEN_SUBSTITUTION.test(node.text) && !inQuotedHeredoc(node)) this.result.unparsable = true;
+      case 'command_substitution':
+        // Inside backticks bash first turns \` into ` and parses again: `a \`b\`` runs b.
+        if (node.children[0]?.type === '`' && node.text.includes('\\`')) {
+          this.script(node.text.slice(1, -1).replace(/\\([`$\\])/g, '$1'), depth + 1, wrappers);
+        }
         break;
+      default:
+        // The grammar leaves some substitutions unparsed (backticks inside `${x:-…}`, a
+        // `${x/pattern/}` or an unquoted heredoc); bash still runs them, so text that still
+        // holds one is unreadable.
+        if (node.isNamed && node.childCount === 0 && !LITERAL_LEAVES.has(node.type) && HIDDEN_SUBSTITUTION.test(node.text) && !inQuotedHeredoc(node)) {
+          this.result.unparsable = true;
+        }
     }
   }
 
@@ -385,6 +390,9 @@ function trapAction(args: Word[]): { words: Word[] } | null {
   if (!action || (action.static && (action.value === '-' || action.value === ''))) return null;
   return { words: [action] };
 }
+
+/** Leaves whose text bash never expands. */
+const LITERAL_LEAVES = new Set(['raw_string', 'ansi_c_string', 'comment']);
 
 /** An unescaped backtick or `$(` : command substitution the grammar did not parse as such. */
 const HIDDEN_SUBSTITUTION = /(^|[^\\])(\\\\)*(`|\$\()/;
