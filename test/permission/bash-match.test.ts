@@ -30,6 +30,8 @@ describe('bash rules: allow covers only what it names', () => {
     'git status \\`touch X\\`',
     'git status <<"EOF"\n$(touch X)\n`touch X`\nEOF',
     "git status <<'EOF'\n`touch X`\nEOF",
+    'CI=1 NODE_ENV=test DEBUG=* git status',
+    'n=3; git status',
   ])('allows %j', async (command) => {
     expect(await decide(gitStatus, command)).toBe('allow');
   });
@@ -60,6 +62,10 @@ describe('bash rules: allow covers only what it names', () => {
     'LD_PRELOAD=/tmp/x.so git status',
     'env GIT_EXTERNAL_DIFF=/tmp/x git status',
     'export PATH=/tmp; git status',
+    'HOME=/tmp/evil git status',
+    'http_proxy=http://evil git status',
+    "x='a[$(touch X)]'; git status",
+    'x=$(pwd); git status',
     'git status "$(touch X)"',
     'git status ${X:-$(touch X)}',
     'git status $((1 + $(touch X)))',
@@ -137,6 +143,7 @@ describe('bash rules: deny cannot be spelled around', () => {
     'sudo -u root rm x',
     'stdbuf -o0 rm x',
     'setsid rm x',
+    'busybox rm x',
     'ionice -c 3 rm x',
     'nice -n 5 env timeout 5 rm x',
     'echo; rm x',

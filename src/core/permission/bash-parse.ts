@@ -53,12 +53,22 @@ const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/us
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 const WRITE_OPERATORS = new Set(['>', '>>', '&>', '&>>', '>|', '<>', '>&', '&>|']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
-/** Variables that only tweak output or locale; setting anything else may change what a program runs. */
+/**
+ * Environment variables that only tweak output, locale or a port; setting any other
+ * upper-case name (PATH, LD_PRELOAD, HOME, GIT_*, NODE_OPTIONS…) may change what a program runs.
+ */
 const SAFE_VARIABLES = new Set([
-  'CI', 'DEBUG', 'FORCE_COLOR', 'NO_COLOR', 'NODE_ENV', 'TZ', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES',
-  'TERM', 'COLUMNS', 'LINES', 'RUST_BACKTRACE', 'RUST_LOG', 'PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE', 'GOOS', 'GOARCH', 'CGO_ENABLED',
+  'CI', 'DEBUG', 'FORCE_COLOR', 'NO_COLOR', 'NODE_ENV', 'NODE_NO_WARNINGS', 'TZ', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES',
+  'TERM', 'COLUMNS', 'LINES', 'PORT', 'HOST', 'LOG_LEVEL', 'VERBOSE', 'RUST_BACKTRACE', 'RUST_LOG', 'PYTHONUNBUFFERED',
+  'PYTHONDONTWRITEBYTECODE', 'PYTHONIOENCODING', 'GOOS', 'GOARCH', 'CGO_ENABLED',
 ]);
-const SAFE_VALUE = /^[\w.,:/@%+=-]*$/;
+/** Lower-case names are shell variables, except the proxy settings programs read. */
+const SHELL_VARIABLE = /^[a-z_][a-z0-9_]*$/;
+/**
+ * A value that stays inert wherever it is expanded later: no `$`, backticks or brackets,
+ * which arithmetic (`$((x))`, `[[ $x -eq 1 ]]`) would evaluate as code.
+ */
+const SAFE_VALUE = /^[\w.,:/@%+=*-]*$/;
 
 interface WrapperSpec {
   /** Short options that take a value (`-n 5` or `-n5`). */
@@ -106,6 +116,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     privileged: true,
   },
   doas: { short: 'uC', privileged: true },
+  busybox: {},
   watch: { short: 'nqd', long: ['--interval', '--equexit'] },
   flock: { short: 'wEc', long: ['--timeout', '--conflict-exit-code', '--command'], operands: 1, opaque: ['-c', '--command'] },
   coproc: {},
@@ -161,7 +172,8 @@ function dynamic(node: Node): Word {
 
 /** A `NAME=value` that cannot change which program runs or what it loads. */
 function safeAssignment(name: string, value: Word | undefined): boolean {
-  return SAFE_VARIABLES.has(name) && (value === undefined || (value.static && SAFE_VALUE.test(value.value)));
+  const harmlessName = SAFE_VARIABLES.has(name) || (SHELL_VARIABLE.test(name) && !name.endsWith('_proxy'));
+  return harmlessName && (value === undefined || (value.static && SAFE_VALUE.test(value.value)));
 }
 
 class Analyzer {
