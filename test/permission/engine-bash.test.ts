@@ -75,7 +75,7 @@ describe('bash rules in a non-interactive run', () => {
     expect(made!.isError).toBe(false);
     expect(existsSync(join(h.projectDir, 'made.txt'))).toBe(true);
     expect(denied).toHaveLength(attempts.length);
-    for (const r of denied) expect(r).toMatchObject({ isError: true, text: expect.stringMatching(/denied by the configured rules/) });
+    for (const r of denied) expect(r).toMatchObject({ isError: true, text: expect.stringMatching(/denied by the configured rules: bash `rm( victim.txt)?` is not allowed/) });
     expect(existsSync(join(h.projectDir, 'victim.txt'))).toBe(true);
   });
 });

@@ -101,6 +101,12 @@ export function decideBashChain(chain: readonly Ruleset[], analysis: ShellAnalys
   return result;
 }
 
+/** The simple commands a chain denies on their own, to name them in the refusal. */
+export function deniedCommands(chain: readonly Ruleset[], analysis: ShellAnalysis): string[] {
+  const single = (command: SimpleCommand): ShellAnalysis => ({ ...analysis, commands: [command], unparsable: false });
+  return [...new Set(analysis.commands.filter((c) => decideBashChain(chain, single(c)) === 'deny').map((c) => c.text))];
+}
+
 /** What "always allow" records for a command: `git status*` / `npm run*` when the second word is a subcommand, else `ls*`. */
 export function commandPrefix(text: string): string {
   const words = text.trim().split(/\s+/);

@@ -4,7 +4,7 @@
 // Bash requests are decided per simple command (bash-match.ts), for rules and grants alike.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
-import { alwaysPatterns, analyzeBash, decideBash, decideBashChain } from './bash-match.js';
+import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
 import { evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
 
 /** "Always allow" answers, shared by every session of one tree. */
@@ -76,8 +76,9 @@ export class PermissionGate {
       : evaluateChain(this.chain, request.permission, request.patterns);
     if (decision === 'allow') return;
     if (decision === 'deny') {
+      const named = request.shell ? deniedCommands(this.chain, request.shell) : [];
       throw new PermissionDeniedError(
-        `Permission denied by the configured rules: ${request.permission} ${describePatterns(request.patterns)} is not allowed for this agent.`,
+        `Permission denied by the configured rules: ${request.permission} ${describePatterns(named.length ? named : request.patterns)} is not allowed for this agent.`,
       );
     }
     if (this.approvals.covers(request)) return;
