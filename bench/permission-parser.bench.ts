@@ -68,4 +68,4 @@ console.log(`| first check in a fresh process (load runtime + grammar, parse, de
 console.log(`| second check in that process | ${f(median(second))} |`);
 console.log(`| \`node -e 0\`, median | ${f(bare)} (first load = ${(median(first) / bare).toFixed(2)}× a bare Node start) |`);
 console.log(`| one check, warm, mix of ${COMMANDS.length} commands (plain to adversarial) | ${perCheckUs.toFixed(0)} µs |`);
-console.log(`| one check of a 1,001-command line (${long.length} chars) | ${f(longMs)} (${longAnalysis.commands.length} simple commands) |\n`);
+console.log(`| one check of a 501-command line (${long.length} chars) | ${f(longMs)} (${longAnalysis.commands.length} simple commands) |\n`);
