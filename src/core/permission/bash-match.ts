@@ -65,11 +65,18 @@ function commandAction(ruleset: Ruleset, command: SimpleCommand, conditional: bo
   }
   const plain = lastRule(ruleset, command.text);
   if (plain?.action === 'deny') return 'deny';
+  // Case-insensitive file systems (macOS, Windows) run `RM x` as `rm x`.
+  if (lastRule(ruleset, caseFolded(command.text))?.action === 'deny') return 'deny';
   if (!command.readable) return stricter(result, blindAction(ruleset));
   const own = command.allowText === command.text ? plain : lastRule(ruleset, command.allowText);
   if (own?.action === 'deny') return 'deny';
   if (command.runsUnseen && hasSpecificDeny(ruleset)) result = stricter(result, 'ask');
   return stricter(result, granted(own, conditional));
+}
+
+function caseFolded(text: string): string {
+  const space = text.indexOf(' ');
+  return space < 0 ? text.toLowerCase() : text.slice(0, space).toLowerCase() + text.slice(space);
 }
 
 /** An allow from a specific pattern does not stretch to redirections and environment changes. */

@@ -227,7 +227,7 @@ class Analyzer {
         break;
       case 'variable_assignment':
         // Bare (`PATH=…`), before a command (`PATH=… git`) or declared (`export PATH=…`).
-        this.assignment(node);
+        this.assignment(node, depth, wrappers);
         break;
       case 'file_redirect':
         this.redirect(node);
@@ -248,10 +248,19 @@ class Analyzer {
     }
   }
 
-  private assignment(node: Node): void {
+  private assignment(node: Node, depth: number, wrappers: WrapperLayer[]): void {
     const name = node.childForFieldName('name')?.text ?? '';
     const valueNode = node.childForFieldName('value');
-    if (!safeAssignment(name, valueNode ? wordOf(valueNode) : undefined)) this.result.setsEnvironment = true;
+    const value = valueNode ? wordOf(valueNode) : undefined;
+    if (!safeAssignment(name, value)) this.result.setsEnvironment = true;
+    // `BASH_ALIASES[x]=…` defines an alias, `BASH_CMDS[x]=…` points a name at a program.
+    if (value && /^BASH_(ALIASES|CMDS)\[/.test(name)) this.runLater(name.startsWith('BASH_ALIASES') ? value : { ...value, value: shellQuote(value.value) }, depth, wrappers);
+  }
+
+  /** Code a command stores to run later (an alias, a trap, a remapped name): checked as if run now. */
+  private runLater(code: Word, depth: number, wrappers: WrapperLayer[]): void {
+    if (code.static) this.script(code.value, depth + 1, wrappers);
+    else this.result.unparsable = true;
   }
 
   private redirect(node: Node): void {
@@ -299,7 +308,7 @@ class Analyzer {
     const layer: WrapperLayer = { text, privileged: false };
 
     if (name === 'eval' || name === 'trap' || SHELLS.has(name)) {
-      const script = name === 'eval' ? { words: args } : name === 'trap' ? trapAction(args) : shellScript(args);
+      const script = name === 'eval' ? { words: args[0]?.value === '--' ? args.slice(1) : args } : name === 'trap' ? trapAction(args) : shellScript(args);
       if (script) {
         const layers = [...wrappers, layer];
         if (script.words.every((w) => w.static)) this.script(script.words.map((w) => w.value).join(' '), depth + 1, layers);
@@ -309,6 +318,14 @@ class Analyzer {
       if (SHELLS.has(name)) {
         this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
         return;
+      }
+    }
+    if (name === 'alias' || name === 'hash') {
+      // `alias ls='rm -rf x'` and `hash -p /bin/rm ls` make a later `ls` run something else.
+      for (let i = 0; i < args.length; i++) {
+        const arg = args[i]!;
+        if (name === 'hash' && arg.value === '-p' && args[i + 1]) this.runLater({ ...args[i + 1]!, value: shellQuote(args[i + 1]!.value) }, depth, [...wrappers, layer]);
+        if (name === 'alias' && arg.value.includes('=')) this.runLater({ ...arg, value: arg.value.slice(arg.value.indexOf('=') + 1) }, depth, [...wrappers, layer]);
       }
     }
     if (SOURCES.has(name)) {
@@ -416,6 +433,11 @@ function inQuotedHeredoc(node: Node): boolean {
   while (redirect && redirect.type !== 'heredoc_redirect') redirect = redirect.parent;
   const start = redirect?.children.find((c) => c?.type === 'heredoc_start');
   return start !== undefined && start !== null && /['"\\]/.test(start.text);
+}
+
+/** `text` as one shell word. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 function literal(text: string): Word {
