@@ -123,6 +123,32 @@ describe('"always allow"', () => {
   });
 });
 
+describe('"always allow" while other requests wait', () => {
+  it('settles only the pending requests its patterns cover command by command', async () => {
+    h = await startHarness({ engine: { interactive: true } });
+    scriptConversations(h.server, {
+      'two children': [reply(spawn('child covered', 'general'), spawn('child smuggling', 'general'), spawn('child plain', 'general')), text('root done')],
+      'child covered': [reply(bash('git status --short')), text('covered done')],
+      'child smuggling': [reply(bash('git status; touch smuggled.txt')), text('smuggling done')],
+      'child plain': [reply(bash('git status')), text('plain done')],
+    });
+    let asked = 0;
+    const threeAsked = waitForEvent(h.engine, (e) => e.type === 'permission.asked' && ++asked === 3, 10_000);
+    const root = h.engine.createSession();
+    const running = h.engine.prompt(root.id, 'two children');
+    await threeAsked;
+    const pending = h.engine.pendingPermissions();
+    expect(pending).toHaveLength(3);
+    const covered = pending.find((p) => p.question.subject === 'git status --short')!;
+    h.engine.replyPermission(covered.id, 'always');
+    // `git status` is settled by the grant; the line smuggling `touch` still waits.
+    expect(h.engine.pendingPermissions().map((p) => p.question.subject)).toEqual(['git status; touch smuggled.txt']);
+    h.engine.replyPermission(h.engine.pendingPermissions()[0]!.id, 'reject');
+    expect((await running).status).toBe('completed');
+    expect(existsSync(join(h.projectDir, 'smuggled.txt'))).toBe(false);
+  });
+});
+
 describe('the command environment', () => {
   it('holds no API key: neither the well-known variables nor any variable equal to a configured key', async () => {
     const saved = { ...process.env };
