@@ -5,8 +5,7 @@
 import type { LiveSession } from './agent/live-session.js';
 import type { PermissionReply } from './events.js';
 import { newId } from './ids.js';
-import type { PermissionOutcome, PermissionQuestion } from './permission/gate.js';
-import { wildcardMatch } from './permission/rules.js';
+import { grantCovers, type PermissionOutcome, type PermissionQuestion } from './permission/gate.js';
 import type { QuestionOutcome } from './tools/types.js';
 
 export interface BrokerMode {
@@ -58,6 +57,7 @@ export class InteractionBroker {
         subject: question.subject,
         permission: question.permission,
         patterns: question.patterns,
+        always: question.always ?? question.patterns,
         call_id: question.callId,
       });
     if (!this.mode.interactive || this.mode.autoApprove) {
@@ -110,7 +110,7 @@ export class InteractionBroker {
     const patterns = granted.question.always ?? granted.question.patterns;
     for (const other of [...this.permissions.values()]) {
       if (other.path[0] !== root || other.question.permission !== granted.question.permission) continue;
-      if (other.question.patterns.every((p) => patterns.some((g) => wildcardMatch(g, p)))) {
+      if (grantCovers(granted.question.permission, patterns, other.question)) {
         this.settlePermission(other.id, 'once');
       }
     }

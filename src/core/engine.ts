@@ -18,6 +18,7 @@ import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permis
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
 import { restrictionRulesets } from './trust/narrow.js';
+import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
@@ -100,6 +101,7 @@ export class Engine {
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
     this.supervisor = new SubagentSupervisor(this.subagentHost());
+    registerSecrets(providerKeys(options.config.provider));
   }
 
   on(listener: EventListener): () => void {

@@ -8,7 +8,7 @@ import type { PermissionReply } from '../core/events.js';
 import { errorMessage } from '../core/errors.js';
 import type { SessionRow } from '../core/store/index.js';
 import type { UiCore } from './core-api.js';
-import { ApprovalDialog, approvalChromeRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
+import { ApprovalDialog, approvalChromeRows, choiceRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
 import { AskUserDialog, askUserRows } from './components/dialogs/AskUserDialog.js';
 import { PromptInput } from './components/input/PromptInput.js';
 import type { NamedItem } from './components/input/completion.js';
@@ -349,7 +349,7 @@ function Screen(props: ScreenProps) {
     rows,
     fixedRows,
     dialog: permission
-      ? { chromeRows: approvalChromeRows(waiting.length), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
+      ? { chromeRows: approvalChromeRows(waiting.length, choiceRows(permission.always, width - 4)), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
       : asked
         ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
         : undefined,
@@ -406,6 +406,7 @@ function Screen(props: ScreenProps) {
           asker={agentPath(state, permission.sessionId)}
           tool={permission.tool}
           subject={permission.subject}
+          {...(permission.always ? { always: permission.always } : {})}
           renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
           maxSubjectLines={layout.subjectRows}
           waiting={waiting}

@@ -1,8 +1,10 @@
 // Decides a tool's permission request for one session: rules first (own ruleset and every
 // ancestor's, strictest wins), then "always allow" grants made anywhere in the session tree,
 // and only then the user, through an asker that the session's parent chain routes upward.
+// Bash requests are decided per simple command (bash-match.ts), for rules and grants alike.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
+import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
 import { evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
 
 /** "Always allow" answers, shared by every session of one tree. */
@@ -13,12 +15,26 @@ export class TreeApprovals {
     for (const pattern of patterns) this.rules.push({ permission, pattern, action: 'allow' });
   }
 
-  covers(permission: string, patterns: readonly string[]): boolean {
-    const list = patterns.length ? patterns : ['*'];
-    return list.every((value) =>
-      this.rules.some((r) => wildcardMatch(r.permission, permission) && wildcardMatch(r.pattern, value)),
-    );
+  covers(request: PermissionRequest): boolean {
+    return rulesCover(this.rules, request);
   }
+}
+
+/** True when allow rules (grants) cover every part of a request; a bash line is covered only command by command. */
+export function rulesCover(grants: readonly Rule[], request: PermissionRequest): boolean {
+  const own = grants.filter((r) => wildcardMatch(r.permission, request.permission));
+  if (own.length === 0) return false;
+  if (request.shell) return decideBash(own, request.shell) === 'allow';
+  const list = request.patterns.length ? request.patterns : ['*'];
+  return list.every((value) => own.some((r) => wildcardMatch(r.pattern, value)));
+}
+
+/** Whether `patterns` granted for `permission` cover `request` (an "always" answer settling other pending asks). */
+export function grantCovers(permission: string, patterns: readonly string[], request: PermissionRequest): boolean {
+  return rulesCover(
+    patterns.map((pattern) => ({ permission, pattern, action: 'allow' })),
+    request,
+  );
 }
 
 export interface PermissionQuestion extends PermissionRequest {
@@ -47,15 +63,25 @@ export class PermissionGate {
     return this.chain;
   }
 
-  async check(request: PermissionRequest, tool: string, callId: string): Promise<void> {
-    const decision = evaluateChain(this.chain, request.permission, request.patterns);
+  async check(incoming: PermissionRequest, tool: string, callId: string): Promise<void> {
+    // A bash request without its analysis (not built by bashPermissionRequest) is parsed here:
+    // matching the raw line as one pattern is exactly what lets `git status; rm x` through.
+    let request = incoming;
+    if (incoming.permission === 'bash' && !incoming.shell) {
+      const shell = await analyzeBash(incoming.patterns.join('\n'));
+      request = { ...incoming, shell, always: incoming.always ?? alwaysPatterns(shell) };
+    }
+    const decision = request.shell
+      ? decideBashChain(this.chain, request.shell)
+      : evaluateChain(this.chain, request.permission, request.patterns);
     if (decision === 'allow' && request.mustAsk === undefined) return;
     if (decision === 'deny') {
+      const named = request.shell ? deniedCommands(this.chain, request.shell) : [];
       throw new PermissionDeniedError(
-        `Permission denied by the configured rules: ${request.permission} ${describePatterns(request.patterns)} is not allowed for this agent.`,
+        `Permission denied by the configured rules: ${request.permission} ${describePatterns(named.length ? named : request.patterns)} is not allowed for this agent.`,
       );
     }
-    if (this.approvals.covers(request.permission, request.patterns)) return;
+    if (this.approvals.covers(request)) return;
     const outcome = await this.asker({ ...request, tool, callId });
     if (outcome.reply === 'reject') {
       throw new PermissionDeniedError(

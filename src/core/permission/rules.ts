@@ -42,16 +42,21 @@ export function stricter(a: PermissionAction, b: PermissionAction): PermissionAc
 
 const regexCache = new Map<string, RegExp>();
 
-/** `*` matches any run of characters (slashes and spaces included); everything else is literal. */
+/**
+ * `*` matches any run of characters (slashes and spaces included); everything else is
+ * literal. A pattern ending in ` *` also matches without that part, so `rm *` covers a
+ * bare `rm` (as `xargs rm` runs it) as well as `rm -rf x`.
+ */
 export function wildcardMatch(pattern: string, value: string): boolean {
   if (pattern === '*') return true;
   let re = regexCache.get(pattern);
   if (!re) {
-    const source = pattern
+    const optionalTail = pattern.endsWith(' *');
+    const source = (optionalTail ? pattern.slice(0, -2) : pattern)
       .split('*')
       .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*');
-    re = new RegExp(`^${source}$`, 's');
+    re = new RegExp(`^${source}${optionalTail ? '( .*)?' : ''}$`, 's');
     regexCache.set(pattern, re);
   }
   return re.test(value);

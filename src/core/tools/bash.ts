@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { AbortedError } from '../errors.js';
+import { bashPermissionRequest } from '../permission/bash-match.js';
+import { childEnv } from './child-env.js';
 import { groupAlive, killGroup } from './process.js';
 import { defineTool } from './types.js';
 
@@ -17,73 +19,6 @@ const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_TAIL_CHARS = 2000;
 /** How long output may keep draining after the shell exits before leftovers are stopped. */
 const DRAIN_MS = 200;
-
-/**
- * Splits on unquoted `;`, `&&`, `||`, `|`, `&` and newlines, so each piece of a compound
- * command is matched against the permission rules on its own (`git status && rm -rf x`
- * must not pass as `git status*`). Subshells are not parsed; the full command is always
- * matched too.
- */
-export function splitCommand(command: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  let quote: string | null = null;
-  const flush = (): void => {
-    const part = current.trim();
-    if (part) parts.push(part);
-    current = '';
-  };
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote) {
-      current += c;
-      if (c === '\\' && quote === '"' && i + 1 < command.length) current += command[++i];
-      else if (c === quote) quote = null;
-      continue;
-    }
-    if (c === '\\') {
-      current += c + (command[i + 1] ?? '');
-      i++;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      quote = c;
-      current += c;
-      continue;
-    }
-    const prev = command[i - 1];
-    const next = command[i + 1];
-    // Redirections such as 2>&1, >&2 and &> are not separators.
-    if (c === '&' && (prev === '>' || prev === '<' || next === '>')) {
-      current += c;
-      continue;
-    }
-    if (c === ';' || c === '\n' || c === '&' || c === '|') {
-      flush();
-      if ((c === '&' && next === '&') || (c === '|' && (next === '|' || next === '&'))) i++;
-      continue;
-    }
-    current += c;
-  }
-  flush();
-  return parts;
-}
-
-/** What "always allow" records: `git status*` / `npm run*` when the second word is a subcommand, else `ls*`. */
-export function commandPrefix(command: string): string {
-  const words = command.trim().split(/\s+/);
-  const program = words[0] ?? '';
-  const second = words[1];
-  if (second && /^[a-z][a-z0-9_:-]*$/.test(second)) return `${program} ${second}*`;
-  return `${program}*`;
-}
-
-export function bashPermission(command: string): { patterns: string[]; always: string[] } {
-  const parts = splitCommand(command);
-  const patterns = [command, ...parts.filter((p) => p !== command)];
-  const always = [...new Set((parts.length ? parts : [command]).map(commandPrefix))];
-  return { patterns: [...new Set(patterns)], always };
-}
 
 /** Keeps the beginning and the end of the output; the middle of a long log rarely matters. */
 class OutputCap {
@@ -183,8 +118,7 @@ export const bashTool = defineTool({
   async execute(args, ctx) {
     const { command } = args;
     const timeout = Math.min(args.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    const { patterns, always } = bashPermission(command);
-    await ctx.ask({ permission: 'bash', patterns, subject: command, always });
+    await ctx.ask(await bashPermissionRequest(command));
     ctx.signal.throwIfAborted();
 
     const { execa } = await import('execa');
@@ -198,7 +132,9 @@ export const bashTool = defineTool({
       reject: false,
       stripFinalNewline: false,
       cleanup: false,
-      env: { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
+      // The user's environment without the credentials this program uses (child-env.ts).
+      extendEnv: false,
+      env: childEnv({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' }),
     });
     const settled = subprocess.then(
       (r) => r,

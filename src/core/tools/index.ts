@@ -25,7 +25,6 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
 ];
 
 export { bashTool, editTool, globTool, grepTool, listTool, readTool, todoreadTool, todowriteTool, webfetchTool, writeTool };
-export { bashPermission, commandPrefix, splitCommand } from './bash.js';
 export { grep, findRipgrep, searchWithJs, searchWithRipgrep, type GrepBackend, type GrepMode, type GrepQuery } from './grep.js';
 export { htmlToMarkdown, htmlToText } from './webfetch.js';
 export { displayPath, isInside, resolvePath } from './paths.js';

@@ -2,6 +2,7 @@
 // store directly: they ask for permission and report progress through the context.
 
 import type { z } from 'zod';
+import type { ShellAnalysis } from '../permission/bash-parse.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -14,6 +15,8 @@ export interface PermissionRequest {
   always?: string[];
   /** Why this request goes to the user even when a rule allows it (e.g. a private network address). A deny rule still denies. */
   mustAsk?: string;
+  /** For `bash`: the command line as a shell parser sees it; rules and grants are matched per simple command. */
+  shell?: ShellAnalysis;
 }
 
 export class PermissionDeniedError extends Error {

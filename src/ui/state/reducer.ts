@@ -142,6 +142,7 @@ function step(d: Draft, input: UiInput): void {
               subject: e.subject,
               permission: e.permission,
               patterns: e.patterns,
+              ...(e.always ? { always: e.always } : {}),
               ...(e.call_id ? { callId: e.call_id } : {}),
               ts: e.ts,
             },

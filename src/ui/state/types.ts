@@ -117,6 +117,8 @@ export interface PendingPermission {
   subject: string;
   permission: string;
   patterns: string[];
+  /** What an "always" answer would remember. */
+  always?: string[];
   /** The tool call waiting on this answer. */
   callId?: string;
   ts: number;

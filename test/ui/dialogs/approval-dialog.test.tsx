@@ -29,6 +29,18 @@ describe('ApprovalDialog', () => {
     expect(f).toContain('2 of 3');
   });
 
+  it('names the exact patterns "Always allow" remembers', async () => {
+    const t = await setup({ subject: 'git status; npm run build', always: ['git status*', 'npm run*'] });
+    expect(t.frame().replace(/\s+/g, ' ')).toContain('2. Always allow "git status*", "npm run*" for this session tree');
+    await press(t.stdin, '2');
+    expect(t.onReply).toHaveBeenLastCalledWith('always');
+  });
+
+  it('says when nothing can be remembered', async () => {
+    const t = await setup({ subject: '$CMD x', always: [] });
+    expect(t.frame()).toContain('no pattern can cover it');
+  });
+
   it('Enter on the default choice allows once', async () => {
     const t = await setup();
     await press(t.stdin, KEY.enter);

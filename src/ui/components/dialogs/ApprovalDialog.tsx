@@ -1,6 +1,8 @@
 // A permission request (possibly bubbled up from a sub-agent): Allow once / Always allow
 // (this session tree) / Deny / Deny with a note. The subject — a command, a diff — is
 // capped to the rows the app can spare so the choices are never pushed off the screen.
+// "Always allow" names the exact patterns it would remember (`Always allow "git status*"
+// for this session tree`), so the user knows what they grant beyond this one request.
 
 import type { ReactNode } from 'react';
 import { Box, Text, useStdout } from 'ink';
@@ -18,6 +20,8 @@ export interface ApprovalDialogProps {
   asker: string;
   tool: string;
   subject: string;
+  /** The patterns "Always allow" stores; when absent the choice names no pattern. */
+  always?: readonly string[];
   /** Injected renderer (e.g. a diff view); gets the line budget the dialog can spare. */
   renderSubject?: (subject: string, maxLines: number) => ReactNode;
   position: number;
@@ -32,6 +36,19 @@ export interface ApprovalDialogProps {
 
 export const APPROVAL_CHOICES = ['Allow once', 'Always allow (this session tree)', 'Deny', 'Deny with a note'] as const;
 
+/** The second choice's words: exactly what an "always" answer would remember. */
+export function alwaysLabel(always: readonly string[] | undefined): string {
+  if (!always) return APPROVAL_CHOICES[1];
+  // Nothing can be remembered for a command whose program only running it would tell.
+  if (always.length === 0) return 'Allow this time (no pattern can cover it; it will ask again)';
+  return `Always allow ${always.map((p) => JSON.stringify(p)).join(', ')} for this session tree`;
+}
+
+/** Screen rows the choice list takes at `width` (the "always" choice may wrap). */
+export function choiceRows(always: readonly string[] | undefined, width: number): number {
+  return 3 + wrappedRows(`❯ 2. ${alwaysLabel(always)}`, width);
+}
+
 /** Rows the frame, header, choices and footer take around the subject, with a margin. */
 const CHROME_ROWS = 14;
 
@@ -39,8 +56,8 @@ const CHROME_ROWS = 14;
  * Rows the dialog takes besides its subject: border 2, header, "wants to use", the
  * subject's margins 2, four choices, footer — plus the "also waiting" line.
  */
-export function approvalChromeRows(waiting: number): number {
-  return 11 + (waiting > 0 ? 1 : 0);
+export function approvalChromeRows(waiting: number, choices = 4): number {
+  return 7 + choices + (waiting > 0 ? 1 : 0);
 }
 
 /** Rows DiffView draws for `lines` uncapped: the first hunk marker is not drawn. */
@@ -96,7 +113,7 @@ interface ApprovalState {
   note: string;
 }
 
-function ApprovalBody({ asker, tool, subject, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true }: ApprovalDialogProps) {
+function ApprovalBody({ asker, tool, subject, always, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true }: ApprovalDialogProps) {
   const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
   const { stdout } = useStdout();
   const { selected, noting, note } = get();
@@ -156,7 +173,7 @@ function ApprovalBody({ asker, tool, subject, renderSubject, position, total, on
           ❯ 4. {APPROVAL_CHOICES[3]}
         </Text>
       ) : (
-        <OptionList options={APPROVAL_CHOICES} selected={selected} />
+        <OptionList options={[APPROVAL_CHOICES[0], alwaysLabel(always), APPROVAL_CHOICES[2], APPROVAL_CHOICES[3]]} selected={selected} />
       )}
       {noting ? (
         // One row however long the note: the start scrolls off, as in a one-line field.
