@@ -85,7 +85,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
   const runPrompt = async (words: string[], opts: RunOptions) => {
     const ctx = context();
-    const prompt = await composePrompt({ words, kind: inputKind(0), stdin: process.stdin, stderr: io.stderr });
+    const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr });
     exitCode = await runCommand(ctx, prompt, opts, { ...io, closed: output.signal });
   };
 

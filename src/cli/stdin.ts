@@ -113,7 +113,8 @@ export interface PromptSources {
   words: readonly string[];
   /** Where stdin comes from (see inputKind). */
   kind: InputKind;
-  stdin: NodeJS.ReadableStream & { destroy?: () => void };
+  /** Called only when stdin is to be read: creating process.stdin on a terminal has effects of its own. */
+  stdin: () => NodeJS.ReadableStream & { destroy?: () => void };
   stderr: NodeJS.WritableStream;
   maxBytes?: number;
   firstByteMs?: number;
@@ -134,18 +135,19 @@ export async function composePrompt(src: PromptSources): Promise<string> {
     if (src.kind === 'file' || words === '') {
       const hint = src.kind === 'pipe' ? setTimeout(() => src.stderr.write('Waiting for the prompt on stdin (end it with Ctrl+D)...\n'), firstByteMs) : undefined;
       try {
-        piped = await readStream(src.stdin, { maxBytes });
+        piped = await readStream(src.stdin(), { maxBytes });
       } finally {
         clearTimeout(hint);
       }
     } else {
-      piped = await readStream(src.stdin, { maxBytes, firstByteTimeoutMs: firstByteMs });
+      piped = await readStream(src.stdin(), { maxBytes, firstByteTimeoutMs: firstByteMs });
       if (!piped) {
         src.stderr.write(`Note: nothing arrived on stdin within ${firstByteMs / 1000} s; running the prompt without it (redirect stdin from /dev/null to skip the wait).\n`);
       }
     }
   }
-  let input = piped?.text.replace(/\s+$/, '') ?? '';
+  // trimEnd, not a /\s+$/ regex: that backtracks quadratically over long runs of spaces.
+  let input = piped?.text.trimEnd() ?? '';
   if (piped?.truncated && input) {
     const cap = formatBytes(maxBytes);
     src.stderr.write(`Note: stdin is larger than ${cap}; the prompt includes only its first ${cap}.\n`);

@@ -20,7 +20,7 @@ function compose(words: string[], input: string | Buffer | undefined, kind: Inpu
   const stdin = new PassThrough();
   if (input !== undefined) stdin.end(input);
   const err = sink();
-  return { result: composePrompt({ words, kind, stdin, stderr: err.stream, ...extra }), stderr: err.text, stdin };
+  return { result: composePrompt({ words, kind, stdin: () => stdin, stderr: err.stream, ...extra }), stderr: err.text, stdin };
 }
 
 describe('composePrompt', () => {
@@ -57,6 +57,11 @@ describe('composePrompt', () => {
     const { result, stdin } = compose(['words'], undefined, 'file', { firstByteMs: 5 });
     setTimeout(() => stdin.end('late'), 40);
     expect(await result).toBe('words\n\nlate');
+  });
+
+  it('trims a huge run of trailing-looking whitespace quickly (no regex backtracking)', async () => {
+    const spaces = `${' '.repeat(400_000)}x${' '.repeat(10)}`;
+    expect(await compose(['w'], spaces, 'pipe', { maxBytes: 1_000_000 }).result).toBe(`w\n\n${' '.repeat(400_000)}x`);
   });
 
   it('refuses binary input', async () => {
