@@ -2,13 +2,15 @@
 // line on stderr and an exit code (2 usage/config, 1 failed run); stacks only with --debug.
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { UserFacingError, errorMessage } from '../core/errors.js';
+import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
 import { agentsCommand } from './commands/agents.js';
-import { runCommand } from './commands/run.js';
+import { runCommand, type RunOptions } from './commands/run.js';
 import { sessionShow, sessionsList } from './commands/sessions.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
+import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
 import { loadContext, type CliContext } from './context.js';
 import { packageRoot, packageVersion } from './package-root.js';
+import { composePrompt, inputKind } from './stdin.js';
 
 // Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
 performance.mark('cli:loaded');
@@ -27,9 +29,32 @@ interface SharedOptions {
   debug?: boolean;
 }
 
+const EXAMPLES = `
+Examples:
+  opencode-ink                                   start the interactive UI
+  opencode-ink -r                                pick a session to resume
+  opencode-ink run "explain this repository"     one prompt; the answer on stdout
+  git diff | opencode-ink -p "review this"       piped text is appended to the prompt
+  opencode-ink run --format json "x" | head -1   every event as one JSON line
+`;
+
+/** The top level: the TUI's options, and `run`'s for `-p`. */
+interface TopLevelOptions extends SharedOptions {
+  demo?: boolean;
+  print?: boolean;
+  format?: 'text' | 'json';
+  yes?: boolean;
+  /** `-r` alone: true (pick a session); `-r <id>`: that session. */
+  resume?: string | true;
+  /** `--trust`: trust the project's own files for this start only. */
+  trust?: boolean;
+}
+
 export async function main(argv: string[] = process.argv.slice(2), hooks: StartupHooks = {}): Promise<number> {
   performance.mark('cli:main');
   const io = { stdout: process.stdout, stderr: process.stderr };
+  // `… | head -1`: a vanished reader stops the command quietly instead of crashing on EPIPE.
+  const output = watchOutput(io.stdout, io.stderr);
   const debug = argv.includes('--debug');
   let exitCode = 0;
   let ctx: CliContext | undefined;
@@ -49,7 +74,11 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     // The UI and `run` share option names (-c, -m, ...): each command owns what follows it.
     .enablePositionalOptions()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .showHelpAfterError('(run opencode-ink --help for usage)');
+    .showHelpAfterError('(run opencode-ink --help for usage)')
+    // The program's own action (the TUI) stops commander from adding `help` by itself, and
+    // `help run` would be sent to the model as a prompt.
+    .helpCommand('help [command]', 'show help for a command')
+    .addHelpText('after', EXAMPLES);
 
   const shared = (cmd: Command) =>
     cmd
@@ -58,14 +87,32 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .option('-s, --session <id>', 'continue that session')
       .option('-c, --continue', 'continue the most recent session in this directory');
 
+  /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
+  const runPrompt = async (words: string[], opts: RunOptions, trust = false) => {
+    const ctx = context(trust);
+    const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr });
+    exitCode = await runCommand(ctx, prompt, opts, { ...io, closed: output.signal });
+  };
+
   shared(program.argument('[prompt...]', 'first prompt for the interactive UI'))
     .option('--demo', 'run the offline scripted demo (no API key needed)')
-    .action(async (words: string[], opts: SharedOptions & { demo?: boolean }) => {
+    .addOption(new Option('-r, --resume [id]', 'open that session, or pick one from a list').conflicts(['session', 'continue', 'demo']))
+    .option('--yes', 'approve every permission request that would ask (never overrides deny)')
+    .addOption(new Option('-p, --print', 'run the prompt without the interactive UI and print the answer (same as run)').conflicts(['demo', 'resume']))
+    .addOption(new Option('--format <format>', 'with -p: output format').choices(['text', 'json']))
+    .option(...TRUST_ONCE_OPTION)
+    .action(async (words: string[], opts: TopLevelOptions) => {
+      const { print, format, yes, resume, trust, ...rest } = opts;
+      if (print) return runPrompt(words, { ...rest, format: format ?? 'text', yes: yes ?? false }, trust);
+      if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
       // Loaded on demand: `run` and the listing commands never load Ink or React.
       const { startTui } = await importUi();
       performance.mark('ui:loaded');
-      exitCode = await startTui(() => context(false, true), {
-        ...opts,
+      exitCode = await startTui(() => context(trust, true), {
+        ...rest,
+        ...(typeof resume === 'string' ? { session: resume } : {}),
+        ...(resume === true ? { pickSession: true } : {}),
+        ...(yes ? { yes: true } : {}),
         ...(words.length ? { prompt: words.join(' ') } : {}),
         builtinAgentsDir: join(packageRoot(), 'agents'),
         ...(hooks.onFirstFrame ? { onFirstFrame: hooks.onFirstFrame } : {}),
@@ -73,13 +120,11 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     });
 
   shared(program.command('run').description('run one prompt to completion without the interactive UI'))
-    .argument('<prompt...>', 'the prompt')
+    .argument('[prompt...]', 'the prompt; text piped on stdin is appended after a blank line, or is the prompt')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--yes', 'approve every permission request that would ask (never overrides deny)', false)
     .option(...TRUST_ONCE_OPTION)
-    .action(async (words: string[], { trust, ...opts }: SharedOptions & { format: 'text' | 'json'; yes: boolean; trust?: boolean }) => {
-      exitCode = await runCommand(context(trust), words.join(' '), { ...opts }, io);
-    });
+    .action((words: string[], { trust, ...opts }: RunOptions & { trust?: boolean }) => runPrompt(words, opts, trust));
 
   const sessions = program
     .command('sessions')
@@ -111,19 +156,35 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   registerTrustCommand(program, io.stdout);
 
   try {
+    checkHelpTopic(program, argv);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     exitCode = reportError(err, debug, io.stderr);
   } finally {
     ctx?.store.close();
   }
-  return exitCode;
+  // An EPIPE is reported after the write that met it: let it arrive before deciding.
+  await new Promise<void>((resolve) => io.stdout.write('', () => resolve()));
+  return output.signal.aborted ? CLOSED_PIPE_EXIT : exitCode;
+}
+
+/**
+ * `help <word>` for a word that names no command: commander would print the general help
+ * and exit 1; say what went wrong instead (the words may have been meant as a prompt).
+ */
+function checkHelpTopic(program: Command, argv: readonly string[]): void {
+  const words = argv.filter((a) => a !== '--debug');
+  const topic = words[0] === 'help' ? words[1] : undefined;
+  if (topic === undefined || topic.startsWith('-')) return;
+  if (program.commands.some((c) => c.name() === topic || c.aliases().includes(topic))) return;
+  throw new ConfigError(`"${topic}" is not a command (see opencode-ink help); to ask the model, quote the prompt: opencode-ink "${words.join(' ')}".`);
 }
 
 function reportError(err: unknown, debug: boolean, stderr: NodeJS.WritableStream): number {
   if (err instanceof CommanderError) {
     // Commander already printed its message; help and version are not errors.
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+    if (err.code === 'commander.help') return err.exitCode === 0 ? 0 : 2;
     return 2;
   }
   if (err instanceof UserFacingError) {

@@ -60,6 +60,10 @@ export interface AppProps {
   completeFile?: (prefix: string) => readonly string[];
   agentColors?: Readonly<Record<string, string>>;
   onExit?: () => void;
+  /** `--yes`: permission requests are approved without asking; the status line shows a badge. */
+  autoApprove?: boolean;
+  /** Start with the session picker open (`-r` without an id). */
+  openPicker?: boolean;
 }
 
 type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | undefined;
@@ -71,7 +75,7 @@ export function App(props: AppProps) {
   const [viewId, setViewId] = useState(props.rootId);
   const [rootId, setRootId] = useState(props.rootId);
   const [epoch, setEpoch] = useState(0);
-  const [overlay, setOverlay] = useState<Overlay>();
+  const [overlay, setOverlay] = useState<Overlay>(props.openPicker ? { kind: 'picker' } : undefined);
   const { stdout, write } = useStdout();
 
   const { store, frames } = useMemo(() => {
@@ -477,6 +481,7 @@ function Screen(props: ScreenProps) {
         queued={queuedCount(state, rootId)}
         title={isChildView && viewed ? (viewed.description || viewed.title) : (state.sessions[rootId]?.title ?? row?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
+        {...(props.autoApprove ? { autoApprove: true } : {})}
         width={width}
       />
     </Box>

@@ -43,6 +43,10 @@ export interface TuiOptions {
   session?: string;
   continue?: boolean;
   demo?: boolean;
+  /** `--yes`: approve every request that would ask (deny rules still win); the status line says so. */
+  yes?: boolean;
+  /** `-r` without an id: open the session picker over a new session. */
+  pickSession?: boolean;
   /** The package's `agents/` folder (the demo loads only these). */
   builtinAgentsDir: string;
   /** Called once the first frame is on screen (the loader then writes its code cache). */
@@ -81,6 +85,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: true,
+    ...(opts.yes ? { autoApprove: true } : {}),
     ...(opts.model ? { model: opts.model } : {}),
   });
   const rootId = pickSession(engine, opts);
@@ -101,6 +106,8 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     ...(opts.prompt ? { initialPrompt: opts.prompt } : {}),
     keybinds: ctx.config.keybinds,
     agentColors: colorsOf(ctx.agents),
+    ...(opts.yes ? { autoApprove: true } : {}),
+    ...(opts.pickSession ? { openPicker: true } : {}),
     inputHistory: {
       entries: history,
       append(entry) {
@@ -193,6 +200,8 @@ interface RenderOptions {
   completeFile: (prefix: string) => readonly string[];
   /** Work that can wait until the first frame is on screen. */
   afterFirstFrame?: () => void;
+  autoApprove?: boolean;
+  openPicker?: boolean;
 }
 
 /** Renders the app and keeps the terminal sane on quit, SIGINT/SIGTERM and crashes. */
@@ -208,6 +217,8 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
       {...(opts.initialPrompt ? { initialPrompt: opts.initialPrompt } : {})}
       {...(opts.banner ? { banner: opts.banner } : {})}
       {...(opts.inputHistory ? { inputHistory: opts.inputHistory } : {})}
+      {...(opts.autoApprove ? { autoApprove: true } : {})}
+      {...(opts.openPicker ? { openPicker: true } : {})}
     />,
     INK_RENDER_OPTIONS,
   );

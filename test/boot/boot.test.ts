@@ -36,7 +36,7 @@ describe('wantsTui', () => {
     expect(wantsTui([], true)).toBe(true);
     expect(wantsTui(['fix the tests', '-m', 'anthropic/x'], true)).toBe(true);
     expect(wantsTui([], false)).toBe(false);
-    for (const word of ['run', 'sessions', 'agents', 'help', '--help', '-h', '--version']) expect(wantsTui([word, 'x'], true)).toBe(false);
+    for (const word of ['run', 'sessions', 'agents', 'help', '--help', '-h', '--version', '-p', '--print']) expect(wantsTui([word, 'x'], true)).toBe(false);
   });
 });
 

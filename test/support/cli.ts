@@ -15,12 +15,27 @@ export interface CliResult {
   stderr: string;
 }
 
-export function startCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export interface CliOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** stdin: /dev/null by default; text is written to a pipe that is then closed; 'pipe' leaves the pipe to the test. */
+  stdin?: string | Buffer | 'pipe';
+  /** An installed `opencode-ink` executable to start as a shell would (its `#!` line), instead of the repository's. */
+  bin?: string;
+}
+
+export function startCli(args: string[], opts: CliOptions): { child: ChildProcess; done: Promise<CliResult> } {
+  const [command, argv] = opts.bin ? [opts.bin, args] : [process.execPath, [BIN, ...args]];
+  const child = spawn(command, argv, {
     cwd: opts.cwd,
     env: { PATH: process.env.PATH, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (opts.stdin !== undefined && opts.stdin !== 'pipe') {
+    // The child may exit (or stop reading) before taking it all.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(opts.stdin);
+  }
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -31,7 +46,7 @@ export function startCli(args: string[], opts: { cwd: string; env: NodeJS.Proces
   return { child, done };
 }
 
-export function runCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
+export function runCli(args: string[], opts: CliOptions): Promise<CliResult> {
   return startCli(args, opts).done;
 }
 

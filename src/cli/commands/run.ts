@@ -1,5 +1,6 @@
 // `opencode-ink run`: one prompt to completion without the TUI. Nobody can answer, so
 // questions get "user unavailable" and permission asks become denials unless `--yes`.
+import type { TurnOutcome } from '../../core/agent/loop.js';
 import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
 import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type ProtocolLine } from '../../core/events.js';
@@ -20,6 +21,8 @@ export interface RunOptions {
 export interface RunIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Aborted when stdout's reader went away: the run stops, and says nothing more. */
+  closed?: AbortSignal;
 }
 
 /** Resolves to the process exit code. */
@@ -32,7 +35,12 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     autoApprove: opts.yes,
     ...(opts.model ? { model: opts.model } : {}),
   });
-  if (opts.format === 'json') engine.on(jsonPrinter(io.stdout));
+  if (opts.format === 'json') {
+    const print = jsonPrinter(io.stdout);
+    engine.on((event) => {
+      if (!io.closed?.aborted) print(event);
+    });
+  }
   const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;
@@ -43,30 +51,38 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const onClosed = () => engine.cancelAll();
+  io.closed?.addEventListener('abort', onClosed, { once: true });
   try {
     const first = await engine.prompt(sessionId, prompt);
     // Background tasks may still be running; their results start further turns.
     await engine.settled(sessionId);
     const outcome = engine.lastOutcome(sessionId) ?? first;
-    // Text goes to a terminal: no escape sequence from the model reaches it. JSON escapes its own.
-    const text = terminalSafe(outcome.text);
-    if (opts.format === 'text' && text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-    switch (outcome.status) {
-      case 'completed':
-        return 0;
-      case 'max_turns':
-        io.stderr.write(`Stopped after ${outcome.steps} model requests: the agent's turn limit was reached.\n`);
-        return 0;
-      case 'cancelled':
-        io.stderr.write('Cancelled.\n');
-        return 130;
-      case 'failed':
-        io.stderr.write(`Error: ${terminalSafe(outcome.error ?? 'the run failed.')}\n`);
-        return 1;
-    }
+    // Nobody reads the answer: the caller exits with the closed-pipe status, quietly.
+    return io.closed?.aborted ? 0 : report(outcome, opts, io);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    io.closed?.removeEventListener('abort', onClosed);
+  }
+}
+
+function report(outcome: TurnOutcome, opts: RunOptions, io: RunIO): number {
+  // Text goes to a terminal: no escape sequence from the model reaches it. JSON escapes its own.
+  const text = terminalSafe(outcome.text);
+  if (opts.format === 'text' && text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  switch (outcome.status) {
+    case 'completed':
+      return 0;
+    case 'max_turns':
+      io.stderr.write(`Stopped after ${outcome.steps} model requests: the agent's turn limit was reached.\n`);
+      return 0;
+    case 'cancelled':
+      io.stderr.write('Cancelled.\n');
+      return 130;
+    case 'failed':
+      io.stderr.write(`Error: ${terminalSafe(outcome.error ?? 'the run failed.')}\n`);
+      return 1;
   }
 }
 

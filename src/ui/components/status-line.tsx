@@ -1,6 +1,7 @@
 // The one-line footer: agent, model, tokens, cost (descendants included), sub-agent
 // activity and the session title — or, in a child view, where you are among siblings.
-// Always fits the width (80 columns by default) by shortening the title first.
+// Always fits the width (80 columns by default) by shortening the title first. Under
+// `--yes` it ends with a badge that is never shortened: approvals are being skipped.
 
 import { Box, Text } from 'ink';
 import { MAX_WIDTH, agentColor as defaultAgentColor, roleColor } from '../theme.js';
@@ -21,10 +22,13 @@ export interface StatusLineProps {
   title: string;
   /** Set in a child view: `label (index of total)`, index 1-based. */
   view?: { label: string; index: number; total: number };
+  /** `--yes`: permission requests are approved without asking. */
+  autoApprove?: boolean;
   width?: number;
 }
 
 const SEP = ' · ';
+export const AUTO_APPROVE_BADGE = 'auto-approve on (--yes)';
 
 export function formatTokens(n: number): string {
   const compact = (v: number, unit: string): string => `${v >= 100 ? Math.round(v) : Number(v.toFixed(1))}${unit}`;
@@ -105,7 +109,10 @@ function fitAll(segments: string[], width: number): string[] {
 
 export function StatusLine(props: StatusLineProps) {
   const width = Math.min(props.width ?? MAX_WIDTH, MAX_WIDTH);
-  const segments = statusSegments(props, width);
+  const badge = props.autoApprove ? truncate(AUTO_APPROVE_BADGE, width) : '';
+  // The badge's room is taken first; the usual segments fit into what is left.
+  const room = badge ? width - displayWidth(badge) - SEP.length : width;
+  const segments = room > 0 ? statusSegments(props, room) : [];
   const [first = '', ...rest] = segments;
   const color = props.agentColor ?? defaultAgentColor(props.view ? props.view.label : props.agent);
   const muted = roleColor('muted');
@@ -121,6 +128,14 @@ export function StatusLine(props: StatusLineProps) {
             {seg}
           </Text>
         ))}
+        {badge ? (
+          <Text>
+            {first ? <Text color={muted}>{SEP}</Text> : null}
+            <Text color={roleColor('warning')} bold>
+              {badge}
+            </Text>
+          </Text>
+        ) : null}
       </Text>
     </Box>
   );
