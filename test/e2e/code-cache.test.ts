@@ -53,7 +53,8 @@ describe.runIf(hasTmux || process.env.CI)('the code cache of the interactive UI'
   });
   afterAll(() => {
     server.kill();
-    rmSync(home, { recursive: true, force: true });
+    // The killed program may still be closing its store in there: retry while it finishes.
+    rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });
 
   it('is written after the first start, used by the next, and replaced when corrupt', async () => {

@@ -44,7 +44,8 @@ describe.runIf(hasTmux || process.env.CI)('the trust dialog in a terminal', () =
   });
   afterAll(() => {
     server.kill();
-    rmSync(home, { recursive: true, force: true });
+    // The killed program may still be closing its store in there: retry while it finishes.
+    rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });
 
   it('asks first; "t" records trust and starts the app with the project in full', async () => {

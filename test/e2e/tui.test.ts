@@ -93,7 +93,8 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
   });
   afterAll(() => {
     server.kill();
-    rmSync(home, { recursive: true, force: true });
+    // The killed program may still be closing its store in there: retry while it finishes.
+    rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });
 
   it('runs the demo: approvals, a routed question, a typed prompt, the picker and navigation into a child', async () => {
