@@ -91,6 +91,8 @@ export const globTool = defineTool({
     const filter = new IgnoreFilter(isInside(start, root) ? start : root);
     const files = found
       // Nothing outside the checked root, whatever fast-glob made of the pattern.
+      // Regular files only (fast-glob's onlyFiles already leaves out FIFOs, sockets and devices).
+      .filter((entry) => entry.stats?.isFile() !== false)
       .filter((entry) => isInside(root, entry.path) && !filter.isIgnored(path.normalize(entry.path), false))
       .map((entry) => ({ file: path.normalize(entry.path), mtime: entry.stats?.mtimeMs ?? 0 }))
       .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

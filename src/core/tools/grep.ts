@@ -3,12 +3,13 @@
 // and the same output, so the model sees one format whichever backend ran. Both backends
 // only find matches; ordering (newest file first, then by path) and capping are shared.
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import { z } from 'zod';
 import { walk } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { isSpecial, kindOf, openRegular } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 export type GrepMode = 'content' | 'files_with_matches' | 'count';
@@ -119,8 +120,14 @@ export async function searchWithJs(query: GrepQuery): Promise<SearchResult> {
     query.signal?.throwIfAborted();
     let buffer: Buffer;
     try {
-      if ((await stat(file)).size > MAX_JS_FILE_BYTES) continue;
-      buffer = await readFile(file);
+      // Only regular files are opened: a FIFO would block a pool thread until a writer came.
+      const handle = await openRegular(file);
+      try {
+        if ((await handle.stat()).size > MAX_JS_FILE_BYTES) continue;
+        buffer = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
     } catch {
       continue;
     }
@@ -324,13 +331,16 @@ export const grepTool = defineTool({
 - pattern is a regular expression (ripgrep syntax, close to JavaScript): escape literal braces and dots, e.g. "interface\\{\\}" or "foo\\.bar". Matching is per line.
 - Filter files with glob (e.g. "*.js", "**/*.{ts,tsx}") and narrow the search with path (a directory or a single file).
 - output_mode: "files_with_matches" (default) lists matching files, "content" shows matching lines as path:line:text, "count" shows matches per file. Files are ordered most recently modified first.
-- Respects .gitignore, skips .git, node_modules and binary files. Output is capped (${MAX_GREP_FILES} files or ${MAX_GREP_LINES} lines).
+- Respects .gitignore, skips .git, node_modules, binary files and FIFOs, sockets and devices. Output is capped (${MAX_GREP_FILES} files or ${MAX_GREP_LINES} lines).
 - Always use this tool for content search instead of running grep or rg through bash. For open-ended searches that need several rounds, consider delegating to a sub-agent.`,
   parameters,
   readOnly: true,
   async execute(args, ctx) {
     const root = await resolveForTool(ctx, args.path);
-    if (!(await stat(root).catch(() => undefined))) throw new ToolError(`Path not found: ${displayPath(ctx.cwd, root)}.`);
+    const info = await stat(root).catch(() => undefined);
+    if (!info) throw new ToolError(`Path not found: ${displayPath(ctx.cwd, root)}.`);
+    // Named on purpose, a FIFO or device would be opened by either backend and block.
+    if (isSpecial(info)) throw new ToolError(`${displayPath(ctx.cwd, root)} is ${kindOf(info)}, not a regular file or directory; grep searches only those.`);
     const { output, count, backend } = await grep({
       pattern: args.pattern,
       root,
