@@ -2,6 +2,7 @@
 // questions get "user unavailable" and permission asks become denials unless `--yes`.
 import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
+import { exitNow } from '../../core/exit-now.js';
 import type { CoreEvent } from '../../core/events.js';
 import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
 import type { CliContext } from '../context.js';
@@ -36,13 +37,16 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   const sessionId = pickSession(ctx, engine, opts);
 
   let interrupts = 0;
-  const onSignal = () => {
+  // The first signal cancels (running commands get a grace period); a second one ends the
+  // program at once, even with a command or a file system call still stuck.
+  const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) return exitNow(signal === 'SIGTERM' || signal === 'SIGHUP' ? signal : 'SIGINT');
     engine.cancelAll();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   try {
     const first = await engine.prompt(sessionId, prompt);
     // Background tasks may still be running; their results start further turns.
@@ -65,6 +69,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }
 
