@@ -20,3 +20,23 @@ export function exitNow(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP' = 'SIGINT'): voi
     process.kill(process.pid, signal);
   }
 }
+
+/** File system requests still waiting on a pool thread. */
+function fsRequestsPending(): boolean {
+  return process.getActiveResourcesInfo().some((name) => name.startsWith('FSReq'));
+}
+
+/**
+ * For the normal way out (the caller's process.exit comes next): waits up to `graceMs` for
+ * pending file system requests to finish. If some are still pending then, a pool thread is
+ * presumably stuck in a call that will never return, which process.exit would wait on
+ * forever, so the program ends now instead (exitNow). Background walks must be stopped
+ * before this is called, or their steady trickle of requests would look stuck.
+ */
+export async function exitNowIfStuck(graceMs = 500, signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP' = 'SIGINT'): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (fsRequestsPending()) {
+    if (Date.now() >= deadline) return exitNow(signal);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -10,6 +10,7 @@ import type { CommandDefinition } from '../core/commands/index.js';
 import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
 import { Engine, projectParts } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
+import { exitNowIfStuck } from '../core/exit-now.js';
 import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
 import { SessionStore } from '../core/store/index.js';
@@ -52,6 +53,13 @@ export function assertInteractiveTerminal(): void {
 
 /** Runs the TUI until the user quits; resolves with the exit code. */
 export async function startTui(load: () => TuiContext, opts: TuiOptions): Promise<number> {
+  const code = await runTui(load, opts);
+  // The caller's process.exit would hang on a pool thread stuck in a blocking call.
+  await exitNowIfStuck();
+  return code;
+}
+
+async function runTui(load: () => TuiContext, opts: TuiOptions): Promise<number> {
   performance.mark('tui:start');
   assertInteractiveTerminal();
   if (opts.demo) return runDemo(opts);
@@ -73,8 +81,9 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
   let history = loadInputHistory(historyFile);
   // Indexing walks the project in the background: started once the first frame is drawn.
   let files: FileIndex | undefined;
+  const indexing = new AbortController();
   const afterFirstFrame = () => {
-    files = FileIndex.start(ctx.cwd);
+    files = FileIndex.start(ctx.cwd, undefined, indexing.signal);
     opts.onFirstFrame?.();
   };
   return renderApp(engine, {
@@ -91,7 +100,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     },
     completeFile: (prefix) => files?.complete(prefix) ?? [],
     afterFirstFrame,
-  });
+  }).finally(() => indexing.abort());
 }
 
 async function askNoKey(): Promise<'demo' | 'quit'> {
@@ -119,7 +128,8 @@ async function runDemo(opts: TuiOptions): Promise<number> {
     const store = SessionStore.open(':memory:');
     const engine = new Engine({ cwd: project, config, store, agents, interactive: true });
     const rootId = engine.createSession({ title: 'Scripted demo' }).id;
-    const demoFiles = FileIndex.start(project);
+    const indexing = new AbortController();
+    const demoFiles = FileIndex.start(project, undefined, indexing.signal);
     const code = await renderApp(engine, {
       rootId,
       initialPrompt: opts.prompt ?? DEMO_PROMPT,
@@ -129,7 +139,7 @@ async function runDemo(opts: TuiOptions): Promise<number> {
       agentColors: colorsOf(agents),
       completeFile: (prefix) => demoFiles.complete(prefix),
       ...(opts.onFirstFrame ? { afterFirstFrame: opts.onFirstFrame } : {}),
-    });
+    }).finally(() => indexing.abort());
     store.close();
     return code;
   } finally {
@@ -200,7 +210,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
   // stored; sessions cut short are marked interrupted at the next start.
   const onSignal = () => {
     quit(130);
-    setImmediate(() => process.exit(130));
+    setImmediate(() => void exitNowIfStuck(500, 'SIGTERM').then(() => process.exit(130)));
   };
   const onOutputError = () => onSignal();
   const onCrash = (err: unknown) => {
