@@ -49,7 +49,7 @@ function uniqueSleep(): string {
   return d;
 }
 
-describe.skipIf(!linux)('special files through the binary', () => {
+describe.skipIf(!linux)('special files through the binary', { timeout: 60_000 }, () => {
   it('refuses a prompt that mentions a FIFO with one clear line instead of hanging', async () => {
     execFileSync('mkfifo', [join(ctx.project, 'pipe.log')]);
     const result = await runCli(['run', 'summarise @pipe.log please'], { cwd: ctx.project, env: ctx.env });
@@ -72,7 +72,7 @@ describe.skipIf(!linux)('special files through the binary', () => {
   });
 });
 
-describe.skipIf(!linux)('no process left behind by run', () => {
+describe.skipIf(!linux)('no process left behind by run', { timeout: 60_000 }, () => {
   it('ends escaped processes when the command ends and the run finishes', async () => {
     const d = uniqueSleep();
     ctx.server.enqueue(toolUse('bash', { command: `setsid -f sleep ${d}; (sleep ${d} &); echo started` }), text('Done.'));

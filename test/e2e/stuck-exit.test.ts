@@ -77,12 +77,12 @@ describe.runIf(hasTmux || process.env.CI)('exiting the interactive UI with a stu
     ];
     // The pane outlives the app (sleep) and shows its exit status.
     tmux('new-session', '-d', '-s', 'ui', '-x', '100', '-y', '30', `cd ${home}/project && env ${env.join(' ')} node ${join(REPO_ROOT, 'bin/opencode-ink.js')}; echo "EXITED $?"; sleep 30`);
-    await waitFor(() => screen('ui').includes('build · New session'), 'the first frame');
+    await waitFor(() => screen('ui').includes('build · New session'), 'the first frame', 40_000);
     tmux('send-keys', '-t', 'ui', 'C-c');
     await waitFor(() => screen('ui').includes('Press Ctrl+C again to exit'), 'the exit hint');
     tmux('send-keys', '-t', 'ui', 'C-c');
     // Usually well under a second; without the fix it never exits at all.
     await waitFor(() => /EXITED \d+/.test(screen('ui')), 'the app to exit', 5000);
     expect(screen('ui')).toMatch(/EXITED 130/);
-  });
+  }, 60_000);
 });

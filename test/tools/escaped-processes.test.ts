@@ -59,7 +59,7 @@ const escapes: [string, (d: string) => string][] = [
   ['double fork with setsid and closed output', (d) => `(setsid sleep ${d} >/dev/null 2>&1 &) ; echo forked`],
 ];
 
-describe.skipIf(!linux)('bash ends processes that leave its process group', () => {
+describe.skipIf(!linux)('bash ends processes that leave its process group', { timeout: 60_000 }, () => {
   it.each(escapes)('%s: none left after the command ends', async (_name, command) => {
     const ctx = setup();
     const d = uniqueSleep();
