@@ -205,7 +205,8 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     engine.cancelAll();
     instance.unmount();
   };
-  // The terminal is gone (SIGHUP) or we are told to stop: nothing can be drawn or read any
+  // The terminal is gone (SIGHUP) or we are told to stop (SIGTERM, or SIGINT from `kill`:
+  // Ctrl+C itself arrives as a key in raw mode): nothing can be drawn or read any
   // more, and a raw-mode stdin on a dead terminal would spin. Finished messages are already
   // stored; sessions cut short are marked interrupted at the next start.
   const onSignal = () => {
@@ -220,6 +221,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
+  process.on('SIGINT', onSignal);
   process.stdout.on('error', onOutputError);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
@@ -229,6 +231,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     engine.cancelAll();
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    process.off('SIGINT', onSignal);
     process.stdout.off('error', onOutputError);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
