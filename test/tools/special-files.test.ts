@@ -4,7 +4,7 @@
 // blocked in open() on the FIFO) or run forever (/dev/zero) if a special file were opened,
 // so each call also races a deadline that turns a hang into a failure.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,26 @@ describe('read', () => {
   it('refuses FIFOs, sockets and devices, naming the path and its type', async () => {
     for (const [name, message] of specials()) {
       await expect(within(run(readTool, { file_path: name }, context())), name).rejects.toThrow(message);
+    }
+  });
+
+  it('reads /proc files, which report size 0, and never waits on one that streams like a pipe', async () => {
+    const status = await within(run(readTool, { file_path: '/proc/self/status' }, context()));
+    expect(status.output).toMatch(/^ {5}1\tName:\t/);
+    let kmsg = false;
+    try {
+      closeSync(openSync('/proc/kmsg', constants.O_RDONLY | constants.O_NONBLOCK));
+      kmsg = true;
+    } catch {
+      // not readable here (not root, or a container without it)
+    }
+    if (kmsg) {
+      // Either the kernel had messages queued (they are returned) or a clear refusal: never a hang.
+      const outcome = await within(run(readTool, { file_path: '/proc/kmsg' }, context())).then(
+        (r) => r.output,
+        (e: unknown) => (e as Error).message,
+      );
+      expect(outcome).toMatch(/^ {5}1\t|no data to read without waiting/);
     }
   });
 
@@ -178,14 +198,21 @@ describe('@file mentions', () => {
 });
 
 describe('.gitignore that is not a regular file', () => {
-  it.skipIf(!hasMkfifo)('is ignored instead of blocking the walk', async () => {
+  it.skipIf(!hasMkfifo)('is ignored instead of blocking the walk, with either grep backend, list and the index', async () => {
     const nested = makeTempDir('oci-special-gi-');
     try {
       execFileSync('mkfifo', [path.join(nested, '.gitignore')]);
       writeFileSync(path.join(nested, 'b.txt'), 'needle\n');
+      const backends: [GrepBackend, string | undefined][] = [['js', undefined]];
+      const rg = process.env.OCI_TEST_RG ?? (await findRipgrep());
+      if (rg) backends.push(['rg', rg]);
+      for (const [backend, rgPath] of backends) {
+        const query = { pattern: 'needle', root: nested, cwd: nested, mode: 'files_with_matches' as const, ignoreCase: false };
+        // rg blocks opening the FIFO: it is stopped and the search redone without it.
+        expect((await within(grep(query, backend, rgPath))).output, backend).toBe('b.txt');
+      }
       const ctx2 = makeContext(nested);
-      const result = await within(run(grepTool, { pattern: 'needle' }, ctx2));
-      expect(result.output).toBe('b.txt');
+      expect((await within(run(grepTool, { pattern: 'needle' }, ctx2))).output).toBe('b.txt');
       expect((await within(run(listTool, {}, ctx2))).output).toContain('b.txt');
     } finally {
       removeDir(nested);

@@ -9,6 +9,7 @@ import ignore from 'ignore';
 import { z } from 'zod';
 import { walk } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { blockedOnFifo } from './process.js';
 import { isSpecial, kindOf, openRegular } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
@@ -22,6 +23,8 @@ export const MAX_GREP_OUTPUT_CHARS = 50_000;
 /** The JS backend reads whole files; anything bigger is almost certainly not source. */
 const MAX_JS_FILE_BYTES = 20 * 1024 * 1024;
 const RG_MAX_BUFFER = 32 * 1024 * 1024;
+/** How often a running rg is checked for being blocked on a FIFO. */
+const RG_WATCHDOG_MS = 200;
 
 export interface GrepQuery {
   pattern: string;
@@ -147,6 +150,7 @@ export async function searchWithJs(query: GrepQuery): Promise<SearchResult> {
 }
 
 class RipgrepRegexError extends Error {}
+class RipgrepBlockedError extends Error {}
 
 export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<SearchResult> {
   const binary = rg ?? (await findRipgrep());
@@ -174,7 +178,7 @@ export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<
 
   // Loaded on first use: start-up should not pay for the process library.
   const { execa } = await import('execa');
-  const result = await execa(binary, args, {
+  const subprocess = execa(binary, args, {
     cwd,
     stdin: 'ignore',
     reject: false,
@@ -183,7 +187,24 @@ export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<
     cancelSignal: query.signal,
     encoding: 'utf8',
   });
+  // rg opens every .gitignore it meets, and one that is a FIFO blocks it in open() until a
+  // writer comes, maybe forever. Seen from /proc, rg is then stopped and the search redone
+  // by the JS backend, which never opens special files.
+  let blocked = false;
+  const watchdog = setInterval(() => {
+    if (subprocess.pid !== undefined && blockedOnFifo(subprocess.pid)) {
+      blocked = true;
+      subprocess.kill('SIGKILL');
+    }
+  }, RG_WATCHDOG_MS);
+  let result;
+  try {
+    result = await subprocess;
+  } finally {
+    clearInterval(watchdog);
+  }
   query.signal?.throwIfAborted();
+  if (blocked) throw new RipgrepBlockedError('ripgrep was blocked opening a FIFO');
   const stdout = typeof result.stdout === 'string' ? result.stdout : '';
   if (result.exitCode === 2 && !stdout.trim()) {
     const stderr = typeof result.stderr === 'string' ? result.stderr.trim() : '';
@@ -242,8 +263,9 @@ export async function grep(
     try {
       result = await searchWithRipgrep(query, rgPath);
     } catch (err) {
-      // Patterns rg's regex engine rejects (look-around, backreferences) still work in JS.
-      if (!(err instanceof RipgrepRegexError)) throw err;
+      // Patterns rg's regex engine rejects (look-around, backreferences) still work in JS,
+      // and a tree with a FIFO where rg expects a .gitignore does too.
+      if (!(err instanceof RipgrepRegexError || err instanceof RipgrepBlockedError)) throw err;
       used = 'js';
       result = await searchWithJs(query);
     }

@@ -192,3 +192,25 @@ export function killAllCommandsNow(): void {
   }
   running.clear();
 }
+
+/**
+ * True when a thread of the process is blocked opening a FIFO (Linux shows the kernel's
+ * `wait_for_partner` as its wait channel): such an open() waits for a writer that may never
+ * come. Always false without /proc.
+ */
+export function blockedOnFifo(pid: number): boolean {
+  if (!hasProc) return false;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').trim() === 'wait_for_partner';
+    } catch {
+      return false;
+    }
+  });
+}

@@ -74,6 +74,13 @@ export const readTool = defineTool({
         isBinary: () => binaryError(shown, file),
       });
       return formatWindow(shown, window, args.offset ?? 1, args.limit ?? DEFAULT_READ_LIMIT);
+    } catch (err) {
+      // Opened without blocking, a "regular" file that streams like a pipe (/proc/kmsg)
+      // answers EAGAIN instead of waiting forever for data.
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+        throw new ToolError(`${shown} has no data to read without waiting (it behaves like a pipe, not a regular file); it cannot be read.`);
+      }
+      throw err;
     } finally {
       await handle.close();
     }
