@@ -85,7 +85,7 @@ beforeAll(() => {
   execFileSync('mkfifo', [join(home, 'stuck.fifo')]);
 });
 afterAll(() => {
-  for (const name of ['ui', 'keys', 'SIGTERM', 'SIGINT']) killUi(name);
+  for (const name of ['ui', 'keys', 'SIGTERM', 'SIGINT', 'dialog']) killUi(name);
   server.kill();
   rmSync(home, { recursive: true, force: true });
 });
@@ -158,4 +158,15 @@ describe.runIf(hasTmux || process.env.CI)('the interactive UI leaves no process 
       await waitFor(() => sleeps(d, true).length === 0, 'no process of the command left', 5000, how);
     }, 90_000);
   }
+
+  it('Ctrl+C twice quits while an approval dialog has the keys', async () => {
+    api.setHandler((req) => (req.body.messages.length === 1 ? toolUse('bash', { command: 'echo hi' }) : text('done')));
+    const env = [`HOME=${home}`, `OPENCODE_INK_DATA_DIR=${home}/data-dialog`, `OPENCODE_INK_CONFIG_DIR=${home}/config`, 'ANTHROPIC_API_KEY=test', `ANTHROPIC_BASE_URL=${api.url}`, 'TERM=xterm-256color'];
+    tmux('new-session', '-d', '-s', 'dialog', '-x', '100', '-y', '30', `cd ${home}/project && env ${env.join(' ')} node ${join(REPO_ROOT, 'bin/opencode-ink.js')} say hi; echo "EXITED $?"; sleep 30`);
+    await waitFor(() => screen('dialog').includes('Allow once'), 'the approval dialog', 40_000, 'dialog');
+    tmux('send-keys', '-t', 'dialog', 'C-c');
+    await waitFor(() => screen('dialog').includes('Press Ctrl+C again to exit'), 'the exit hint', 20_000, 'dialog');
+    tmux('send-keys', '-t', 'dialog', 'C-c');
+    await waitFor(() => /EXITED \d+/.test(screen('dialog')), 'the app to exit', 20_000, 'dialog');
+  }, 90_000);
 });
