@@ -159,6 +159,14 @@ describe('glob and list', () => {
     expect((await within(run(globTool, { pattern: 'zero', path: '/dev' }, context()))).output).toBe('No files found.');
   });
 
+  it('glob and list refuse a special file given as the folder, naming what it is', async () => {
+    for (const [name, message] of specials()) {
+      const asFolder = new RegExp(message.source.replace('not a regular file', 'not a directory'));
+      await expect(within(run(globTool, { pattern: '*', path: name }, context())), name).rejects.toThrow(asFolder);
+      await expect(within(run(listTool, { path: name }, context())), name).rejects.toThrow(asFolder);
+    }
+  });
+
   it('list leaves FIFOs and sockets out and shows the rest', async () => {
     const result = await within(run(listTool, {}, context()));
     expect(result.output).toContain('a.txt');
