@@ -317,6 +317,23 @@ function Screen(props: ScreenProps) {
   const dialogOpen = Boolean(permission ?? question);
   const inputActive = !dialogOpen && !overlay && !leaderPending;
 
+  // Ctrl+C twice quits from anywhere: while a dialog, an overlay or the read-only child
+  // view has the keys, the prompt (which handles Ctrl+C otherwise) never sees it.
+  const exitArmedAt = useRef(0);
+  useKeys(
+    (input, key) => {
+      if (!key.ctrl || input !== 'c') return;
+      if (Date.now() - exitArmedAt.current <= 2000) {
+        props.onExit?.();
+        exit();
+        return;
+      }
+      exitArmedAt.current = Date.now();
+      setNotice('Press Ctrl+C again to exit');
+    },
+    { isActive: !inputActive || isChildView },
+  );
+
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
   const position = isChildView ? siblingPosition(state, viewId) : undefined;

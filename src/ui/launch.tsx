@@ -10,6 +10,7 @@ import type { CommandDefinition } from '../core/commands/index.js';
 import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
 import { Engine, projectParts } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
+import { exitNowIfStuck } from '../core/exit-now.js';
 import { hasCredentials } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
 import { SessionBusyError, SessionStore } from '../core/store/index.js';
@@ -63,6 +64,13 @@ export function assertInteractiveTerminal(): void {
 
 /** Runs the TUI until the user quits; resolves with the exit code. */
 export async function startTui(load: () => TuiContext, opts: TuiOptions): Promise<number> {
+  const code = await runTui(load, opts);
+  // The caller's process.exit would hang on a pool thread stuck in a blocking call.
+  await exitNowIfStuck();
+  return code;
+}
+
+async function runTui(load: () => TuiContext, opts: TuiOptions): Promise<number> {
   performance.mark('tui:start');
   assertInteractiveTerminal();
   if (opts.demo) return runDemo(opts);
@@ -97,8 +105,9 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
   let history = loadInputHistory(historyFile);
   // Indexing walks the project in the background: started once the first frame is drawn.
   let files: FileIndex | undefined;
+  const indexing = new AbortController();
   const afterFirstFrame = () => {
-    files = FileIndex.start(ctx.cwd);
+    files = FileIndex.start(ctx.cwd, undefined, indexing.signal);
     opts.onFirstFrame?.();
   };
   return renderApp(engine, {
@@ -118,7 +127,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
     completeFile: (prefix) => files?.complete(prefix) ?? [],
     afterFirstFrame,
     ...(banner ? { banner } : {}),
-  });
+  }).finally(() => indexing.abort());
 }
 
 /** Takes the session's writer lease; when another process holds it, the notice to show. */
@@ -165,7 +174,8 @@ async function runDemo(opts: TuiOptions): Promise<number> {
     const store = SessionStore.open(':memory:');
     const engine = new Engine({ cwd: project, config, store, agents, interactive: true });
     const rootId = engine.createSession({ title: 'Scripted demo' }).id;
-    const demoFiles = FileIndex.start(project);
+    const indexing = new AbortController();
+    const demoFiles = FileIndex.start(project, undefined, indexing.signal);
     const code = await renderApp(engine, {
       rootId,
       initialPrompt: opts.prompt ?? DEMO_PROMPT,
@@ -175,7 +185,7 @@ async function runDemo(opts: TuiOptions): Promise<number> {
       agentColors: colorsOf(agents),
       completeFile: (prefix) => demoFiles.complete(prefix),
       ...(opts.onFirstFrame ? { afterFirstFrame: opts.onFirstFrame } : {}),
-    });
+    }).finally(() => indexing.abort());
     store.close();
     return code;
   } finally {
@@ -231,12 +241,13 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     engine.cancelAll();
     instance.unmount();
   };
-  // The terminal is gone (SIGHUP) or we are told to stop: nothing can be drawn or read any
+  // The terminal is gone (SIGHUP) or we are told to stop (SIGTERM, or SIGINT from `kill`:
+  // Ctrl+C itself arrives as a key in raw mode): nothing can be drawn or read any
   // more, and a raw-mode stdin on a dead terminal would spin. Finished messages are already
   // stored; sessions cut short are marked interrupted at the next start.
   const onSignal = () => {
     quit(130);
-    setImmediate(() => process.exit(130));
+    setImmediate(() => void exitNowIfStuck(500, 'SIGTERM').then(() => process.exit(130)));
   };
   const onOutputError = () => onSignal();
   const onCrash = (err: unknown) => {
@@ -246,6 +257,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
+  process.on('SIGINT', onSignal);
   process.stdout.on('error', onOutputError);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
@@ -255,6 +267,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     engine.cancelAll();
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    process.off('SIGINT', onSignal);
     process.stdout.off('error', onOutputError);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);

@@ -3,6 +3,7 @@
 import type { TurnOutcome } from '../../core/agent/loop.js';
 import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
+import { exitNow } from '../../core/exit-now.js';
 import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type ProtocolLine } from '../../core/events.js';
 import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
@@ -44,15 +45,18 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;
-  const onSignal = () => {
+  // The first signal cancels (running commands get a grace period); a second one ends the
+  // program at once, even with a command or a file system call still stuck.
+  const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) return exitNow(signal === 'SIGTERM' || signal === 'SIGHUP' ? signal : 'SIGINT');
     engine.cancelAll();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const onClosed = () => engine.cancelAll();
   io.closed?.addEventListener('abort', onClosed, { once: true });
+  process.on('SIGHUP', onSignal);
   try {
     const first = await engine.prompt(sessionId, prompt);
     // Background tasks may still be running; their results start further turns.
@@ -64,6 +68,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     io.closed?.removeEventListener('abort', onClosed);
+    process.off('SIGHUP', onSignal);
   }
 }
 

@@ -37,9 +37,14 @@ export async function expandShell(text: string, io: InlineIo): Promise<string> {
   return text.replace(SHELL_INLINE, () => outputs[i++]!);
 }
 
+/**
+ * A mention names anything that exists and is not a directory: a FIFO, socket or device
+ * counts too, so that `read` refuses it with a clear message (stat itself never opens it)
+ * rather than the mention being silently left as text.
+ */
 function isFile(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    return !statSync(path).isDirectory();
   } catch {
     return false;
   }

@@ -1,14 +1,16 @@
 // `bash`: runs one shell command in the working directory. The command leads its own
-// process group so abort and timeout can stop everything it started; nothing it spawned
-// outlives the call (background jobs included), since a leftover child would otherwise
-// hold the output pipe open and leak past the session. stdin is closed: commands that
-// wait for input fail fast instead of hanging.
+// process group and carries a marker in its environment (process.ts), so abort, timeout and
+// the program's exit can stop everything it started, even processes that left the group
+// (setsid, double forks, nohup, disown). Nothing it spawned outlives the call, background
+// jobs and servers included, since a leftover child would otherwise hold the output pipe
+// open and leak past the session. stdin is closed: commands that wait for input fail fast
+// instead of hanging.
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { AbortedError } from '../errors.js';
 import { bashPermissionRequest } from '../permission/bash-match.js';
 import { childEnv } from './child-env.js';
-import { groupAlive, killGroup } from './process.js';
+import { commandAlive, killCommand, markerEnv, newMarker, trackCommand, type CommandProcesses } from './process.js';
 import { defineTool } from './types.js';
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -65,25 +67,6 @@ class OutputCap {
   }
 }
 
-/** Groups still running when this process exits are killed outright. */
-const runningGroups = new Set<number>();
-let exitHookInstalled = false;
-function trackGroup(pgid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const group of runningGroups) {
-        try {
-          process.kill(-group, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-    });
-  }
-  runningGroups.add(pgid);
-}
-
 const SHELL = process.platform === 'win32' ? undefined : existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 
 const parameters = z.object({
@@ -107,7 +90,7 @@ export const bashTool = defineTool({
 - Each call starts a fresh shell in the working directory: cd, variables and other state do not carry over between calls. Chain dependent steps in one command with && and quote paths containing spaces.
 - stdin is closed, so interactive commands (editors, prompts, pagers, git rebase -i) cannot be used; pass flags that make them non-interactive.
 - Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000} s, at most ${MAX_BASH_TIMEOUT_MS / 1000} s (timeout parameter, in ms). On timeout or cancel the command and every process it started are stopped.
-- Background processes (&) do not outlive the command: long-running servers or watchers cannot be left running.
+- No process outlives the command: background jobs (&, nohup, disown, setsid, double forks) are stopped when it ends, times out or is cancelled, and when the program exits. A server started with \`npm run dev &\` is stopped too, so start it and query it within the same command (e.g. \`npm run dev & sleep 3; curl -s localhost:3000\`); servers and watchers cannot be left running.
 - Output beyond ${(BASH_HEAD_BYTES + BASH_TAIL_BYTES) / 1024} KB keeps only its beginning and end; redirect verbose output to a file and search it if you need everything.
 - A non-zero exit code is reported after the output.
 - Prefer the dedicated tools over shell equivalents: read instead of cat/head/tail, grep instead of grep/rg, glob/list instead of find/ls, edit/write instead of sed/echo redirection.
@@ -122,6 +105,7 @@ export const bashTool = defineTool({
     ctx.signal.throwIfAborted();
 
     const { execa } = await import('execa');
+    const marker = newMarker();
     const subprocess = execa(SHELL ?? command, SHELL ? ['-c', command] : [], {
       shell: SHELL ? false : true,
       cwd: ctx.cwd,
@@ -134,14 +118,15 @@ export const bashTool = defineTool({
       cleanup: false,
       // The user's environment without the credentials this program uses (child-env.ts).
       extendEnv: false,
-      env: childEnv({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' }),
+      env: childEnv({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...markerEnv(marker) }),
     });
     const settled = subprocess.then(
       (r) => r,
       (err: unknown) => err,
     );
     const pid = subprocess.pid;
-    if (pid !== undefined) trackGroup(pid);
+    const processes: CommandProcesses | undefined = pid === undefined ? undefined : { pgid: pid, marker };
+    const untrack = processes ? trackCommand(processes) : undefined;
 
     const cap = new OutputCap();
     let progressTimer: NodeJS.Timeout | undefined;
@@ -163,7 +148,7 @@ export const bashTool = defineTool({
     let timedOut = false;
     let killing: Promise<void> | undefined;
     const stop = (): void => {
-      if (pid !== undefined) killing ??= killGroup(pid);
+      if (processes) killing ??= killCommand(processes);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -191,7 +176,7 @@ export const bashTool = defineTool({
       clearTimeout(timer);
       // Background jobs still holding the pipe would keep the stream open forever.
       await Promise.race([streamEnded, new Promise((resolve) => setTimeout(resolve, DRAIN_MS))]);
-      if (pid !== undefined && !killing && groupAlive(pid)) {
+      if (processes && !killing && commandAlive(processes)) {
         leftovers = true;
         stop();
       }
@@ -202,7 +187,7 @@ export const bashTool = defineTool({
       clearTimeout(timer);
       if (progressTimer) clearTimeout(progressTimer);
       ctx.signal.removeEventListener('abort', onAbort);
-      if (pid !== undefined) runningGroups.delete(pid);
+      untrack?.();
     }
     if (ctx.signal.aborted) throw new AbortedError('Command cancelled');
 

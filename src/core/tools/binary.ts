@@ -1,6 +1,6 @@
 // One notion of "binary" for read and grep, so the model is never fed raw bytes.
-import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { openRegular } from './regular-file.js';
 
 const BINARY_EXTENSIONS = new Set(
   (
@@ -21,9 +21,12 @@ export function looksBinary(sample: Uint8Array): boolean {
   return sample.includes(0);
 }
 
-/** NUL byte in the first 8 KB, the same heuristic git uses. */
+/**
+ * NUL byte in the first 8 KB, the same heuristic git uses. Only a regular file is opened:
+ * anything else rejects with NotRegularFileError rather than blocking on a FIFO or device.
+ */
 export async function sniffBinary(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
+  const handle = await openRegular(file);
   try {
     const buffer = Buffer.alloc(8192);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

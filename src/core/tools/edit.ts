@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { applyChange, readIfExists } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 const parameters = z.object({
@@ -45,10 +46,12 @@ export const editTool = defineTool({
     if (args.old_string === args.new_string) {
       throw new ToolError('old_string and new_string are identical; there is nothing to change.');
     }
-    if ((await stat(file).catch(() => undefined))?.isDirectory()) {
-      throw new ToolError(`${shown} is a directory; give a file path.`);
+    const existing = await stat(file).catch(() => undefined);
+    if (existing?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path.`);
+    if (existing && isSpecial(existing)) {
+      throw new ToolError(`${shown} is ${kindOf(existing)}, not a regular file; edit changes only regular files.`);
     }
-    const before = await readIfExists(file);
+    const before = await readIfExists(file, shown);
 
     if (before === undefined) {
       if (args.old_string !== '') {

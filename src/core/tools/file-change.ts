@@ -1,15 +1,19 @@
 // The one path by which write and edit change a file: show the user a unified diff under
 // the `edit` permission, then write. Nothing touches the disk before the ask resolves.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { displayPath } from './paths.js';
+import { readRegularFile, writeRegularFile } from './regular-file.js';
 import type { ToolContext } from './types.js';
 
-/** Current content, or undefined when the file does not exist. */
-export async function readIfExists(file: string): Promise<string | undefined> {
+/**
+ * Current content, or undefined when the file does not exist. A FIFO, socket or device
+ * rejects with NotRegularFileError (naming `shown`) instead of being opened.
+ */
+export async function readIfExists(file: string, shown: string = file): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return (await readRegularFile(file, shown)).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -33,6 +37,6 @@ export async function applyChange(
   await ctx.ask({ permission: 'edit', patterns: [shown], subject: diff });
   ctx.signal.throwIfAborted();
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, after, 'utf8');
+  await writeRegularFile(file, after, shown);
   return { diff, shown };
 }

@@ -6,6 +6,7 @@ import fg from 'fast-glob';
 import { z } from 'zod';
 import { IgnoreFilter } from './ignore-files.js';
 import { displayPath, ensureAccess, isInside, realTarget, resolvePath } from './paths.js';
+import { kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 export const MAX_GLOB_RESULTS = 100;
@@ -61,6 +62,7 @@ export const globTool = defineTool({
     if (!info?.isDirectory()) {
       // A missing folder named in the pattern is just a pattern that matches nothing.
       if (base) return { output: 'No files found.', metadata: { count: 0 } };
+      if (info) throw new ToolError(`${displayPath(ctx.cwd, root)} is ${kindOf(info)}, not a directory; give a folder as path.`);
       throw new ToolError(`Directory not found: ${displayPath(ctx.cwd, root)}.`);
     }
     // "src/" names a folder, and glob lists only files.
@@ -91,6 +93,8 @@ export const globTool = defineTool({
     const filter = new IgnoreFilter(isInside(start, root) ? start : root);
     const files = found
       // Nothing outside the checked root, whatever fast-glob made of the pattern.
+      // Regular files only (fast-glob's onlyFiles already leaves out FIFOs, sockets and devices).
+      .filter((entry) => entry.stats?.isFile() !== false)
       .filter((entry) => isInside(root, entry.path) && !filter.isIgnored(path.normalize(entry.path), false))
       .map((entry) => ({ file: path.normalize(entry.path), mtime: entry.stats?.mtimeMs ?? 0 }))
       .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

@@ -3,12 +3,14 @@
 // and the same output, so the model sees one format whichever backend ran. Both backends
 // only find matches; ordering (newest file first, then by path) and capping are shared.
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import { z } from 'zod';
 import { walk } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { blockedOnFifo } from './process.js';
+import { isSpecial, kindOf, openRegular } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 export type GrepMode = 'content' | 'files_with_matches' | 'count';
@@ -21,6 +23,8 @@ export const MAX_GREP_OUTPUT_CHARS = 50_000;
 /** The JS backend reads whole files; anything bigger is almost certainly not source. */
 const MAX_JS_FILE_BYTES = 20 * 1024 * 1024;
 const RG_MAX_BUFFER = 32 * 1024 * 1024;
+/** How often a running rg is checked for being blocked on a FIFO. */
+const RG_WATCHDOG_MS = 200;
 
 export interface GrepQuery {
   pattern: string;
@@ -119,8 +123,14 @@ export async function searchWithJs(query: GrepQuery): Promise<SearchResult> {
     query.signal?.throwIfAborted();
     let buffer: Buffer;
     try {
-      if ((await stat(file)).size > MAX_JS_FILE_BYTES) continue;
-      buffer = await readFile(file);
+      // Only regular files are opened: a FIFO would block a pool thread until a writer came.
+      const handle = await openRegular(file);
+      try {
+        if ((await handle.stat()).size > MAX_JS_FILE_BYTES) continue;
+        buffer = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
     } catch {
       continue;
     }
@@ -140,6 +150,7 @@ export async function searchWithJs(query: GrepQuery): Promise<SearchResult> {
 }
 
 class RipgrepRegexError extends Error {}
+class RipgrepBlockedError extends Error {}
 
 export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<SearchResult> {
   const binary = rg ?? (await findRipgrep());
@@ -167,7 +178,7 @@ export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<
 
   // Loaded on first use: start-up should not pay for the process library.
   const { execa } = await import('execa');
-  const result = await execa(binary, args, {
+  const subprocess = execa(binary, args, {
     cwd,
     stdin: 'ignore',
     reject: false,
@@ -176,7 +187,24 @@ export async function searchWithRipgrep(query: GrepQuery, rg?: string): Promise<
     cancelSignal: query.signal,
     encoding: 'utf8',
   });
+  // rg opens every .gitignore it meets, and one that is a FIFO blocks it in open() until a
+  // writer comes, maybe forever. Seen from /proc, rg is then stopped and the search redone
+  // by the JS backend, which never opens special files.
+  let blocked = false;
+  const watchdog = setInterval(() => {
+    if (subprocess.pid !== undefined && blockedOnFifo(subprocess.pid)) {
+      blocked = true;
+      subprocess.kill('SIGKILL');
+    }
+  }, RG_WATCHDOG_MS);
+  let result;
+  try {
+    result = await subprocess;
+  } finally {
+    clearInterval(watchdog);
+  }
   query.signal?.throwIfAborted();
+  if (blocked) throw new RipgrepBlockedError('ripgrep was blocked opening a FIFO');
   const stdout = typeof result.stdout === 'string' ? result.stdout : '';
   if (result.exitCode === 2 && !stdout.trim()) {
     const stderr = typeof result.stderr === 'string' ? result.stderr.trim() : '';
@@ -235,8 +263,9 @@ export async function grep(
     try {
       result = await searchWithRipgrep(query, rgPath);
     } catch (err) {
-      // Patterns rg's regex engine rejects (look-around, backreferences) still work in JS.
-      if (!(err instanceof RipgrepRegexError)) throw err;
+      // Patterns rg's regex engine rejects (look-around, backreferences) still work in JS,
+      // and a tree with a FIFO where rg expects a .gitignore does too.
+      if (!(err instanceof RipgrepRegexError || err instanceof RipgrepBlockedError)) throw err;
       used = 'js';
       result = await searchWithJs(query);
     }
@@ -324,13 +353,16 @@ export const grepTool = defineTool({
 - pattern is a regular expression (ripgrep syntax, close to JavaScript): escape literal braces and dots, e.g. "interface\\{\\}" or "foo\\.bar". Matching is per line.
 - Filter files with glob (e.g. "*.js", "**/*.{ts,tsx}") and narrow the search with path (a directory or a single file).
 - output_mode: "files_with_matches" (default) lists matching files, "content" shows matching lines as path:line:text, "count" shows matches per file. Files are ordered most recently modified first.
-- Respects .gitignore, skips .git, node_modules and binary files. Output is capped (${MAX_GREP_FILES} files or ${MAX_GREP_LINES} lines).
+- Respects .gitignore, skips .git, node_modules, binary files and FIFOs, sockets and devices. Output is capped (${MAX_GREP_FILES} files or ${MAX_GREP_LINES} lines).
 - Always use this tool for content search instead of running grep or rg through bash. For open-ended searches that need several rounds, consider delegating to a sub-agent.`,
   parameters,
   readOnly: true,
   async execute(args, ctx) {
     const root = await resolveForTool(ctx, args.path);
-    if (!(await stat(root).catch(() => undefined))) throw new ToolError(`Path not found: ${displayPath(ctx.cwd, root)}.`);
+    const info = await stat(root).catch(() => undefined);
+    if (!info) throw new ToolError(`Path not found: ${displayPath(ctx.cwd, root)}.`);
+    // Named on purpose, a FIFO or device would be opened by either backend and block.
+    if (isSpecial(info)) throw new ToolError(`${displayPath(ctx.cwd, root)} is ${kindOf(info)}, not a regular file or directory; grep searches only those.`);
     const { output, count, backend } = await grep({
       pattern: args.pattern,
       root,

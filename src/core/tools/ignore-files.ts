@@ -3,10 +3,11 @@
 // root (or the filesystem root outside a repository, like `rg --no-require-git`) and the
 // file, with deeper files overriding shallower ones as git does. `.git` and `node_modules`
 // are always skipped: they are never what the model is looking for and can be huge.
-import { existsSync, readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { existsSync, type Dirent } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
+import { readRegularFileSync } from './regular-file.js';
 
 export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
 
@@ -84,13 +85,10 @@ export class IgnoreFilter {
   private rulesOf(dir: string): ignore.Ignore | null {
     let rules = this.rules.get(dir);
     if (rules === undefined) {
-      rules = null;
-      try {
-        const text = readFileSync(path.join(dir, '.gitignore'), 'utf8');
-        rules = ignore().add(text);
-      } catch {
-        // no .gitignore here, or unreadable: no rules from this directory
-      }
+      // Missing, unreadable or not a regular file (a FIFO would block this synchronous
+      // read, and with it the whole program): no rules from this directory.
+      const text = readRegularFileSync(path.join(dir, '.gitignore'));
+      rules = text === undefined ? null : ignore().add(text);
       this.rules.set(dir, rules);
     }
     return rules;
@@ -112,9 +110,32 @@ export interface WalkOptions {
   exclude?: ignore.Ignore;
 }
 
+type EntryKind = 'dir' | 'file' | 'symlink' | 'special' | 'gone';
+
+/** What a directory entry is, when readdir says; `special` covers FIFOs, sockets and devices. */
+function direntKind(entry: Dirent): EntryKind | undefined {
+  if (entry.isDirectory()) return 'dir';
+  if (entry.isFile()) return 'file';
+  if (entry.isSymbolicLink()) return 'symlink';
+  if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) return 'special';
+  return undefined;
+}
+
+/** Some file systems do not report types in readdir: ask lstat (never opens the entry). */
+async function lstatKind(absolute: string): Promise<EntryKind> {
+  const info = await lstat(absolute).catch(() => undefined);
+  if (!info) return 'gone';
+  if (info.isDirectory()) return 'dir';
+  if (info.isFile()) return 'file';
+  if (info.isSymbolicLink()) return 'symlink';
+  return 'special';
+}
+
 /**
  * Breadth-first walk (shallow entries first, so a capped listing still shows the overall
  * shape), names sorted within each directory. Symlinks are reported but never followed.
+ * FIFOs, sockets and devices are left out: no tool can open them safely, and listing a
+ * FIFO invites a read that would block.
  */
 export async function* walk(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
   const filter = new IgnoreFilter(root);
@@ -131,12 +152,14 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const absolute = path.join(dir, entry.name);
-      const isDir = entry.isDirectory();
+      const kind = direntKind(entry) ?? (await lstatKind(absolute));
+      if (kind === 'special' || kind === 'gone') continue;
+      const isDir = kind === 'dir';
       if (isDir && ALWAYS_SKIPPED.has(entry.name)) continue;
       const rel = toPosix(path.relative(root, absolute));
       if (options.exclude?.ignores(isDir ? `${rel}/` : rel)) continue;
       if (filter.isIgnored(absolute, isDir)) continue;
-      const item: WalkEntry = { absolute, rel, isDir, isSymlink: entry.isSymbolicLink(), depth: depth + 1 };
+      const item: WalkEntry = { absolute, rel, isDir, isSymlink: kind === 'symlink', depth: depth + 1 };
       yield item;
       if (isDir) queue.push({ dir: absolute, depth: depth + 1 });
     }

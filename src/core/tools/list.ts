@@ -5,6 +5,7 @@ import ignore from 'ignore';
 import { z } from 'zod';
 import { walk, type WalkEntry } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 export const MAX_LIST_ENTRIES = 1000;
@@ -41,6 +42,7 @@ export const listTool = defineTool({
     const root = await resolveForTool(ctx, args.path);
     const info = await stat(root).catch(() => undefined);
     if (!info) throw new ToolError(`Directory not found: ${displayPath(ctx.cwd, root)}.`);
+    if (isSpecial(info)) throw new ToolError(`${displayPath(ctx.cwd, root)} is ${kindOf(info)}, not a directory.`);
     if (!info.isDirectory()) throw new ToolError(`${displayPath(ctx.cwd, root)} is a file, not a directory. Use read to see it.`);
 
     const exclude = args.ignore?.length ? ignore().add(args.ignore) : undefined;

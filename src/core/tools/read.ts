@@ -1,18 +1,26 @@
-// `read`: a file's lines numbered like `cat -n`, so `edit` can quote them exactly. Large
-// files are streamed and only the requested window is kept; binaries are refused rather
-// than dumped into the context.
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+// `read`: a file's lines numbered like `cat -n`, so `edit` can quote them exactly. The file
+// is read through one fixed 64 KB buffer and only the requested window is kept, each line
+// cut at MAX_LINE_CHARS while the rest of it is skipped unseen, so memory stays bounded
+// whatever the file's size or line length (a 200 MB one-line file costs a few KB). Only
+// regular files are opened (regular-file.ts); binaries are refused rather than dumped into
+// the context.
+import type { FileHandle } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { hasBinaryExtension, sniffBinary } from './binary.js';
+import { hasBinaryExtension, looksBinary } from './binary.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { NotRegularFileError, openRegular } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
 export const MAX_READ_BYTES = 250 * 1024;
+/** Size of the one buffer the file is read through. */
+export const READ_CHUNK_BYTES = 64 * 1024;
+/** Bytes of a line kept before decoding: enough for MAX_LINE_CHARS characters of up to 4 bytes. */
+const KEEP_LINE_BYTES = MAX_LINE_CHARS * 4 + 4;
+const NEWLINE = 0x0a;
 
 const parameters = z.object({
   file_path: z.string().describe('Path of the file to read, absolute or relative to the working directory.'),
@@ -38,7 +46,7 @@ export const readTool = defineTool({
 - Returns up to ${DEFAULT_READ_LIMIT} lines from the start of the file by default. For long files, pass offset (1-based line number) and limit to read a specific window; the output tells you when more lines remain.
 - Each line is prefixed with its line number and a tab (like \`cat -n\`). The prefix is not part of the file: never include it in old_string when editing.
 - Lines longer than ${MAX_LINE_CHARS} characters are truncated.
-- Binary files (images, archives, executables...) are refused. Directories are refused too: use the list tool for them.
+- Binary files (images, archives, executables...) are refused. Directories are refused too (use the list tool for them), and so are FIFOs, sockets and devices: only regular files are read.
 - Reading several files you expect to need in one message (parallel calls) is encouraged.
 - Always read a file before editing it so your edits match its current content.`,
   parameters,
@@ -46,65 +54,161 @@ export const readTool = defineTool({
   async execute(args, ctx) {
     const file = await resolveForTool(ctx, args.file_path);
     const shown = displayPath(ctx.cwd, file);
-    let info;
+    let handle: FileHandle;
     try {
-      info = await stat(file);
+      handle = await openRegular(file, shown);
     } catch (err) {
+      if (err instanceof NotRegularFileError) {
+        if (err.kind === 'a directory') throw new ToolError(`${shown} is a directory, not a file. Use the list tool to see its contents.`);
+        throw new ToolError(`${err.message}; only regular files can be read.`);
+      }
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ToolError(await notFoundMessage(ctx.cwd, file, shown));
       throw err;
     }
-    if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file. Use the list tool to see its contents.`);
-    if (hasBinaryExtension(file) || (await sniffBinary(file))) {
-      throw new ToolError(`${shown} is a binary file (${path.extname(file) || 'no extension'}); it cannot be read as text.`);
-    }
-    if (info.size === 0) return { output: `(${shown} is empty)`, metadata: { lines: 0 } };
-
-    const offset = args.offset ?? 1;
-    const limit = args.limit ?? DEFAULT_READ_LIMIT;
-    const out: string[] = [];
-    let bytes = 0;
-    let lineNo = 0;
-    let stoppedForSize = false;
-    let more = false;
-    const stream = createReadStream(file, { encoding: 'utf8' });
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
     try {
-      for await (const raw of lines) {
-        ctx.signal.throwIfAborted();
-        lineNo++;
-        if (lineNo < offset) continue;
-        if (out.length >= limit) {
-          more = true;
-          break;
-        }
-        const text = raw.length > MAX_LINE_CHARS ? `${raw.slice(0, MAX_LINE_CHARS)}... [line truncated]` : raw;
-        const formatted = `${String(lineNo).padStart(6)}\t${text}`;
-        if (bytes + formatted.length + 1 > MAX_READ_BYTES && out.length > 0) {
-          stoppedForSize = true;
-          more = true;
-          break;
-        }
-        out.push(formatted);
-        bytes += formatted.length + 1;
+      if (hasBinaryExtension(file)) throw binaryError(shown, file);
+      const window = await readWindow(handle, {
+        offset: args.offset ?? 1,
+        limit: args.limit ?? DEFAULT_READ_LIMIT,
+        signal: ctx.signal,
+        isBinary: () => binaryError(shown, file),
+      });
+      return formatWindow(shown, window, args.offset ?? 1, args.limit ?? DEFAULT_READ_LIMIT);
+    } catch (err) {
+      // Opened without blocking, a "regular" file that streams like a pipe (/proc/kmsg)
+      // answers EAGAIN instead of waiting forever for data.
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+        throw new ToolError(`${shown} has no data to read without waiting (it behaves like a pipe, not a regular file); it cannot be read.`);
       }
+      throw err;
     } finally {
-      lines.close();
-      stream.destroy();
+      await handle.close();
     }
-
-    if (out.length === 0) {
-      throw new ToolError(`${shown} has ${lineNo} line${lineNo === 1 ? '' : 's'}; offset ${offset} is past the end of the file.`);
-    }
-    const first = offset;
-    const last = offset + out.length - 1;
-    let output = out.join('\n');
-    if (more) {
-      const why = stoppedForSize ? `output reached the ${MAX_READ_BYTES / 1024} KB limit` : `limit of ${limit} lines reached`;
-      output += `\n\n(Showing lines ${first}-${last}; ${why}. The file has more lines: read again with offset=${last + 1} to continue.)`;
-    }
-    return { output, metadata: { path: shown, firstLine: first, lastLine: last, truncated: more } };
   },
 });
+
+function binaryError(shown: string, file: string): ToolError {
+  return new ToolError(`${shown} is a binary file (${path.extname(file) || 'no extension'}); it cannot be read as text.`);
+}
+
+export interface ReadWindow {
+  /** The window's lines, already numbered and cut. */
+  lines: string[];
+  /** Lines seen in the file up to where reading stopped. */
+  linesSeen: number;
+  /** The file goes on after the window. */
+  more: boolean;
+  /** Stopped because the output reached MAX_READ_BYTES rather than the line limit. */
+  stoppedForSize: boolean;
+  /** Bytes read from the file: what the read cost, for callers and tests. */
+  bytesRead: number;
+}
+
+interface WindowOptions {
+  offset: number;
+  limit: number;
+  signal?: AbortSignal;
+  /** The error to throw when the first chunk holds a NUL byte. */
+  isBinary: () => Error;
+}
+
+/**
+ * Reads lines `offset`..`offset+limit-1` through one fixed buffer. Lines before the window
+ * are only counted; a line inside it keeps at most KEEP_LINE_BYTES and the rest is skipped
+ * as it streams past. Reading stops as soon as the window is full and the next line has
+ * begun (so "more" is known without reading it), or the output cap is reached.
+ */
+export async function readWindow(handle: FileHandle, opts: WindowOptions): Promise<ReadWindow> {
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  const out: string[] = [];
+  let outBytes = 0;
+  let lineNo = 0;
+  let kept: Buffer[] = [];
+  let keptBytes = 0;
+  let overflow = false;
+  /** Bytes of the current line seen so far (it exists once this is > 0 or its newline is seen). */
+  let lineBytes = 0;
+  let position = 0;
+  let more = false;
+  let stoppedForSize = false;
+
+  /** Ends the current line; false when reading should stop. */
+  const finishLine = (): boolean => {
+    lineNo++;
+    const inWindow = lineNo >= opts.offset;
+    if (inWindow) {
+      let text = Buffer.concat(kept, keptBytes).toString('utf8');
+      if (!overflow && text.endsWith('\r')) text = text.slice(0, -1);
+      if (overflow || text.length > MAX_LINE_CHARS) text = `${text.slice(0, MAX_LINE_CHARS)}... [line truncated]`;
+      const formatted = `${String(lineNo).padStart(6)}\t${text}`;
+      if (outBytes + formatted.length + 1 > MAX_READ_BYTES && out.length > 0) {
+        stoppedForSize = true;
+        more = true;
+        return false;
+      }
+      out.push(formatted);
+      outBytes += formatted.length + 1;
+    }
+    kept = [];
+    keptBytes = 0;
+    overflow = false;
+    lineBytes = 0;
+    return true;
+  };
+
+  reading: for (;;) {
+    opts.signal?.throwIfAborted();
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    if (position === 0 && looksBinary(buffer.subarray(0, Math.min(bytesRead, 8192)))) throw opts.isBinary();
+    position += bytesRead;
+    let start = 0;
+    while (start < bytesRead) {
+      // A new line has begun: with the window full, that is all we needed to know.
+      if (lineBytes === 0 && out.length >= opts.limit) {
+        more = true;
+        break reading;
+      }
+      const newline = buffer.indexOf(NEWLINE, start);
+      const end = newline === -1 || newline >= bytesRead ? bytesRead : newline;
+      const piece = end - start;
+      if (lineNo + 1 >= opts.offset && piece > 0) {
+        const room = KEEP_LINE_BYTES - keptBytes;
+        if (room > 0) {
+          const take = Math.min(room, piece);
+          kept.push(Buffer.from(buffer.subarray(start, start + take)));
+          keptBytes += take;
+        }
+        if (piece > room) overflow = true;
+      }
+      lineBytes += piece;
+      if (end === bytesRead) break;
+      // The newline itself: the line exists even when empty.
+      lineBytes++;
+      if (!finishLine()) break reading;
+      start = end + 1;
+    }
+  }
+  // A last line without a newline.
+  if (!more && lineBytes > 0) finishLine();
+  return { lines: out, linesSeen: lineNo, more, stoppedForSize, bytesRead: position };
+}
+
+function formatWindow(shown: string, window: ReadWindow, offset: number, limit: number) {
+  const { lines: out, linesSeen, more, stoppedForSize, bytesRead } = window;
+  if (out.length === 0) {
+    if (linesSeen === 0 && offset === 1) return { output: `(${shown} is empty)`, metadata: { lines: 0, bytesRead } };
+    throw new ToolError(`${shown} has ${linesSeen} line${linesSeen === 1 ? '' : 's'}; offset ${offset} is past the end of the file.`);
+  }
+  const first = offset;
+  const last = offset + out.length - 1;
+  let output = out.join('\n');
+  if (more) {
+    const why = stoppedForSize ? `output reached the ${MAX_READ_BYTES / 1024} KB limit` : `limit of ${limit} lines reached`;
+    output += `\n\n(Showing lines ${first}-${last}; ${why}. The file has more lines: read again with offset=${last + 1} to continue.)`;
+  }
+  return { output, metadata: { path: shown, firstLine: first, lastLine: last, truncated: more, bytesRead } };
+}
 
 async function notFoundMessage(cwd: string, file: string, shown: string): Promise<string> {
   const dir = path.dirname(file);

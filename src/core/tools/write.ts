@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { applyChange, countLines, readIfExists } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
 const parameters = z.object({
@@ -25,7 +26,10 @@ export const writeTool = defineTool({
     const file = await resolveForTool(ctx, args.file_path);
     const existingStat = await stat(file).catch(() => undefined);
     if (existingStat?.isDirectory()) throw new ToolError(`${displayPath(ctx.cwd, file)} is a directory; give a file path.`);
-    const before = await readIfExists(file);
+    if (existingStat && isSpecial(existingStat)) {
+      throw new ToolError(`${displayPath(ctx.cwd, file)} is ${kindOf(existingStat)}, not a regular file; write only creates or replaces regular files.`);
+    }
+    const before = await readIfExists(file, displayPath(ctx.cwd, file));
     const { diff, shown } = await applyChange(ctx, file, before ?? '', args.content);
     const lines = countLines(args.content);
     const verb = before === undefined ? 'Created' : 'Overwrote';
