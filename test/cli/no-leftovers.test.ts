@@ -60,6 +60,16 @@ describe.skipIf(!linux)('special files through the binary', { timeout: 60_000 },
     expect(ctx.server.requests).toHaveLength(0);
   });
 
+  it('starts although the project\'s AGENTS.md is a FIFO, leaving it out of the prompt', async () => {
+    execFileSync('mkfifo', [join(ctx.project, 'AGENTS.md')]);
+    ctx.server.enqueue(text('Started.'));
+    const result = await runCli(['run', 'hello'], { cwd: ctx.project, env: ctx.env });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Started.\n');
+    expect(JSON.stringify(ctx.server.requests[0]!.body.system)).not.toContain('AGENTS.md');
+  });
+
   it('gives the model an error result when it reads a FIFO, and the run goes on', async () => {
     execFileSync('mkfifo', [join(ctx.project, 'pipe.log')]);
     ctx.server.enqueue(toolUse('read', { file_path: 'pipe.log' }), text('It is a pipe.'));

@@ -1,8 +1,9 @@
 // The system prompt every session gets: an identity (the agent's own prompt, or a task's
 // ad-hoc `system_prompt` in its place), then a shared environment section, then the
 // project's instructions file. A sub-agent never inherits its parent's identity.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFileSync } from '../tools/regular-file.js';
 
 export interface EnvironmentInfo {
   cwd: string;
@@ -19,11 +20,10 @@ export function readProjectInstructions(projectRoot: string): { file: string; te
   for (const name of INSTRUCTION_FILES) {
     const file = join(projectRoot, name);
     if (!existsSync(file)) continue;
-    try {
-      return { file, text: readFileSync(file, 'utf8') };
-    } catch {
-      return undefined;
-    }
+    // A repository's AGENTS.md may be a FIFO or a device: only a regular file is read, or
+    // the open would block the main thread (signals included) until a writer appears.
+    const text = readRegularFileSync(file);
+    return text === undefined ? undefined : { file, text };
   }
   return undefined;
 }
