@@ -67,7 +67,7 @@ describe.skipIf(!linux)('special files through the binary', { timeout: 60_000 },
     expect(result.signal).toBeNull();
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Started.\n');
-    expect(JSON.stringify(ctx.server.requests[0]!.body.system)).not.toContain('AGENTS.md');
+    expect(JSON.stringify(ctx.server.requests[0]!.body.system)).not.toContain('Instructions from');
   });
 
   it('gives the model an error result when it reads a FIFO, and the run goes on', async () => {
