@@ -69,6 +69,8 @@ describe('compaction', () => {
     expect(outcome.text).toBe('All files read.');
 
     for (const r of harness.server.requests) expect(estimatedTokens(r)).toBeLessThanOrEqual(WINDOW);
+    // Replies never ask for more than the model's configured output limit.
+    for (const r of harness.server.requests) expect(r.body.max_tokens).toBe(500);
     expect(harness.server.requests.some(isSummaryRequest)).toBe(true);
     expect(compactedEvents(harness.events).length).toBeGreaterThan(0);
 
@@ -140,6 +142,26 @@ describe('compaction', () => {
     expect(outcome.error).toMatch(/even after compacting/);
     expect(harness.server.requests.length - before).toBe(3);
     expect(harness.events.some((e) => e.type === 'error' && e.session_id === session.id && /even after compacting/.test(e.message))).toBe(true);
+  });
+});
+
+describe('compaction failures', () => {
+  it('ends the turn with a clear error when the summary request fails, and stores nothing for it', async () => {
+    const harness = await start(bigFiles(6));
+    let step = 0;
+    harness.server.setHandler((req) =>
+      isSummaryRequest(req)
+        ? { type: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'summaries are broken today' }
+        : step < 6
+          ? toolUse('read', { file_path: `f${step++}.txt` })
+          : text('done'),
+    );
+    const session = harness.engine.createSession();
+    const outcome = await harness.engine.prompt(session.id, 'Read six files.');
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toBe('Compacting the conversation failed: Anthropic API error 400 (invalid_request_error): summaries are broken today');
+    expect(harness.store.loadMessages(session.id).some((m) => compactionMark(m))).toBe(false);
+    for (const r of harness.server.requests) expect(estimatedTokens(r)).toBeLessThanOrEqual(WINDOW);
   });
 });
 

@@ -3,7 +3,7 @@
 // pruned from the request; if it is still over, older turns are summarised by the model into
 // a stored summary message and the recent ones stay verbatim. The same code runs for root
 // sessions and sub-agents (the agent loop is shared), and for `/compact` by hand.
-import { errorMessage } from '../errors.js';
+import { errorMessage, isAbortError } from '../errors.js';
 import { totalInputTokens, type Message, type Part, type Usage } from '../messages.js';
 import type { CompactionSettings } from '../config/schema.js';
 import type { ModelLimit } from '../provider/models.js';
@@ -157,10 +157,16 @@ export async function compactSession(
   const transcript = fitChars(renderTranscript(active.slice(0, cut)), Math.max(1_000, room * 4));
   const focus = opts.focus?.trim();
   const instruction = `Summarise the conversation in the transcript below as the system prompt says.${focus ? `\nFocus especially on: ${focus}` : ''}\n\n<transcript>\n${transcript}\n</transcript>`;
-  const response = await deps.provider.stream(
-    { model: deps.modelId, system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: [{ type: 'text', text: instruction }] }], tools: [], maxTokens: outputTokens, signal: opts.signal },
-    () => {},
-  );
+  let response;
+  try {
+    response = await deps.provider.stream(
+      { model: deps.modelId, system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: [{ type: 'text', text: instruction }] }], tools: [], maxTokens: outputTokens, signal: opts.signal },
+      () => {},
+    );
+  } catch (err) {
+    if (opts.signal.aborted || isAbortError(err)) throw err;
+    throw new Error(`Compacting the conversation failed: ${errorMessage(err)}`);
+  }
   const summary = response.content
     .filter((p): p is Extract<Part, { type: 'text' }> => p.type === 'text')
     .map((p) => p.text)
