@@ -6,6 +6,7 @@ import type { CoreEvent } from '../../src/core/events.js';
 import { readTool } from '../../src/core/tools/read.js';
 import type { Tool } from '../../src/core/tools/types.js';
 import { estimatedTokens, systemText, text, toolUse, type RecordedRequest } from '../support/fake-anthropic.js';
+import { runCli } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 const WINDOW = 4000;
@@ -203,6 +204,12 @@ describe('/compact by hand and resuming', () => {
     await restarted.prompt(session.id, 'fifth question');
     check(harness.server.requests.at(-1)!);
     expect(JSON.stringify(harness.server.requests.at(-1)!.body.messages)).toContain('fourth question');
+
+    // `sessions show` still prints everything, the summary marked as such.
+    const shown = await runCli(['sessions', 'show', session.id], { cwd: harness.projectDir, env: harness.env });
+    expect(shown.code).toBe(0);
+    for (const q of ['first', 'second', 'third', 'fourth', 'fifth']) expect(shown.stdout).toContain(`> ${q} question`);
+    expect(shown.stdout).toMatch(/--- compacted: [^\n]*\nThis session continues[\s\S]*The user said hello three times\./);
   });
 
   it('has nothing to compact in an empty session and refuses a running one', async () => {
