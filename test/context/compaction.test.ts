@@ -166,6 +166,18 @@ describe('compaction failures', () => {
   });
 });
 
+describe('a first prompt larger than the window', () => {
+  it('fails at once with a clear error: there is nothing older to summarise', async () => {
+    const harness = await start({});
+    harness.server.setHandler(() => text('never'));
+    const session = harness.engine.createSession();
+    const outcome = await harness.engine.prompt(session.id, 'x'.repeat(WINDOW * 5));
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(/^The request does not fit the model's context window and there are no older turns to summarise \(.*prompt is too long/);
+    expect(harness.server.requests).toHaveLength(1);
+  });
+});
+
 describe('/compact by hand and resuming', () => {
   it('summarises with the focus, keeps recent turns verbatim and continues from the summary, in a new engine too', async () => {
     const harness = await start({ 'a.txt': 'alpha' }, { provider: { anthropic: { models: { 'claude-test': { limit: { context: 100_000 } } } } } });

@@ -162,7 +162,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
           if (overflowCompacted || !settings.auto) throw new Error(tooLongMessage(errorMessage(err), overflowCompacted));
           overflowCompacted = true;
           const compacted = await compactSession(session, shape, contextDeps, { reason: 'overflow', signal });
-          if (!compacted) throw new Error(tooLongMessage(errorMessage(err), false));
+          if (!compacted) throw new Error(`The request does not fit the model's context window and there are no older turns to summarise (${errorMessage(err)}). Start a new session or use a model with a larger window.`);
           countSummary(compacted);
         }
       }
