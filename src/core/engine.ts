@@ -3,7 +3,8 @@
 // sub-agents happens behind it.
 import { buildSystemPrompt } from './agent/system-prompt.js';
 import type { LiveSession } from './agent/live-session.js';
-import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
+import { runTurn, toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
+import { compactSession, type CompactResult, type ContextDeps } from './context/index.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
@@ -19,7 +20,7 @@ import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules
 import { findProject, type ProjectInfo } from './project.js';
 import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
-import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
+import { costOf, createProvider, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import {
@@ -246,6 +247,40 @@ export class Engine {
       return await this.runLive(guest, userText(plan.text), undefined, turn);
     } finally {
       this.live.delete(row.id);
+    }
+  }
+
+  /**
+   * Compacts a session by hand (`/compact [focus]`): older turns become a stored summary
+   * message. Undefined when the session is too short to have anything to summarise.
+   */
+  async compact(sessionId: string, focus?: string): Promise<CompactResult | undefined> {
+    const row = this.options.store.getSession(sessionId);
+    if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
+    if (this.running.has(sessionId) || this.preparing.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before compacting.');
+    const session = this.openSession(row);
+    const root = session.path[0]!;
+    this.markBusy(root, +1);
+    this.running.add(session.id);
+    session.controller = new AbortController();
+    const before = this.options.store.getSession(sessionId)?.status ?? 'idle';
+    this.setStatus(session, 'running');
+    try {
+      const { provider, modelId } = this.loopDeps().resolveModel(session.model);
+      const deps: ContextDeps = {
+        provider,
+        modelId,
+        limit: this.modelLimit(session.model),
+        settings: this.options.config.compaction,
+        costOf,
+        persist: (message, usage) => this.options.store.appendMessage(session.id, message, usage).id,
+      };
+      const shape = { system: session.systemPrompt, tools: toolSpecs(session.tools) };
+      return await compactSession(session, shape, deps, { reason: 'manual', signal: session.controller.signal, ...(focus?.trim() ? { focus } : {}) });
+    } finally {
+      this.setStatus(session, before === 'running' ? 'idle' : before);
+      this.running.delete(session.id);
+      this.markBusy(root, -1);
     }
   }
 
@@ -484,9 +519,17 @@ export class Engine {
         return { provider: this.provider(ref.provider), modelId: ref.model };
       },
       costOf,
-      persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage),
+      persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage).id,
       maxOutputTokens: this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      contextFor: (model) => ({ limit: this.modelLimit(model), settings: this.options.config.compaction }),
     };
+  }
+
+  /** The context window and output limit of a `provider/model`: config override, built-in table, default. */
+  modelLimit(model: string): ModelLimit {
+    const ref = parseModelRef(model);
+    const entry = ref.provider === 'anthropic' ? this.options.config.provider.anthropic?.models?.[ref.model] : undefined;
+    return limitOf(model, entry?.limit);
   }
 
   private provider(name: string): Provider {

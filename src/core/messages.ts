@@ -5,6 +5,16 @@
 export interface TextPart {
   type: 'text';
   text: string;
+  /** Present only on the summary a compaction stores (src/core/context): what it replaces. */
+  compaction?: CompactionMark;
+}
+
+/** The summary message's record of what it stands for (DESIGN §12). */
+export interface CompactionMark {
+  /** Messages just before the summary (in the history the request was built from) that stay verbatim. */
+  kept: number;
+  /** Estimated request size before compacting. */
+  tokens_before: number;
 }
 
 export interface ThinkingPart {

@@ -253,11 +253,32 @@ function Screen(props: ScreenProps) {
           }
           return true;
         }
+        case 'compact':
+          if (busy.current || core.isRunning(rootId)) {
+            setNotice('Wait for the running turn to finish (or press Esc) before compacting.');
+            return true;
+          }
+          busy.current = true;
+          setNotice('Compacting the conversation…');
+          core
+            .compact(rootId, args)
+            .then((result) => setNotice(result ? undefined : 'Nothing to compact yet.'))
+            .catch((err: unknown) => setNotice(errorMessage(err)))
+            .finally(() => {
+              busy.current = false;
+              // Prompts typed meanwhile were queued: send the first now.
+              setQueued((q) => {
+                const [next, ...rest] = q;
+                if (next !== undefined) queueMicrotask(() => send(next));
+                return rest;
+              });
+            });
+          return true;
         default:
           return false;
       }
     },
-    [core, exit, props, rootId, row, setOverlay],
+    [core, exit, props, rootId, row, send, setOverlay],
   );
 
   const onSubmit = useCallback(
@@ -494,6 +515,7 @@ function Screen(props: ScreenProps) {
         model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
         tokens={totals.tokens}
         cost={totals.cost}
+        {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
         running={runningCount(state, rootId)}
         queued={queuedCount(state, rootId)}
         title={isChildView && viewed ? (viewed.description || viewed.title) : (state.sessions[rootId]?.title ?? row?.title ?? '')}
@@ -557,6 +579,12 @@ function describeKey(config: KeybindConfig | undefined, action: KeymapAction): s
  * Loads a stored session and (for trees) all its descendants into the UI store, so a
  * resumed session or an already-finished child renders like one followed live.
  */
+/** The status line's `ctx N%`: the last request's tokens over the model's window. */
+function contextFill(tokens: number | undefined, model: string | undefined, core: UiCore): { contextFill?: number } {
+  if (tokens === undefined || !model) return {};
+  return { contextFill: tokens / core.modelLimit(model).context };
+}
+
 export function loadTree(core: UiCore, store: UiStore, sessionId: string, recursive: boolean): void {
   const known = store.getState().sessions[sessionId];
   // A session the UI followed live already has its items; reloading would drop live fields.

@@ -20,4 +20,6 @@ export type UiCore = Pick<
   | 'setAgent'
   | 'setModel'
   | 'commands'
+  | 'compact'
+  | 'modelLimit'
 >;

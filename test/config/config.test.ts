@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  CompactionSchema,
   ConfigSchema,
   DEFAULT_KEYBINDS,
   KeybindsSchema,
@@ -80,6 +81,7 @@ describe('loadConfig', () => {
         session_child_first: '<leader>down',
         session_list: '<leader>l',
       },
+      compaction: { auto: true, threshold: 0.8, prune: true },
     });
   });
 
@@ -240,6 +242,7 @@ describe('.opencoderc.example.json', () => {
     expect(config.default_agent).toBe(defaults.default_agent);
     expect(config.subagents).toEqual(defaults.subagents);
     expect(config.keybinds).toEqual(defaults.keybinds);
+    expect(config.compaction).toEqual(defaults.compaction);
     expect(config.provider.anthropic?.apiKey).toBe('sk-example');
     expect(Object.keys(config.agent).length).toBeGreaterThan(0);
     expect(Object.keys(config.command).length).toBeGreaterThan(0);
@@ -252,7 +255,8 @@ describe('.opencoderc.example.json', () => {
     expect(Object.keys(example.subagents ?? {}).sort()).toEqual(Object.keys(SubagentSettingsSchema.shape).sort());
     expect(Object.keys(example.keybinds ?? {}).sort()).toEqual(Object.keys(KeybindsSchema.shape).sort());
     const anthropic = (example.provider?.anthropic ?? {}) as Record<string, unknown>;
-    expect(Object.keys(anthropic).sort()).toEqual(['apiKey', 'baseURL', 'idleTimeoutMs', 'maxRetries', 'requestTimeoutMs']);
+    expect(Object.keys(anthropic).sort()).toEqual(['apiKey', 'baseURL', 'idleTimeoutMs', 'maxRetries', 'models', 'requestTimeoutMs']);
+    expect(Object.keys(example.compaction ?? {}).sort()).toEqual(Object.keys(CompactionSchema.shape).sort());
     const command = Object.values(example.command ?? {})[0] as Record<string, unknown>;
     expect(Object.keys(command).sort()).toEqual(['agent', 'description', 'model', 'subtask', 'template']);
   });

@@ -151,7 +151,7 @@ describe('streaming', () => {
 });
 
 describe('wire format', () => {
-  it('marks cache breakpoints on the system prompt, the last tool and the newest block, and sends no sampling knobs', async () => {
+  it('marks cache breakpoints on the system prompt, the last tool, the newest block and the previous user message, and sends no sampling knobs', async () => {
     server.enqueue(text('done'));
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'inspect the repo' }] },
@@ -179,7 +179,7 @@ describe('wire format', () => {
     expect(body.tools?.map((t) => t.name)).toEqual(['read', 'bash']);
     expect(body.tools?.[0]).toMatchObject({ description: 'Read a file', input_schema: TOOLS[0]!.input_schema });
 
-    expect(body.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'inspect the repo' }] });
+    expect(body.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'inspect the repo', cache_control: EPHEMERAL }] });
     expect(body.messages[1]).toEqual({
       role: 'assistant',
       content: [

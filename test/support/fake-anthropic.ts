@@ -62,7 +62,19 @@ export interface FakeServer {
   enqueue(...replies: ScriptedReply[]): void;
   setHandler(handler: ReplyHandler): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Answers 400 `prompt is too long` to any request estimated (chars/4 of its system, tools
+   * and messages) above `tokens`, as the API does past a model's window; replies then report
+   * that estimate as their input tokens unless the script says otherwise. Undefined turns it off.
+   */
+  setContextWindow(tokens: number | undefined): void;
   close(): Promise<void>;
+}
+
+/** The fake's size of a request: chars/4 of what the model reads. */
+export function estimatedTokens(req: RecordedRequest): number {
+  const { system, tools, messages } = req.body;
+  return Math.ceil(JSON.stringify({ system, tools, messages }).length / 4);
 }
 
 let toolIds = 0;
@@ -197,10 +209,21 @@ export async function startFakeServer(): Promise<FakeServer> {
     }
   };
 
+  let contextWindow: number | undefined;
+
   const respond = async (res: ServerResponse, recorded: RecordedRequest, index: number): Promise<void> => {
-    const scripted: ScriptedReply = handler
-      ? await handler(recorded, index)
-      : (queue.shift() ?? { type: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'no scripted reply' });
+    const size = estimatedTokens(recorded);
+    let scripted: ScriptedReply;
+    if (contextWindow !== undefined && size > contextWindow) {
+      scripted = { type: 'http_error', status: 400, errorType: 'invalid_request_error', message: `prompt is too long: ${size} tokens > ${contextWindow} maximum` };
+    } else {
+      scripted = handler
+        ? await handler(recorded, index)
+        : (queue.shift() ?? { type: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'no scripted reply' });
+      if (contextWindow !== undefined && scripted.type === 'message' && scripted.usage?.input_tokens === undefined) {
+        scripted = { ...scripted, usage: { ...scripted.usage, input_tokens: size } };
+      }
+    }
     switch (scripted.type) {
       case 'http_error':
         res.writeHead(scripted.status, {
@@ -284,6 +307,9 @@ export async function startFakeServer(): Promise<FakeServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     enqueue: (...replies) => queue.push(...replies),
+    setContextWindow: (tokens) => {
+      contextWindow = tokens;
+    },
     setHandler: (h) => {
       handler = h;
     },

@@ -50,7 +50,9 @@ function renderMessage(message: Message): string[] {
   for (const part of message.content) {
     switch (part.type) {
       case 'text':
-        out.push(`${message.role === 'user' ? '> ' : ''}${part.text}`);
+        // A compaction summary is shown for what it is; the messages it replaced stay above it.
+        if (part.compaction) out.push('--- compacted: the model continued from this summary of the turns above ---', part.text);
+        else out.push(`${message.role === 'user' ? '> ' : ''}${part.text}`);
         break;
       case 'tool_use':
         out.push(`  [${part.name}] ${truncate(JSON.stringify(part.input), 100)}`);

@@ -15,9 +15,11 @@ import {
   type ToolUsePart,
   type Usage,
 } from '../messages.js';
+import type { CompactionSettings } from '../config/schema.js';
+import { compactSession, isPromptTooLong, prepareRequest, recordRequestSize, type ContextDeps } from '../context/index.js';
+import type { ModelLimit } from '../provider/models.js';
 import type { ModelRequest, Provider, ToolSpec } from '../provider/types.js';
 import type { Tool } from '../tools/types.js';
-import { repairHistory } from './history.js';
 import type { LiveSession } from './live-session.js';
 import { runToolCalls } from './tool-runner.js';
 
@@ -25,8 +27,11 @@ export interface LoopDeps {
   /** The provider and provider-local model id for a `provider/model` reference. */
   resolveModel(model: string): { provider: Provider; modelId: string };
   costOf(modelId: string, usage: Usage): number;
-  persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): void;
+  /** Stores a finished message; returns its id. */
+  persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): string;
   maxOutputTokens: number;
+  /** The context window and output limit of a `provider/model`, and the compaction settings (DESIGN §12). */
+  contextFor(model: string): { limit: ModelLimit; settings: CompactionSettings };
 }
 
 export type TurnStatus = 'completed' | 'failed' | 'cancelled' | 'max_turns';
@@ -75,8 +80,23 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   });
 
   append(input);
-  const { provider, modelId } = deps.resolveModel(opts.model ?? session.model);
+  const modelRef = opts.model ?? session.model;
+  const { provider, modelId } = deps.resolveModel(modelRef);
   const tools = toolSpecs(session.tools);
+  const { limit, settings } = deps.contextFor(modelRef);
+  const contextDeps: ContextDeps = {
+    provider,
+    modelId,
+    limit,
+    settings,
+    costOf: deps.costOf,
+    persist: (message, messageUsage) => deps.persist(session.id, message, messageUsage),
+  };
+  const countSummary = (summary: { usage: Usage; cost: number } | undefined) => {
+    if (!summary) return;
+    usage = addUsage(usage, summary.usage);
+    cost += summary.cost;
+  };
 
   if (opts.presetCalls?.length) {
     const messageId = newId('msg');
@@ -98,35 +118,54 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     const messageId = newId('msg');
     session.emit('message.started', { message_id: messageId });
     let streamedText = '';
-    const request: ModelRequest = {
-      model: modelId,
-      system: session.systemPrompt,
-      messages: repairHistory(session.history),
-      tools,
-      maxTokens: deps.maxOutputTokens,
-      signal,
-    };
+    const shape = { system: session.systemPrompt, tools };
 
     let content: AssistantPart[];
     let stopReason: string;
     try {
-      const response = await provider.stream(request, (event) => {
-        switch (event.type) {
-          case 'text.delta':
-            streamedText += event.text;
-            session.emit('text.delta', { text: event.text });
-            break;
-          case 'thinking.delta':
-            session.emit('thinking.delta', { text: event.text });
-            break;
-          case 'retrying':
-            streamedText = '';
-            session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
-            break;
-          case 'tool_use.started':
-            break;
+      let overflowCompacted = false;
+      let response;
+      for (;;) {
+        const prepared = await prepareRequest(session, shape, contextDeps, signal);
+        countSummary(prepared.compacted);
+        const request: ModelRequest = {
+          model: modelId,
+          system: session.systemPrompt,
+          messages: prepared.messages,
+          tools,
+          maxTokens: Math.min(deps.maxOutputTokens, limit.output),
+          signal,
+        };
+        try {
+          response = await provider.stream(request, (event) => {
+            switch (event.type) {
+              case 'text.delta':
+                streamedText += event.text;
+                session.emit('text.delta', { text: event.text });
+                break;
+              case 'thinking.delta':
+                session.emit('thinking.delta', { text: event.text });
+                break;
+              case 'retrying':
+                streamedText = '';
+                session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
+                break;
+              case 'tool_use.started':
+                break;
+            }
+          });
+          recordRequestSize(session, request, response.usage);
+          break;
+        } catch (err) {
+          if (signal.aborted || !isPromptTooLong(err)) throw err;
+          // The window was smaller than estimated: compact and try once more, never in a loop.
+          if (overflowCompacted || !settings.auto) throw new Error(tooLongMessage(errorMessage(err), overflowCompacted));
+          overflowCompacted = true;
+          const compacted = await compactSession(session, shape, contextDeps, { reason: 'overflow', signal });
+          if (!compacted) throw new Error(`The request does not fit the model's context window and there are no older turns to summarise (${errorMessage(err)}). Start a new session or use a model with a larger window.`);
+          countSummary(compacted);
         }
-      });
+      }
       content = response.content;
       stopReason = response.stopReason;
       const messageCost = deps.costOf(modelId, response.usage);
@@ -158,6 +197,12 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     append({ role: 'user', content: results });
     if (session.controller.signal.aborted) return outcome('cancelled');
   }
+}
+
+function tooLongMessage(apiMessage: string, afterCompacting: boolean): string {
+  return afterCompacting
+    ? `The conversation does not fit the model's context window even after compacting (${apiMessage}). Start a new session or use a model with a larger window.`
+    : `The conversation does not fit the model's context window (${apiMessage}). Run /compact, or turn compaction.auto on.`;
 }
 
 const specCache = new WeakMap<Tool, ToolSpec>();

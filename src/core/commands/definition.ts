@@ -39,6 +39,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'agents', description: 'list agents and sub-agents' },
   { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
   { name: 'agent', description: 'switch primary agent: /agent <name>' },
+  { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },
   { name: 'exit', description: 'quit' },
 ];
 

@@ -5,12 +5,14 @@ export type { LoadConfigOptions, LoadedConfig } from './load.js';
 export {
   ConfigSchema,
   CommandConfigSchema,
+  CompactionSchema,
   KeybindsSchema,
+  ModelLimitSchema,
   SubagentSettingsSchema,
   DEFAULT_AGENT,
   DEFAULT_KEYBINDS,
   DEFAULT_MODEL,
 } from './schema.js';
-export type { CommandConfig, Config, ConfigInput } from './schema.js';
+export type { CommandConfig, CompactionSettings, Config, ConfigInput } from './schema.js';
 export { describeIssue, formatPath } from './issues.js';
 export { JsoncSyntaxError, parseJsonc, type JsonValue } from './jsonc.js';

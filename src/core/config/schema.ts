@@ -26,6 +26,21 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/** `provider.<p>.models.<id>.limit`: overrides the built-in context window and output limit. */
+export const ModelLimitSchema = z.strictObject({
+  context: z.number().int().min(1000).optional(),
+  output: z.number().int().min(1).optional(),
+});
+
+const AnthropicModelSchema = z.strictObject({ limit: ModelLimitSchema.optional() });
+
+/** When and how a session's context is compacted (DESIGN §12). */
+export const CompactionSchema = z.strictObject({
+  auto: z.boolean().default(true),
+  threshold: z.number().gt(0).max(1).default(0.8),
+  prune: z.boolean().default(true),
+});
+
 const AnthropicProviderSchema = z.strictObject({
   apiKey: z.string().optional(),
   // Empty is allowed: an unset `{env:ANTHROPIC_BASE_URL}` becomes '' and then means "the SDK default".
@@ -36,6 +51,7 @@ const AnthropicProviderSchema = z.strictObject({
   maxRetries: z.number().int().min(0).max(10).optional(),
   idleTimeoutMs: z.number().int().min(1000).optional(),
   requestTimeoutMs: z.number().int().min(1000).optional(),
+  models: z.record(z.string(), AnthropicModelSchema).optional(),
 });
 
 export const CommandConfigSchema = z.strictObject({
@@ -74,6 +90,7 @@ export const ConfigSchema = z.strictObject({
   permission: PermissionConfigSchema.prefault({}),
   subagents: SubagentSettingsSchema.prefault({}),
   keybinds: KeybindsSchema.prefault({}),
+  compaction: CompactionSchema.prefault({}),
 });
 
 /** The validated configuration, every default filled in. */
@@ -81,3 +98,4 @@ export type Config = z.output<typeof ConfigSchema>;
 /** What a config file may contain. */
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type CommandConfig = z.output<typeof CommandConfigSchema>;
+export type CompactionSettings = z.output<typeof CompactionSchema>;

@@ -25,5 +25,6 @@ export const EVENT_TYPES = [
   'permission.asked',
   'permission.replied',
   'turn.completed',
+  'session.compacted',
   'error',
 ] as const;

@@ -147,6 +147,15 @@ export const PermissionAskedSchema = event('permission.asked', {
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
 export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });
 export const ErrorEventSchema = event('error', { message: z.string() });
+/** Older turns were replaced by a stored summary message in the requests from now on (DESIGN §12). */
+export const SessionCompactedSchema = event('session.compacted', {
+  summary_message_id: id.describe('The stored summary message; the history before it is kept in the store.'),
+  reason: z.enum(['auto', 'manual', 'overflow']).describe('Near the window, `/compact`, or a `prompt is too long` answer.'),
+  tokens_before: count.describe('Estimated request size before compacting.'),
+  tokens_after: count.describe('Estimated request size after compacting.'),
+  pruned: count.describe('Old tool outputs left out of the request before summarising.'),
+  context_window: count.describe("The model's context window in tokens."),
+});
 
 /** Every core event. */
 export const CoreEventSchema = z
@@ -166,6 +175,7 @@ export const CoreEventSchema = z
     PermissionAskedSchema,
     PermissionRepliedSchema,
     TurnCompletedSchema,
+    SessionCompactedSchema,
     ErrorEventSchema,
   ])
   .meta({ id: 'CoreEvent' });

@@ -209,17 +209,28 @@ function toWireMessages(messages: Message[]): Anthropic.MessageParam[] {
     if (content.length === 0) content.push({ type: 'text', text: m.role === 'assistant' ? '(no output)' : '(empty)' });
     return { role: m.role, content };
   });
-  // Caching the conversation prefix: mark the newest block that can carry a breakpoint.
-  const last = wire[wire.length - 1];
-  if (last && Array.isArray(last.content)) {
-    for (let i = last.content.length - 1; i >= 0; i--) {
-      const block = last.content[i]!;
-      if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
-      last.content[i] = { ...block, cache_control: EPHEMERAL } as Anthropic.ContentBlockParam;
-      break;
-    }
+  // Caching the conversation prefix: the newest message, and the user message the previous
+  // request ended with — where that request wrote its cache entry, so this one reads it
+  // however many blocks were added since (the API looks back only 20 blocks from a
+  // breakpoint). With the system prompt and the tools that is the API's limit of four.
+  markForCache(wire[wire.length - 1]);
+  for (let i = wire.length - 2; i >= 0; i--) {
+    if (wire[i]!.role !== 'user') continue;
+    markForCache(wire[i]);
+    break;
   }
   return wire;
+}
+
+/** Puts a cache breakpoint on the newest block of a message that can carry one. */
+function markForCache(message: Anthropic.MessageParam | undefined): void {
+  if (!message || !Array.isArray(message.content)) return;
+  for (let i = message.content.length - 1; i >= 0; i--) {
+    const block = message.content[i]!;
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
+    message.content[i] = { ...block, cache_control: EPHEMERAL } as Anthropic.ContentBlockParam;
+    return;
+  }
 }
 
 function toWireBlock(part: Part): Anthropic.ContentBlockParam | undefined {

@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import { AnthropicProvider } from './anthropic.js';
 import type { Provider } from './types.js';
 
-export { costOf, parseModelRef, resolveModelName, priceOf, DEFAULT_MODEL, MODEL_ALIASES, type Price } from './models.js';
+export { costOf, parseModelRef, resolveModelName, priceOf, limitOf, DEFAULT_LIMIT, DEFAULT_MODEL, MODEL_ALIASES, type ModelLimit, type Price } from './models.js';
 export { hasCredentials, NO_CREDENTIALS_MESSAGE } from './credentials.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { Provider, ModelRequest, ModelResponse, StreamEvent, ToolSpec, ModelRef, StopReason } from './types.js';

@@ -79,3 +79,43 @@ export function costOf(modelId: string, usage: Usage): number {
     usage.input_tokens * p.input + usage.cache_creation_input_tokens * p.input * 1.25 + usage.cache_read_input_tokens * p.input * 0.1;
   return (inputSide + usage.output_tokens * p.output) / 1_000_000;
 }
+
+/** A model's context window and the most output tokens one reply may have. */
+export interface ModelLimit {
+  context: number;
+  output: number;
+}
+
+/** For models nobody told us about: small enough for most servers, large enough to work. */
+export const DEFAULT_LIMIT: ModelLimit = { context: 128_000, output: 8_192 };
+
+// Keyed by id prefix like PRICES (longest match wins).
+const LIMITS: Readonly<Record<string, ModelLimit>> = {
+  'claude-opus-4-5': { context: 200_000, output: 64_000 },
+  'claude-opus-4-1': { context: 200_000, output: 32_000 },
+  'claude-opus-4': { context: 200_000, output: 32_000 },
+  'claude-sonnet-4-6': { context: 200_000, output: 64_000 },
+  'claude-sonnet-4-5': { context: 200_000, output: 64_000 },
+  'claude-sonnet-4': { context: 200_000, output: 64_000 },
+  'claude-3-7-sonnet': { context: 200_000, output: 64_000 },
+  'claude-haiku-4-5': { context: 200_000, output: 64_000 },
+  'claude-3-5-haiku': { context: 200_000, output: 8_192 },
+  'claude-3-haiku': { context: 200_000, output: 4_096 },
+};
+
+/**
+ * The limits of `provider/model`: the configured override (either field alone is fine),
+ * else the built-in table for Anthropic models, else DEFAULT_LIMIT.
+ */
+export function limitOf(modelRef: string, override?: Partial<ModelLimit>): ModelLimit {
+  const ref = parseModelRef(modelRef.toLowerCase());
+  let base = DEFAULT_LIMIT;
+  if (ref.provider === 'anthropic') {
+    let best: string | undefined;
+    for (const key of Object.keys(LIMITS)) {
+      if (ref.model.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+    }
+    if (best !== undefined) base = LIMITS[best]!;
+  }
+  return { context: override?.context ?? base.context, output: override?.output ?? base.output };
+}

@@ -20,6 +20,8 @@ export interface StatusLineProps {
   running: number;
   queued: number;
   title: string;
+  /** Share of the model's context window the last request filled, 0–1 (DESIGN §12); omitted before the first reply. */
+  contextFill?: number;
   /** Set in a child view: `label (index of total)`, index 1-based. */
   view?: { label: string; index: number; total: number };
   /** `--yes`: permission requests are approved without asking. */
@@ -80,6 +82,7 @@ export function statusSegments(props: StatusLineProps, width: number): string[] 
     const head = props.view
       ? [`${props.view.label} (${props.view.index} of ${props.view.total})`, formatTokens(props.tokens), formatCost(props.cost)]
       : [props.agent, model, formatTokens(props.tokens), formatCost(props.cost)];
+    if (props.contextFill !== undefined) head.push(`ctx ${Math.min(999, Math.round(props.contextFill * 100))}%`);
     const activity = formatActivity(props.running, props.queued, short);
     return activity ? [...head, activity] : head;
   };

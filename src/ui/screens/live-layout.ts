@@ -190,6 +190,8 @@ export function entryRows(entry: TranscriptEntry, o: EntryRowsOptions): number {
       return toolCallRows(item, { expanded: o.expanded, hideDiff: o.hideDiff?.(item) ?? false });
     case 'error':
       return textRows(`✗ ${item.message}`, o.width);
+    case 'notice':
+      return textRows(`⋯ ${item.text}`, o.width);
   }
 }
 

@@ -45,7 +45,9 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
   const storedChildren = new Map((meta.children ?? []).flatMap((c) => (c.tool_call_id ? [[c.tool_call_id, c] as const] : [])));
   for (const message of messages) {
     for (const part of message.content) {
-      if (part.type === 'text' && part.text) {
+      if (part.type === 'text' && part.compaction) {
+        d.pushItem(sessionId, (id) => ({ kind: 'notice', id, text: 'Context compacted here: the model continued from a summary of the turns above.', ts }));
+      } else if (part.type === 'text' && part.text) {
         const text = terminalSafe(part.text);
         if (message.role === 'user') d.pushItem(sessionId, (id) => ({ kind: 'user', id, text, ts }));
         else d.pushItem(sessionId, (id) => ({ kind: 'assistant', id, messageId: null, text, cuts: [], done: true, ts }));

@@ -2,7 +2,7 @@
 // event give the same result, and unchanged parts keep their identity.
 
 import { isFileChange, isTaskCompletion, isTaskProgress, type CoreEvent, type EventOf } from '../../core/events.js';
-import { addUsage, emptyUsage } from '../../core/messages.js';
+import { addUsage, emptyUsage, totalInputTokens } from '../../core/messages.js';
 import { Draft, newSessionNode } from './draft.js';
 import { countLines, findSafeCut } from './markdown-split.js';
 import type { AssistantItem, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
@@ -98,6 +98,7 @@ function step(d: Draft, input: UiInput): void {
       const s = d.editSession(sid);
       if (s) {
         s.turnUsage = addUsage(s.turnUsage, e.usage);
+        s.contextTokens = totalInputTokens(e.usage) + e.usage.output_tokens;
         s.messageId = null;
         s.thinking = false;
       }
@@ -155,11 +156,27 @@ function step(d: Draft, input: UiInput): void {
         d.setQueues({ permissions: d.state.permissions.filter((p) => p.requestId !== e.request_id) });
       }
       break;
+    case 'session.compacted': {
+      closeAssistant(d, sid);
+      const s = d.editSession(sid);
+      if (s) s.contextTokens = e.tokens_after;
+      const text = compactionNotice(e);
+      d.pushItem(sid, (id) => ({ kind: 'notice', id, text, ts: e.ts }));
+      break;
+    }
     case 'error':
       closeAssistant(d, sid);
       d.pushItem(sid, (id) => ({ kind: 'error', id, message: e.message, ts: e.ts }));
       break;
   }
+}
+
+/** `Context compacted: 152k → 31k tokens …`: what happened, and that nothing was lost. */
+export function compactionNotice(e: Pick<EventOf<'session.compacted'>, 'reason' | 'tokens_before' | 'tokens_after' | 'pruned'>): string {
+  const k = (n: number) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n));
+  const why = e.reason === 'manual' ? '' : e.reason === 'overflow' ? ' (the model said the prompt was too long)' : ' (near the context window)';
+  const pruned = e.pruned ? `, ${e.pruned} old tool output${e.pruned === 1 ? '' : 's'} left out` : '';
+  return `Context compacted${why}: ~${k(e.tokens_before)} → ~${k(e.tokens_after)} tokens${pruned}. Older turns are summarised; the full history stays stored.`;
 }
 
 /** Events can reach a UI that missed `session.created` (late subscribe): make a node from the envelope. */

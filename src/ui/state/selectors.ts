@@ -94,7 +94,7 @@ export interface TranscriptView {
 }
 
 function isDone(item: TranscriptItem): boolean {
-  return item.kind === 'user' || item.kind === 'error' || item.done;
+  return item.kind === 'user' || item.kind === 'error' || item.kind === 'notice' || item.done;
 }
 
 /**

@@ -35,6 +35,8 @@ export interface SessionNode {
   messageId: string | null;
   /** True while thinking deltas stream; the text itself is never kept. */
   thinking: boolean;
+  /** Tokens the last request and its reply took of the context window (DESIGN §12). */
+  contextTokens?: number;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
 }
@@ -96,7 +98,15 @@ export interface ErrorItem {
   ts: number;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolCallItem | ErrorItem;
+/** A line the core reports about the session itself, e.g. that it was compacted. */
+export interface NoticeItem {
+  kind: 'notice';
+  id: string;
+  text: string;
+  ts: number;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolCallItem | ErrorItem | NoticeItem;
 
 export interface PendingQuestion {
   questionId: string;

@@ -72,6 +72,12 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
           <Text color={roleColor('error')}>✗ {item.message}</Text>
         </Box>
       );
+    case 'notice':
+      return (
+        <Box width={width}>
+          <Text dimColor>⋯ {item.text}</Text>
+        </Box>
+      );
   }
 });
 
