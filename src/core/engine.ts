@@ -18,7 +18,7 @@ import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permis
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
 import { restrictionRulesets } from './trust/narrow.js';
-import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
+import { costFunction, providerFromConfig, resolveModelName, parseModelRef } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import {
@@ -481,7 +481,7 @@ export class Engine {
         const ref = parseModelRef(model);
         return { provider: this.provider(ref.provider), modelId: ref.model };
       },
-      costOf,
+      costOf: costFunction(this.options.config),
       persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage),
       maxOutputTokens: this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     };
@@ -492,7 +492,7 @@ export class Engine {
     if (!provider) {
       provider = this.options.providerFor
         ? this.options.providerFor(name)
-        : createProvider(name, { ...(this.options.config.provider?.[name as 'anthropic'] ?? {}) });
+        : providerFromConfig(name, this.options.config);
       this.providers.set(name, provider);
     }
     return provider;

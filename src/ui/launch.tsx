@@ -73,7 +73,7 @@ export async function startTui(load: () => TuiContext, opts: TuiOptions): Promis
       ctx = ctx.reload();
     }
   }
-  if (!hasCredentials(ctx.config, ctx.env)) {
+  if (!hasCredentials(ctx.config, ctx.env, opts.model)) {
     const choice = await askNoKey();
     if (choice === 'quit') return 0;
     return runDemo(opts);

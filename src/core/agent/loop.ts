@@ -24,7 +24,8 @@ import { runToolCalls } from './tool-runner.js';
 export interface LoopDeps {
   /** The provider and provider-local model id for a `provider/model` reference. */
   resolveModel(model: string): { provider: Provider; modelId: string };
-  costOf(modelId: string, usage: Usage): number;
+  /** The price of a reply from `provider/model` (the full reference: providers price differently). */
+  costOf(model: string, usage: Usage): number;
   persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): void;
   maxOutputTokens: number;
 }
@@ -75,7 +76,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   });
 
   append(input);
-  const { provider, modelId } = deps.resolveModel(opts.model ?? session.model);
+  const modelName = opts.model ?? session.model;
+  const { provider, modelId } = deps.resolveModel(modelName);
   const tools = toolSpecs(session.tools);
 
   if (opts.presetCalls?.length) {
@@ -129,7 +131,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
       });
       content = response.content;
       stopReason = response.stopReason;
-      const messageCost = deps.costOf(modelId, response.usage);
+      const messageCost = deps.costOf(modelName, response.usage);
       usage = addUsage(usage, response.usage);
       cost += messageCost;
       append({ role: 'assistant', content }, { usage: response.usage, cost: messageCost });

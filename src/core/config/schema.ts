@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
+import { CustomProviderSchema, requireProviderType } from './provider-schema.js';
 
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-6';
 export const DEFAULT_AGENT = 'build';
@@ -68,7 +69,8 @@ export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   model: z.string().min(1).default(DEFAULT_MODEL),
   default_agent: z.string().min(1).default(DEFAULT_AGENT),
-  provider: z.strictObject({ anthropic: AnthropicProviderSchema.optional() }).prefault({}),
+  // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
+  provider: z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema).superRefine(requireProviderType).prefault({}),
   agent: z.record(z.string(), AgentConfigEntrySchema).prefault({}),
   command: z.record(z.string(), CommandConfigSchema).prefault({}),
   permission: PermissionConfigSchema.prefault({}),
