@@ -56,16 +56,26 @@ export const CustomProviderSchema = z.strictObject({
 export type CustomProviderConfig = z.output<typeof CustomProviderSchema>;
 export type ModelEntry = z.output<typeof ModelEntrySchema>;
 
-/** Adds the "type is required" rule to the `provider` object, naming the exact key. */
+/**
+ * Adds the rules a lone entry cannot check: a name that is not a preset must say its `type`,
+ * and an OpenAI-compatible one its `baseURL` (there is no default server to fall back to).
+ */
 export function requireProviderType(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
   for (const [name, entry] of Object.entries(value)) {
-    if (PRESET_PROVIDER_NAMES.includes(name) || entry === undefined) continue;
-    const type = (entry as { type?: unknown }).type;
+    if (PRESET_PROVIDER_NAMES.includes(name) || typeof entry !== 'object' || entry === null) continue;
+    const { type, baseURL } = entry as { type?: unknown; baseURL?: unknown };
     if (type === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: [name, 'type'],
-        message: `Needs "type": "openai-compatible" or "anthropic" (only ${PRESET_PROVIDER_NAMES.join(', ')} are known without it)`,
+        message: `Is required: "openai-compatible" or "anthropic" (only ${PRESET_PROVIDER_NAMES.join(', ')} work without it)`,
+        input: entry,
+      });
+    } else if (type === 'openai-compatible' && !baseURL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name, 'baseURL'],
+        message: 'Is required for an OpenAI-compatible server, e.g. "http://127.0.0.1:11434/v1"',
         input: entry,
       });
     }
