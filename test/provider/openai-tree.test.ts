@@ -107,3 +107,36 @@ describe('mixed provider trees', () => {
     expect(String(tools[1]!.content)).toContain('beta');
   });
 });
+
+describe('mistakes in a tree', () => {
+  it('gives the parent a readable error when a task names an unknown provider', async () => {
+    const { h, local } = await start();
+    h.server.enqueue(
+      reply({ type: 'tool_use', name: 'task', input: { description: 'Explore', prompt: 'look around', subagent_type: 'general', model: 'lcal/some-model' } }),
+      text('Parent done.'),
+    );
+    const root = h.engine.createSession({ model: 'anthropic/claude-haiku-4-5' });
+    const outcome = await h.engine.prompt(root.id, 'delegate');
+    expect(outcome.status).toBe('completed');
+    expect(local.requests).toHaveLength(0);
+    const result = String(toolResults(h.server.requests[1]!)[0]!.content);
+    expect(result).toContain('Unknown provider "lcal"');
+    expect(result).toContain('Did you mean "local"?');
+  });
+});
+
+describe('switching providers in one session', () => {
+  it('continues on Claude after a local model, leaving out the local model\'s unsigned reasoning', async () => {
+    const { h, local } = await start();
+    local.enqueue({ type: 'message', reasoning: 'local musing', text: 'Local answer.' });
+    const root = h.engine.createSession({ model: 'local/some-model' });
+    await h.engine.prompt(root.id, 'first question');
+    h.engine.setModel(root.id, 'anthropic/claude-haiku-4-5');
+    h.server.enqueue(text('Claude answer.'));
+    const outcome = await h.engine.prompt(root.id, 'second question');
+    expect(outcome).toMatchObject({ status: 'completed', text: 'Claude answer.' });
+    const sent = JSON.stringify(h.server.requests[0]!.body.messages);
+    expect(sent).toContain('Local answer.');
+    expect(sent).not.toContain('local musing');
+  });
+});
