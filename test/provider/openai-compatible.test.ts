@@ -80,6 +80,14 @@ describe('streaming', () => {
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
   });
 
+  it('never asks a model for more output than its configured limit', async () => {
+    server.enqueue(say('ok'), say('ok'));
+    const p = provider({}, { models: { 'some-model': { limit: { output: 4096 } } } });
+    await run(p, request({ maxTokens: 16000 }));
+    await run(p, request({ maxTokens: 1000 }));
+    expect(server.requests.map((r) => r.body.max_tokens)).toEqual([4096, 1000]);
+  });
+
   it('sends the configured key and headers', async () => {
     server.enqueue(say('ok'));
     await run(provider({}, { apiKey: 'sk-local', headers: { 'X-Title': 'opencode-ink' } }));
@@ -231,6 +239,17 @@ describe('errors and retries', () => {
       'The model "some-model" on OpenAI-compatible server "local" does not support tool calls (the server said: registry.ollama.ai/library/gemma:2b does not support tools); pick a model with tool support.',
     );
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('recognises vLLM\'s wording for a server without tool calling, but not other 400s about tools', async () => {
+    server.enqueue({ type: 'http_error', status: 400, message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' });
+    const vllm = await run(provider(), request({ tools: [READ] })).catch((e: unknown) => e);
+    expect((vllm as Error).message).toMatch(/^The model "some-model" on OpenAI-compatible server "local" does not support tool calls/);
+    server.enqueue({ type: 'http_error', status: 400, message: "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'." });
+    const other = await run(provider(), request({ tools: [READ] })).catch((e: unknown) => e);
+    expect((other as Error).message).toBe(
+      'OpenAI-compatible server "local" error 400: Invalid parameter: messages with role \'tool\' must be a response to a preceding message with \'tool_calls\'.',
+    );
   });
 
   it('says an unreachable Ollama is probably not running, without a minute of retries', async () => {

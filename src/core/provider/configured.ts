@@ -70,7 +70,7 @@ export function resolveProvider(name: string, config: ProviderConfig, env: NodeJ
     apiKey: entry?.apiKey || (keyEnv ? env[keyEnv] : undefined) || undefined,
     keyEnv,
     // A preset that has a key variable is a hosted service; configured servers may be keyless.
-    needsKey: type === 'anthropic' || (keyEnv !== undefined && entry?.baseURL === undefined),
+    needsKey: type === 'anthropic' || (keyEnv !== undefined && !entry?.baseURL),
     headers: entry?.headers,
     models: { ...(preset?.models ?? {}), ...(entry?.models ?? {}) },
     source: entry ? 'config' : 'builtin',

@@ -83,6 +83,9 @@ function openAICompatible(
     missingKeyMessage: missingKeyMessage(resolved),
     headers: resolved.headers,
     unreachableHint: preset?.unreachableHint,
+    outputLimits: Object.fromEntries(
+      Object.entries(resolved.models).flatMap(([id, entry]) => (entry.limit?.output ? [[id, entry.limit.output]] : [])),
+    ),
     maxTokensParam: preset?.maxTokensParam ?? (url === PRESETS.openai?.baseURL ? 'max_completion_tokens' : 'max_tokens'),
     ...retry,
   });

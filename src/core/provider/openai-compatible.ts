@@ -23,6 +23,8 @@ export interface OpenAICompatibleOptions {
   /** Said after "Cannot reach …" when nothing listens at `baseURL`. */
   unreachableHint?: string | undefined;
   maxTokensParam?: 'max_tokens' | 'max_completion_tokens' | undefined;
+  /** `models.<id>.limit.output`: a request never asks a model for more than it can give. */
+  outputLimits?: Readonly<Record<string, number>> | undefined;
   maxRetries?: number | undefined;
   retryBaseDelayMs?: number | undefined;
   idleTimeoutMs?: number | undefined;
@@ -39,6 +41,12 @@ function loadSdk(): Promise<SdkModule> {
 
 /** Socket-level codes of a connection the other side dropped, rather than one never made. */
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+/**
+ * How servers say a model cannot call tools: Ollama ("… does not support tools"), vLLM
+ * ("auto" tool choice requires --enable-auto-tool-choice …), llama.cpp ("tools param requires
+ * --jinja flag"). Narrow on purpose: a 400 about a malformed tool message is something else.
+ */
+const NO_TOOLS = /not support\S*\s+(tools?|tool.calls?|function.call\S*)\b|\btools?\b.{0,40}\b(not supported|unsupported)|tool.choice requires|tools param requires/i;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0']);
 
 export class OpenAICompatibleProvider implements Provider {
@@ -80,7 +88,8 @@ export class OpenAICompatibleProvider implements Provider {
       messages: toWireMessages(request.system, request.messages),
       stream: true,
       stream_options: { include_usage: true },
-      [this.options.maxTokensParam ?? 'max_tokens']: request.maxTokens,
+      // Servers such as vLLM refuse a request whose cap exceeds what the model can produce.
+      [this.options.maxTokensParam ?? 'max_tokens']: Math.min(request.maxTokens, this.options.outputLimits?.[request.model] ?? Infinity),
       ...(tools.length ? { tools } : {}),
     };
     return withRetries({
@@ -139,7 +148,7 @@ export class OpenAICompatibleProvider implements Provider {
         return { message: `${this.service} error: ${text}`, retryable: true };
       }
       const status = err.status;
-      if (status === 400 && /\btools?\b|function.call/i.test(text)) {
+      if (status === 400 && NO_TOOLS.test(text)) {
         return {
           message: `The model "${model}" on ${this.service} does not support tool calls (the server said: ${text}); pick a model with tool support.`,
           retryable: false,
