@@ -174,6 +174,8 @@ export class Engine {
   setModel(sessionId: string, model: string): SessionRow {
     const row = this.idleRoot(sessionId);
     const resolved = resolveModelName(model, resolveModelName(this.options.config.model));
+    // An unknown provider is refused now, with its close matches, not at the next prompt.
+    this.provider(parseModelRef(resolved).provider);
     this.options.store.updateSession(row.id, { model: resolved });
     this.live.delete(row.id);
     return this.options.store.getSession(row.id)!;

@@ -140,3 +140,13 @@ describe('switching providers in one session', () => {
     expect(sent).not.toContain('local musing');
   });
 });
+
+describe('/model', () => {
+  it('refuses an unknown provider at once, naming the close match, and keeps the model', async () => {
+    const { h } = await start();
+    const root = h.engine.createSession({ model: 'anthropic/claude-haiku-4-5' });
+    expect(() => h.engine.setModel(root.id, 'lcal/some-model')).toThrow(/Unknown provider "lcal".*Did you mean "local"\?/);
+    expect(h.store.getSession(root.id)!.model).toBe('anthropic/claude-haiku-4-5');
+    expect(h.engine.setModel(root.id, 'local/some-model').model).toBe('local/some-model');
+  });
+});
