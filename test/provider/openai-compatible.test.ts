@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, RunError, isAbortError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/messages.js';
 import { credentialProblem } from '../../src/core/provider/credentials.js';
-import { costFor, createProvider, type ModelRequest, type Provider, type StreamEvent, type ToolSpec } from '../../src/core/provider/index.js';
+import { costFor, createProvider, resolveProvider, type ModelRequest, type Provider, type StreamEvent, type ToolSpec } from '../../src/core/provider/index.js';
 import { call, say, startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai.js';
 
 let server: FakeOpenAIServer;
@@ -262,11 +262,28 @@ describe('errors and retries', () => {
     );
   });
 
-  it('uses the ollama preset URL when nothing is configured', async () => {
-    const p = createProvider('ollama', { env: {}, maxRetries: 0 });
-    const err = await run(p).catch((e: unknown) => e);
-    // Either nothing listens there (the usual case on a test machine) or a real Ollama answered.
-    if (err instanceof Error) expect(err.message).toContain('http://127.0.0.1:11434/v1');
+  it('resolves the presets without configuration, and lets the config override their fields', () => {
+    expect(resolveProvider('ollama', { provider: {} }, { OPENAI_API_KEY: 'sk-not-for-ollama' })).toMatchObject({
+      type: 'openai-compatible',
+      baseURL: 'http://127.0.0.1:11434/v1',
+      apiKey: undefined,
+      needsKey: false,
+      source: 'builtin',
+    });
+    expect(resolveProvider('openai', { provider: {} }, { OPENAI_API_KEY: 'sk-1' })).toMatchObject({ baseURL: 'https://api.openai.com/v1', apiKey: 'sk-1', needsKey: true });
+    expect(resolveProvider('ollama', { provider: { ollama: { baseURL: 'http://gpu-box:11434/v1' } } }, {})).toMatchObject({
+      baseURL: 'http://gpu-box:11434/v1',
+      source: 'config',
+    });
+    expect(resolveProvider('nope', { provider: {} }, {})).toBeUndefined();
+  });
+
+  it('retries an error the server sends inside a started stream', async () => {
+    server.enqueue({ type: 'stream_error', message: 'model overloaded' }, say('second time lucky'));
+    const { response, events } = await run(provider());
+    expect(response.content).toEqual([{ type: 'text', text: 'second time lucky' }]);
+    const retry = events.find((e) => e.type === 'retrying') as { reason: string } | undefined;
+    expect(retry?.reason).toBe('OpenAI-compatible server "local" error: model overloaded');
   });
 
   it('recovers from a stalled stream with the idle watchdog, dropping the partial text', async () => {

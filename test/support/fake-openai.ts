@@ -42,6 +42,8 @@ export type OpenAIReply =
   | { type: 'http_error'; status: number; message?: string; retryAfter?: number }
   /** Sends `chunks` chunks of a long text, then never ends. */
   | { type: 'stall'; chunks?: number }
+  /** Sends two chunks of a text, then an `error` object as the next `data:` line (as vLLM and OpenRouter do). */
+  | { type: 'stream_error'; message?: string }
   /** Sends `chunks` chunks of a text, then closes the stream cleanly without a finish reason or [DONE]. */
   | { type: 'cut'; chunks?: number };
 
@@ -131,6 +133,15 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
           write(c);
           if (scripted.chunkDelayMs) await sleep(scripted.chunkDelayMs);
         }
+        write('[DONE]');
+        res.end();
+        return;
+      }
+      case 'stream_error': {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunks = replyChunks({ type: 'message', text: 'partial output that will be lost' }, recorded.body.model, false);
+        for (const c of chunks.slice(0, 2)) write(c);
+        write({ error: { message: scripted.message ?? 'scripted stream error', type: 'server_error', code: 500 } });
         write('[DONE]');
         res.end();
         return;
