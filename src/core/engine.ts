@@ -20,7 +20,7 @@ import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules
 import { findProject, type ProjectInfo } from './project.js';
 import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
-import { costOf, createProvider, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
+import { costFunction, limitOf, providerFromConfig, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import {
@@ -177,6 +177,8 @@ export class Engine {
   setModel(sessionId: string, model: string): SessionRow {
     const row = this.idleRoot(sessionId);
     const resolved = resolveModelName(model, resolveModelName(this.options.config.model));
+    // An unknown provider is refused now, with its close matches, not at the next prompt.
+    this.provider(parseModelRef(resolved).provider);
     this.options.store.updateSession(row.id, { model: resolved });
     this.live.delete(row.id);
     return this.options.store.getSession(row.id)!;
@@ -270,9 +272,10 @@ export class Engine {
       const deps: ContextDeps = {
         provider,
         modelId,
+        model: session.model,
         limit: this.modelLimit(session.model),
         settings: this.options.config.compaction,
-        costOf,
+        costOf: costFunction(this.options.config),
         persist: (message, usage) => this.options.store.appendMessage(session.id, message, usage).id,
       };
       const shape = { system: session.systemPrompt, tools: toolSpecs(session.tools) };
@@ -518,7 +521,7 @@ export class Engine {
         const ref = parseModelRef(model);
         return { provider: this.provider(ref.provider), modelId: ref.model };
       },
-      costOf,
+      costOf: costFunction(this.options.config),
       persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage).id,
       maxOutputTokens: this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       contextFor: (model) => ({ limit: this.modelLimit(model), settings: this.options.config.compaction }),
@@ -528,7 +531,7 @@ export class Engine {
   /** The context window and output limit of a `provider/model`: config override, built-in table, default. */
   modelLimit(model: string): ModelLimit {
     const ref = parseModelRef(model);
-    const entry = ref.provider === 'anthropic' ? this.options.config.provider.anthropic?.models?.[ref.model] : undefined;
+    const entry = this.options.config.provider[ref.provider]?.models?.[ref.model];
     return limitOf(model, entry?.limit);
   }
 
@@ -537,7 +540,7 @@ export class Engine {
     if (!provider) {
       provider = this.options.providerFor
         ? this.options.providerFor(name)
-        : createProvider(name, { ...(this.options.config.provider?.[name as 'anthropic'] ?? {}) });
+        : providerFromConfig(name, this.options.config);
       this.providers.set(name, provider);
     }
     return provider;

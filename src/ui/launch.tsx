@@ -85,7 +85,7 @@ async function runTui(load: () => TuiContext, opts: TuiOptions): Promise<number>
       ctx = ctx.reload();
     }
   }
-  if (!hasCredentials(ctx.config, ctx.env)) {
+  if (!hasCredentials(ctx.config, ctx.env, opts.model)) {
     const choice = await askNoKey();
     if (choice === 'quit') return 0;
     return runDemo(opts);

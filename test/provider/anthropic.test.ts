@@ -394,8 +394,8 @@ describe('errors and configuration', () => {
   });
 
   it('rejects unknown providers with a ConfigError', () => {
-    expect(() => createProvider('openai', { env: {} })).toThrow(ConfigError);
-    expect(() => createProvider('openai', { env: {} })).toThrow('Unknown provider "openai": expected anthropic.');
+    expect(() => createProvider('openia', { env: {} })).toThrow(ConfigError);
+    expect(() => createProvider('openia', { env: {} })).toThrow(/^Unknown provider "openia": expected one of anthropic, openai, ollama, .*Did you mean "openai"\?$/);
   });
 
   it('loads the SDK lazily rather than at import time', () => {

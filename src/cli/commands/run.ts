@@ -5,7 +5,7 @@ import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
 import { exitNow } from '../../core/exit-now.js';
 import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type ProtocolLine } from '../../core/events.js';
-import { hasCredentials, NO_CREDENTIALS_MESSAGE } from '../../core/provider/credentials.js';
+import { credentialProblem } from '../../core/provider/credentials.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { CliContext } from '../context.js';
 import { pickSession } from '../pick-session.js';
@@ -29,7 +29,7 @@ export interface RunIO {
 /** Resolves to the process exit code. */
 export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
-  requireCredentials(ctx);
+  requireCredentials(ctx, opts.model);
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: false,
@@ -108,6 +108,7 @@ function jsonPrinter(stdout: NodeJS.WritableStream): (event: CoreEvent) => void 
   };
 }
 
-function requireCredentials(ctx: CliContext): void {
-  if (!hasCredentials(ctx.config, ctx.env)) throw new RunError(NO_CREDENTIALS_MESSAGE);
+function requireCredentials(ctx: CliContext, model: string | undefined): void {
+  const problem = credentialProblem(ctx.config, ctx.env, model);
+  if (problem) throw new RunError(problem);
 }

@@ -12,13 +12,14 @@ export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolea
   if (rows.length === 0) return 'No sessions yet.';
   // Titles come from prompts and models: no escape sequence reaches the terminal.
   return terminalSafe(table([
-    ['ID', 'UPDATED', 'STATUS', 'AGENT', 'TOKENS', 'COST', 'TITLE'],
+    ['ID', 'UPDATED', 'STATUS', 'AGENT', 'MODEL', 'TOKENS', 'COST', 'TITLE'],
     ...rows.map((s) => [
       // Listed depth-first: indenting by depth shows the tree.
       `${'  '.repeat(opts.all ? s.depth : 0)}${s.id}`,
       formatTime(s.updated_at),
       s.status,
       s.agent,
+      s.model,
       formatTokens(s.total_tokens),
       formatCost(s.total_cost),
       s.title,

@@ -26,7 +26,8 @@ import { runToolCalls } from './tool-runner.js';
 export interface LoopDeps {
   /** The provider and provider-local model id for a `provider/model` reference. */
   resolveModel(model: string): { provider: Provider; modelId: string };
-  costOf(modelId: string, usage: Usage): number;
+  /** The price of a reply from `provider/model` (the full reference: providers price differently). */
+  costOf(model: string, usage: Usage): number;
   /** Stores a finished message; returns its id. */
   persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): string;
   maxOutputTokens: number;
@@ -87,6 +88,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   const contextDeps: ContextDeps = {
     provider,
     modelId,
+    model: modelRef,
     limit,
     settings,
     costOf: deps.costOf,
@@ -168,7 +170,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
       }
       content = response.content;
       stopReason = response.stopReason;
-      const messageCost = deps.costOf(modelId, response.usage);
+      const messageCost = deps.costOf(modelRef, response.usage);
       usage = addUsage(usage, response.usage);
       cost += messageCost;
       append({ role: 'assistant', content }, { usage: response.usage, cost: messageCost });

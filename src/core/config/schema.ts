@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
+import { CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
+
+export { ModelLimitSchema } from './provider-schema.js';
 
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-6';
 export const DEFAULT_AGENT = 'build';
@@ -26,13 +29,6 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-/** `provider.<p>.models.<id>.limit`: overrides the built-in context window and output limit. */
-export const ModelLimitSchema = z.strictObject({
-  context: z.number().int().min(1000).optional(),
-  output: z.number().int().min(1).optional(),
-});
-
-const AnthropicModelSchema = z.strictObject({ limit: ModelLimitSchema.optional() });
 
 /** When and how a session's context is compacted (DESIGN §12). */
 export const CompactionSchema = z.strictObject({
@@ -51,7 +47,8 @@ const AnthropicProviderSchema = z.strictObject({
   maxRetries: z.number().int().min(0).max(10).optional(),
   idleTimeoutMs: z.number().int().min(1000).optional(),
   requestTimeoutMs: z.number().int().min(1000).optional(),
-  models: z.record(z.string(), AnthropicModelSchema).optional(),
+  // `limit` overrides the built-in context window and output limit; `cost` the built-in prices.
+  models: z.record(z.string(), ModelEntrySchema).optional(),
 });
 
 export const CommandConfigSchema = z.strictObject({
@@ -84,7 +81,8 @@ export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   model: z.string().min(1).default(DEFAULT_MODEL),
   default_agent: z.string().min(1).default(DEFAULT_AGENT),
-  provider: z.strictObject({ anthropic: AnthropicProviderSchema.optional() }).prefault({}),
+  // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
+  provider: z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema).superRefine(requireProviderType).prefault({}),
   agent: z.record(z.string(), AgentConfigEntrySchema).prefault({}),
   command: z.record(z.string(), CommandConfigSchema).prefault({}),
   permission: PermissionConfigSchema.prefault({}),

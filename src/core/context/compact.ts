@@ -27,9 +27,11 @@ export interface ContextDeps {
   provider: Provider;
   /** Provider-local model id. */
   modelId: string;
+  /** The full `provider/model` reference, for pricing (providers price differently). */
+  model: string;
   limit: ModelLimit;
   settings: CompactionSettings;
-  costOf(modelId: string, usage: Usage): number;
+  costOf(model: string, usage: Usage): number;
   /** Stores a message and returns its id. */
   persist(message: Message, usage?: { usage: Usage; cost: number }): string;
 }
@@ -172,7 +174,7 @@ export async function compactSession(
     .map((p) => p.text)
     .join('')
     .trim();
-  const cost = deps.costOf(deps.modelId, response.usage);
+  const cost = deps.costOf(deps.model, response.usage);
   if (!summary) throw new Error('Compacting the conversation failed: the model returned an empty summary.');
 
   const message = summaryMessage(summary, { kept: active.length - cut, tokens_before: tokensBefore });

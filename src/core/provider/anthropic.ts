@@ -238,7 +238,8 @@ function toWireBlock(part: Part): Anthropic.ContentBlockParam | undefined {
     case 'text':
       return part.text ? { type: 'text', text: part.text } : undefined;
     case 'thinking':
-      return { type: 'thinking', thinking: part.thinking, signature: part.signature };
+      // Reasoning from another provider has no signature, and the API rejects it unsigned.
+      return part.signature ? { type: 'thinking', thinking: part.thinking, signature: part.signature } : undefined;
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: part.data };
     case 'tool_use':

@@ -1,0 +1,83 @@
+// The schema of a `provider.<name>` entry other than `anthropic` (DESIGN §3, §13): any
+// OpenAI-compatible server (OpenAI, Ollama, vLLM, LM Studio, OpenRouter), or a second
+// Anthropic endpoint. `type` may be left out only for the built-in presets (`openai`,
+// `ollama`), whose type is known; every other name must say what it is.
+import { z } from 'zod';
+
+export const PROVIDER_TYPES = ['anthropic', 'openai-compatible'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+/** The names that work without any configuration (src/core/provider/presets.ts fills them in). */
+export const PRESET_PROVIDER_NAMES: readonly string[] = ['anthropic', 'openai', 'ollama'];
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** `models.<id>.limit`: the model's context window and output cap, in tokens. */
+export const ModelLimitSchema = z.strictObject({
+  context: z.number().int().positive().optional(),
+  output: z.number().int().positive().optional(),
+});
+
+/** `models.<id>.cost`: USD per million tokens. */
+export const ModelCostSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  /** Cached input tokens, when the server reports them; the input price when absent. */
+  cache_read: z.number().min(0).optional(),
+});
+
+export const ModelEntrySchema = z.strictObject({
+  limit: ModelLimitSchema.optional(),
+  cost: ModelCostSchema.optional(),
+});
+
+export const CustomProviderSchema = z.strictObject({
+  type: z.enum(PROVIDER_TYPES).optional(),
+  // Empty is allowed: an unset `{env:…}` becomes '' and then means "the preset's default".
+  baseURL: z
+    .string()
+    .refine((v) => v === '' || isHttpUrl(v), { message: 'must be an http:// or https:// URL' })
+    .optional(),
+  apiKey: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  models: z.record(z.string(), ModelEntrySchema).optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+  idleTimeoutMs: z.number().int().min(1000).optional(),
+  requestTimeoutMs: z.number().int().min(1000).optional(),
+});
+
+export type CustomProviderConfig = z.output<typeof CustomProviderSchema>;
+export type ModelEntry = z.output<typeof ModelEntrySchema>;
+
+/**
+ * Adds the rules a lone entry cannot check: a name that is not a preset must say its `type`,
+ * and an OpenAI-compatible one its `baseURL` (there is no default server to fall back to).
+ */
+export function requireProviderType(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const [name, entry] of Object.entries(value)) {
+    if (PRESET_PROVIDER_NAMES.includes(name) || typeof entry !== 'object' || entry === null) continue;
+    const { type, baseURL } = entry as { type?: unknown; baseURL?: unknown };
+    if (type === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name, 'type'],
+        message: `Is required: "openai-compatible" or "anthropic" (only ${PRESET_PROVIDER_NAMES.join(', ')} work without it)`,
+        input: entry,
+      });
+    } else if (type === 'openai-compatible' && !baseURL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name, 'baseURL'],
+        message: 'Is required for an OpenAI-compatible server, e.g. "http://127.0.0.1:11434/v1"',
+        input: entry,
+      });
+    }
+  }
+}
