@@ -1,0 +1,278 @@
+// `opencode-ink acp` as an editor runs it: the built binary as a subprocess, driven over its
+// stdio by the SDK's client side, against the fake Messages server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { client, ndJsonStream, type ClientConnection, type CreateElicitationRequest, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, startCliProject, type CliProject } from '../support/cli.js';
+import { systemText, text, toolResults, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
+import { REPO_ROOT } from '../support/harness.js';
+import { uiChunksAmong } from '../support/ui-chunks.js';
+
+interface Editor {
+  conn: ClientConnection;
+  child: ChildProcess;
+  updates: SessionNotification[];
+  permissions: RequestPermissionRequest[];
+  elicitations: CreateElicitationRequest[];
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when an update matching `predicate` has arrived (or already had). */
+  waitForUpdate(predicate: (n: SessionNotification) => boolean, timeoutMs?: number): Promise<SessionNotification>;
+  exited: Promise<number | null>;
+}
+
+interface EditorOptions {
+  elicitation?: boolean;
+  answerPermission?: (req: RequestPermissionRequest) => string;
+  answerElicitation?: (req: CreateElicitationRequest) => string;
+  env?: NodeJS.ProcessEnv;
+}
+
+function startEditor(p: CliProject, opts: EditorOptions = {}): Editor {
+  const child = spawn(process.execPath, [BIN, 'acp'], { cwd: p.project, env: { PATH: process.env.PATH, ...p.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const readable = new ReadableStream<Uint8Array>({
+    start(controller) {
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        controller.enqueue(new Uint8Array(d));
+      });
+      child.stdout!.on('end', () => controller.close());
+    },
+  });
+  const updates: SessionNotification[] = [];
+  const waiters: Array<() => void> = [];
+  const permissions: RequestPermissionRequest[] = [];
+  const elicitations: CreateElicitationRequest[] = [];
+  const app = client({ name: 'test-editor' })
+    .onNotification('session/update', ({ params }) => {
+      updates.push(params);
+      for (const w of waiters.splice(0)) w();
+    })
+    .onRequest('session/request_permission', ({ params }) => {
+      permissions.push(params);
+      const optionId = opts.answerPermission?.(params) ?? 'once';
+      return { outcome: { outcome: 'selected', optionId } };
+    })
+    .onRequest('elicitation/create', ({ params }) => {
+      elicitations.push(params);
+      const answer = opts.answerElicitation?.(params);
+      return answer === undefined ? { action: 'decline' } : { action: 'accept', content: { answer } };
+    });
+  const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, readable));
+  const waitForUpdate = (predicate: (n: SessionNotification) => boolean, timeoutMs = 15_000) =>
+    new Promise<SessionNotification>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no matching update in ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+      const check = () => {
+        const found = updates.find(predicate);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        } else waiters.push(check);
+      };
+      check();
+    });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { conn, child, updates, permissions, elicitations, stdout: () => out, stderr: () => err, waitForUpdate, exited };
+}
+
+async function initialize(editor: Editor, elicitation = true) {
+  return editor.conn.agent.request('initialize', {
+    protocolVersion: 1,
+    clientCapabilities: elicitation ? { elicitation: { form: {} } } : {},
+  });
+}
+
+const isChildRequest = (req: RecordedRequest) => systemText(req).includes('sub-agent of opencode-ink');
+
+/** Replies for the root agent and for the sub-agent, each in order, whichever asks first. */
+function script(p: CliProject, root: ScriptedReply[], sub: ScriptedReply[]) {
+  p.server.setHandler((req) => {
+    const next = isChildRequest(req) ? sub.shift() : root.shift();
+    return next ?? text('(script exhausted)');
+  });
+}
+
+const kindOf = (n: SessionNotification) => n.update.sessionUpdate;
+
+describe('opencode-ink acp', () => {
+  let p: CliProject;
+  let editors: Editor[] = [];
+  beforeEach(async () => {
+    p = await startCliProject();
+    editors = [];
+  });
+  afterEach(async () => {
+    for (const e of editors) {
+      e.child.stdin!.end();
+      await e.exited;
+    }
+    await p.close();
+  });
+  const open = (opts?: EditorOptions) => {
+    const e = startEditor(p, opts);
+    editors.push(e);
+    return e;
+  };
+
+  it('runs a sub-agent whose approval and question reach the editor labelled, streaming only the root text, and loads no UI', async () => {
+    script(
+      p,
+      [toolUse('task', { description: 'Find API routes', prompt: 'Find the API routes.', subagent_type: 'general' }), text('All done.')],
+      [
+        toolUse('bash', { command: 'echo routes > found.txt' }),
+        toolUse('ask_user', { question: 'Which framework?', options: ['express', 'fastify'] }),
+        text('child finished: fastify routes'),
+      ],
+    );
+    const e = open({
+      env: { NODE_OPTIONS: `--import=${join(REPO_ROOT, 'test', 'support', 'trace-loads.mjs')}`, OPENCODE_INK_TRACE_LOADS: join(p.dir, 'loads.txt') },
+      answerElicitation: () => 'fastify',
+    });
+    const init = await initialize(e);
+    expect(init.protocolVersion).toBe(1);
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    expect(init.authMethods ?? []).toEqual([]);
+
+    const { sessionId, modes } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    expect(modes?.currentModeId).toBe('build');
+    expect(modes?.availableModes.map((m) => m.id)).toContain('plan');
+
+    const res = await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Map the API.' }] });
+    expect(res.stopReason).toBe('end_turn');
+
+    // The approval names the asking sub-agent by its path and offers the exact pattern.
+    expect(e.permissions).toHaveLength(1);
+    const ask = e.permissions[0]!;
+    expect(ask.sessionId).toBe(sessionId);
+    expect(ask.toolCall.title).toContain('build › general (Find API routes)');
+    expect(ask.toolCall.title).toContain('echo routes > found.txt');
+    expect(ask.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    expect(ask.options[1]!.name).toContain('echo routes');
+    expect(existsSync(join(p.project, 'found.txt'))).toBe(true);
+
+    // The question became a form with the answers as choices, and the answer reached the child.
+    expect(e.elicitations).toHaveLength(1);
+    expect(e.elicitations[0]!.message).toContain('build › general (Find API routes) asks: Which framework?');
+    const childRequests = p.server.requests.filter(isChildRequest);
+    expect(childRequests).toHaveLength(3);
+    expect(JSON.stringify(toolResults(childRequests[2]!))).toContain('fastify');
+
+    // The task is one tool call whose updates carry the child's progress; the child's own
+    // text never reaches the root's message stream.
+    const mine = e.updates.filter((n) => n.sessionId === sessionId);
+    const taskCall = mine.find((n) => n.update.sessionUpdate === 'tool_call')!.update;
+    expect(taskCall).toMatchObject({ sessionUpdate: 'tool_call', kind: 'think', title: 'general (Find API routes)' });
+    const taskId = taskCall.sessionUpdate === 'tool_call' ? taskCall.toolCallId : '';
+    const progress = mine.filter((n) => n.update.sessionUpdate === 'tool_call_update' && n.update.toolCallId === taskId);
+    expect(progress.some((n) => JSON.stringify(n.update).includes('latest: bash: echo routes'))).toBe(true);
+    expect(progress.at(-1)!.update).toMatchObject({ status: 'completed' });
+    const said = mine
+      .filter((n) => kindOf(n) === 'agent_message_chunk')
+      .map((n) => (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? n.update.content.text : ''))
+      .join('');
+    expect(said).toBe('All done.');
+    // In order: the task call, its progress, then the root's answer.
+    const order = mine.map(kindOf);
+    expect(order.indexOf('tool_call')).toBeLessThan(order.lastIndexOf('tool_call_update'));
+    expect(order.lastIndexOf('tool_call_update')).toBeLessThan(order.indexOf('agent_message_chunk'));
+
+    e.child.stdin!.end();
+    expect(await e.exited).toBe(0);
+    // stdout carried JSON-RPC messages only, one a line.
+    for (const line of e.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    const loads = readFileSync(join(p.dir, 'loads.txt'), 'utf8').split('\n').filter(Boolean);
+    expect(loads.some((url) => url.includes('/dist/acp-'))).toBe(true);
+    expect(uiChunksAmong(loads, join(REPO_ROOT, 'dist'))).toEqual([]);
+  });
+
+  it('offers the answers as permission options when the editor has no forms, and rejects what the editor rejects', async () => {
+    script(p, [toolUse('ask_user', { question: 'Tabs or spaces?', options: ['tabs', 'spaces'] }), toolUse('bash', { command: 'touch nope.txt' }), text('ok')], []);
+    const e = open({ answerPermission: (req) => (req.options.some((o) => o.name === 'spaces') ? 'answer-1' : 'reject') });
+    await initialize(e, false);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    const res = await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'style?' }] });
+    expect(res.stopReason).toBe('end_turn');
+    expect(e.permissions[0]!.toolCall.title).toBe('build asks: Tabs or spaces?');
+    expect(e.permissions[0]!.options.map((o) => o.name)).toEqual(['tabs', 'spaces', 'Decline']);
+    expect(JSON.stringify(toolResults(p.server.requests[1]!))).toContain('spaces');
+    expect(toolResults(p.server.requests[2]!)[0]!.is_error).toBe(true);
+    expect(existsSync(join(p.project, 'nope.txt'))).toBe(false);
+  });
+
+  it('cancels a turn mid-tool: stop reason cancelled and the process is gone', async () => {
+    script(p, [toolUse('bash', { command: 'echo $$ > sleeper.tmp && mv sleeper.tmp sleeper.pid && exec sleep 30' }), text('never')], []);
+    const e = open();
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    const turn = e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'sleep' }] });
+    await e.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call' && n.update.kind === 'execute');
+    const pidFile = join(p.project, 'sleeper.pid');
+    await until(() => existsSync(pidFile));
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    await e.conn.agent.notify('session/cancel', { sessionId });
+    expect((await turn).stopReason).toBe('cancelled');
+    await until(() => !alive(pid));
+    expect(p.server.requests).toHaveLength(1);
+  });
+
+  it('lists stored sessions and replays one on load', async () => {
+    script(p, [toolUse('read', { file_path: 'notes.md' }), text('The notes are empty.')], []);
+    const first = open();
+    await initialize(first);
+    const { sessionId } = await first.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    await first.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Read my notes.' }] });
+    first.child.stdin!.end();
+    await first.exited;
+
+    const second = open();
+    await initialize(second);
+    const list = await second.conn.agent.request('session/list', { cwd: p.project });
+    expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    const loaded = await second.conn.agent.request('session/load', { sessionId, cwd: p.project, mcpServers: [] });
+    expect(loaded?.modes?.currentModeId).toBe('build');
+    const replay = second.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+    expect(replay[0]).toMatchObject({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Read my notes.' } });
+    expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', kind: 'read', title: 'read notes.md' }));
+    expect(replay.at(-1)).toMatchObject({ sessionUpdate: 'agent_message_chunk', content: { text: 'The notes are empty.' } });
+
+    // The loaded session continues with its history.
+    p.server.setHandler(() => text('Still empty.'));
+    const res = await second.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'And now?' }] });
+    expect(res.stopReason).toBe('end_turn');
+    expect(p.server.requests.at(-1)!.body.messages.length).toBeGreaterThan(3);
+  });
+
+  it('refuses unknown sessions with a clear error and offers auth methods without a key', async () => {
+    const { ANTHROPIC_API_KEY: _key, ...noKey } = p.env;
+    const e = startEditor({ ...p, env: noKey });
+    editors.push(e);
+    const init = await initialize(e);
+    expect(init.authMethods?.length).toBe(1);
+    await expect(e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] })).rejects.toThrow(/ANTHROPIC_API_KEY/);
+    await expect(e.conn.agent.request('session/prompt', { sessionId: 'ses_nope', prompt: [{ type: 'text', text: 'x' }] })).rejects.toThrow(/No open session/);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for a condition on the file system or process table, with a deadline. */
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
