@@ -3,11 +3,12 @@
 // editor through the Bridge. Session ids are the core's root session ids, so a session
 // started in an editor is the same one `sessions`, `-s` and the TUI see.
 import { agent, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
-import type { AgentApp, AgentConnection, ContentBlock, SessionModeState, Stream } from '@agentclientprotocol/sdk';
+import type { AgentApp, AgentConnection, ContentBlock, SessionConfigOption, SessionModeState, Stream } from '@agentclientprotocol/sdk';
 import type { TurnOutcome } from '../core/agent/loop.js';
 import type { Engine } from '../core/engine.js';
 import { ConfigError, errorMessage, UserFacingError } from '../core/errors.js';
 import { NO_CREDENTIALS_MESSAGE } from '../core/provider/credentials.js';
+import { MODEL_ALIASES } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
 import { Bridge } from './bridge.js';
 import { Projects, type ProjectsOptions } from './projects.js';
@@ -18,6 +19,7 @@ export interface AcpServerOptions extends ProjectsOptions {
 }
 
 const AUTH_METHOD_ID = 'anthropic-api-key';
+const MODEL_OPTION = 'model';
 
 /** Connects the agent to `stream`; resolves when the client goes away. */
 export async function serveAcp(stream: Stream, options: AcpServerOptions): Promise<void> {
@@ -42,6 +44,20 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
     currentModeId: row.agent,
     availableModes: engine.primaryAgents().map((a) => ({ id: a.name, name: a.name, ...(a.description ? { description: a.description } : {}) })),
   });
+  /** The model as a session option (the editor's model picker; `acp -m` sets the default). */
+  const configOptions = (row: SessionRow): SessionConfigOption[] => {
+    const models = [...new Set([row.model, ...Object.values(MODEL_ALIASES)])];
+    return [
+      {
+        id: MODEL_OPTION,
+        name: 'Model',
+        category: 'model',
+        type: 'select',
+        currentValue: row.model,
+        options: models.map((m) => ({ value: m, name: m })),
+      },
+    ];
+  };
   const requireCredentials = (cwd: string) => {
     if (!projects.hasCredentials(cwd)) throw new RequestError(-32000, NO_CREDENTIALS_MESSAGE);
   };
@@ -73,7 +89,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       const row = guard(() => engine.createSession());
       opened.set(row.id, engine);
       bridge.open(row.id);
-      return { sessionId: row.id, modes: modes(engine, row) };
+      return { sessionId: row.id, modes: modes(engine, row), configOptions: configOptions(row) };
     })
     .onRequest('session/load', async ({ params }) => {
       const stored = projects.store.getSession(params.sessionId);
@@ -88,7 +104,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       bridge.send(stored.id, ...replayUpdates(history.messages, engine.cwd));
       bridge.open(stored.id);
       await bridge.flushed();
-      return { modes: modes(engine, history.session) };
+      return { modes: modes(engine, history.session), configOptions: configOptions(history.session) };
     })
     .onRequest('session/list', ({ params }) => {
       const cwd = params.cwd ?? undefined;
@@ -103,6 +119,15 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       const row = guard(() => engine.setAgent(params.sessionId, params.modeId));
       bridge.send(row.id, { sessionUpdate: 'current_mode_update', currentModeId: row.agent });
       return {};
+    })
+    .onRequest('session/set_config_option', ({ params }) => {
+      const engine = sessionEngine(params.sessionId);
+      if (params.configId !== MODEL_OPTION || typeof params.value !== 'string') {
+        throw RequestError.invalidParams({ configId: params.configId }, `Unknown session option "${params.configId}": the only one is "${MODEL_OPTION}" (a model name).`);
+      }
+      const model = params.value;
+      const row = guard(() => engine.setModel(params.sessionId, model));
+      return { configOptions: configOptions(row) };
     })
     .onRequest('session/prompt', async ({ params }) => {
       const engine = sessionEngine(params.sessionId);

@@ -1,13 +1,13 @@
 // `opencode-ink acp` as an editor runs it: the built binary as a subprocess, driven over its
 // stdio by the SDK's client side, against the fake Messages server.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { client, ndJsonStream, type ClientConnection, type CreateElicitationRequest, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, startCliProject, type CliProject } from '../support/cli.js';
-import { systemText, text, toolResults, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
+import { reply, systemText, text, toolResults, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { uiChunksAmong } from '../support/ui-chunks.js';
 
@@ -26,7 +26,7 @@ interface Editor {
 
 interface EditorOptions {
   elicitation?: boolean;
-  answerPermission?: (req: RequestPermissionRequest) => string;
+  answerPermission?: (req: RequestPermissionRequest, signal: AbortSignal) => string | Promise<string | undefined>;
   answerElicitation?: (req: CreateElicitationRequest) => string;
   env?: NodeJS.ProcessEnv;
 }
@@ -54,10 +54,10 @@ function startEditor(p: CliProject, opts: EditorOptions = {}): Editor {
       updates.push(params);
       for (const w of waiters.splice(0)) w();
     })
-    .onRequest('session/request_permission', ({ params }) => {
+    .onRequest('session/request_permission', async ({ params, signal }) => {
       permissions.push(params);
-      const optionId = opts.answerPermission?.(params) ?? 'once';
-      return { outcome: { outcome: 'selected', optionId } };
+      const optionId = opts.answerPermission ? await opts.answerPermission(params, signal) : 'once';
+      return optionId === undefined ? { outcome: { outcome: 'cancelled' } } : { outcome: { outcome: 'selected', optionId } };
     })
     .onRequest('elicitation/create', ({ params }) => {
       elicitations.push(params);
@@ -221,6 +221,73 @@ describe('opencode-ink acp', () => {
     expect(p.server.requests).toHaveLength(1);
   });
 
+  it('streams thinking and text in order, edits as diffs, todowrite as a plan, and follows mode and model changes', async () => {
+    writeFileSync(join(p.project, 'app.ts'), 'const port = 3000;\n');
+    script(
+      p,
+      [
+        toolUse('todowrite', { todos: [{ id: '1', content: 'Change the port', status: 'in_progress' }, { id: '2', content: 'Dropped idea', status: 'cancelled' }] }),
+        toolUse('edit', { file_path: 'app.ts', old_string: 'const port = 3000;', new_string: 'const port = 8080;' }),
+        reply({ type: 'thinking', thinking: 'The port is changed.' }, { type: 'text', text: 'Changed the port to 8080.' }),
+        text('planned'),
+      ],
+      [],
+    );
+    const e = open({ answerPermission: () => 'once' });
+    await initialize(e);
+    const created = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [{ name: 'docs', command: 'docs-mcp', args: [], env: [] }] });
+    const { sessionId } = created;
+    expect(created.configOptions?.[0]).toMatchObject({ id: 'model', type: 'select', currentValue: 'anthropic/claude-sonnet-4-6' });
+    expect((await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Use port 8080.' }] })).stopReason).toBe('end_turn');
+    expect(readFileSync(join(p.project, 'app.ts'), 'utf8')).toBe('const port = 8080;\n');
+    expect(e.stderr()).toContain('ignoring 1 MCP server');
+
+    const updates = e.updates.map((n) => n.update);
+    expect(updates).toContainEqual({ sessionUpdate: 'plan', entries: [{ content: 'Change the port', priority: 'medium', status: 'in_progress' }] });
+    const edit = updates.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit');
+    expect(edit).toMatchObject({
+      title: 'edit app.ts',
+      locations: [{ path: join(p.project, 'app.ts') }],
+      content: [{ type: 'diff', path: join(p.project, 'app.ts'), oldText: 'const port = 3000;', newText: 'const port = 8080;' }],
+    });
+    const chunkTexts = (kind: string) =>
+      updates.flatMap((u) =>
+        (u.sessionUpdate === 'agent_message_chunk' || u.sessionUpdate === 'agent_thought_chunk') && u.sessionUpdate === kind && u.content.type === 'text' ? [u.content.text] : [],
+      );
+    expect(chunkTexts('agent_thought_chunk').join('')).toBe('The port is changed.');
+    expect(chunkTexts('agent_message_chunk').length).toBeGreaterThan(1);
+    expect(chunkTexts('agent_message_chunk').join('')).toBe('Changed the port to 8080.');
+    const kinds = updates.map((u) => u.sessionUpdate);
+    expect(kinds.lastIndexOf('agent_thought_chunk')).toBeLessThan(kinds.indexOf('agent_message_chunk'));
+
+    // Modes are the primary agents; the model option maps to -m.
+    await e.conn.agent.request('session/set_mode', { sessionId, modeId: 'plan' });
+    const set = await e.conn.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'haiku' });
+    expect(set.configOptions[0]).toMatchObject({ currentValue: 'anthropic/claude-haiku-4-5' });
+    await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'plan it' }] });
+    const last = p.server.requests.at(-1)!;
+    expect(last.body.model).toBe('claude-haiku-4-5');
+    expect(systemText(last)).toContain('plan mode');
+    await expect(e.conn.agent.request('session/set_mode', { sessionId, modeId: 'nope' })).rejects.toThrow(/nope/);
+  });
+
+  it('withdraws a sub-agent\'s pending approval from the editor when the turn is cancelled', async () => {
+    script(p, [toolUse('task', { description: 'Clean up', prompt: 'Remove the build folder.', subagent_type: 'general' }), text('never')], [toolUse('bash', { command: 'rm -rf build' })]);
+    let withdrawn = false;
+    const child = spawnEditorWithPendingPermission(p, () => (withdrawn = true));
+    editors.push(child.editor);
+    await initialize(child.editor);
+    const { sessionId } = await child.editor.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    const turn = child.editor.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'clean' }] });
+    await child.asked;
+    await child.editor.conn.agent.notify('session/cancel', { sessionId });
+    expect((await turn).stopReason).toBe('cancelled');
+    await until(() => withdrawn);
+    // The child never got a model request after the ask, and the root stopped too.
+    expect(p.server.requests.filter(isChildRequest)).toHaveLength(1);
+    expect(p.server.requests).toHaveLength(2);
+  });
+
   it('lists stored sessions and replays one on load', async () => {
     script(p, [toolUse('read', { file_path: 'notes.md' }), text('The notes are empty.')], []);
     const first = open();
@@ -258,6 +325,23 @@ describe('opencode-ink acp', () => {
     await expect(e.conn.agent.request('session/prompt', { sessionId: 'ses_nope', prompt: [{ type: 'text', text: 'x' }] })).rejects.toThrow(/No open session/);
   });
 });
+
+/** An editor that leaves every permission request open until the agent withdraws it. */
+function spawnEditorWithPendingPermission(p: CliProject, onWithdrawn: () => void): { editor: Editor; asked: Promise<void> } {
+  let asked!: () => void;
+  const askedPromise = new Promise<void>((resolve) => (asked = resolve));
+  const editor = startEditor(p, {
+    answerPermission: (_req, signal) =>
+      new Promise<undefined>((resolve) => {
+        asked();
+        signal.addEventListener('abort', () => {
+          onWithdrawn();
+          resolve(undefined);
+        });
+      }),
+  });
+  return { editor, asked: askedPromise };
+}
 
 function alive(pid: number): boolean {
   try {
