@@ -1,11 +1,11 @@
 // `opencode-ink acp` as an editor runs it: the built binary as a subprocess, driven over its
 // stdio by the SDK's client side, against the fake Messages server.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { client, ndJsonStream, type ClientConnection, type CreateElicitationRequest, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BIN, startCliProject, type CliProject } from '../support/cli.js';
 import { reply, systemText, text, toolResults, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { REPO_ROOT } from '../support/harness.js';
@@ -191,6 +191,28 @@ describe('opencode-ink acp', () => {
     expect(uiChunksAmong(loads, join(REPO_ROOT, 'dist'))).toEqual([]);
   });
 
+  it('names a grandchild by its whole path when it asks for approval', async () => {
+    mkdirSync(p.env.OPENCODE_INK_CONFIG_DIR!, { recursive: true });
+    writeFileSync(join(p.env.OPENCODE_INK_CONFIG_DIR!, 'config.json'), JSON.stringify({ subagents: { max_depth: 2 } }));
+    const root = [toolUse('task', { description: 'Survey', prompt: 'Survey the code.', subagent_type: 'general' }), text('Surveyed.')];
+    const general = [toolUse('task', { description: 'Find API routes', prompt: 'Find them.', subagent_type: 'explore' }), text('general done')];
+    const explore = [toolUse('bash', { command: 'ls routes' }), text('explore done')];
+    p.server.setHandler((req) => {
+      const system = systemText(req);
+      const queue = system.includes('code exploration sub-agent') ? explore : system.includes('sub-agent of opencode-ink') ? general : root;
+      return queue.shift() ?? text('(script exhausted)');
+    });
+    const e = open({ answerPermission: () => 'reject' });
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    expect((await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'survey' }] })).stopReason).toBe('end_turn');
+    expect(e.permissions.map((r) => r.toolCall.title)).toEqual(['build › general (Survey) › explore (Find API routes): ls routes']);
+    // Only the root's own task call reached the stream as a tool call; the grandchild shows in its progress.
+    const calls = e.updates.filter((n) => n.update.sessionUpdate === 'tool_call');
+    expect(calls).toHaveLength(1);
+    expect(e.updates.some((n) => JSON.stringify(n.update).includes('explore: bash: ls routes'))).toBe(true);
+  });
+
   it('offers the answers as permission options when the editor has no forms, and rejects what the editor rejects', async () => {
     script(p, [toolUse('ask_user', { question: 'Tabs or spaces?', options: ['tabs', 'spaces'] }), toolUse('bash', { command: 'touch nope.txt' }), text('ok')], []);
     const e = open({ answerPermission: (req) => (req.options.some((o) => o.name === 'spaces') ? 'answer-1' : 'reject') });
@@ -323,6 +345,23 @@ describe('opencode-ink acp', () => {
     expect(init.authMethods?.length).toBe(1);
     await expect(e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] })).rejects.toThrow(/ANTHROPIC_API_KEY/);
     await expect(e.conn.agent.request('session/prompt', { sessionId: 'ses_nope', prompt: [{ type: 'text', text: 'x' }] })).rejects.toThrow(/No open session/);
+    await expect(e.conn.agent.request('session/load', { sessionId: 'ses_nope', cwd: p.project, mcpServers: [] })).rejects.toThrow(/No session with id "ses_nope"/);
+  });
+
+  it('survives garbage on stdin and keeps stdout to JSON-RPC', async () => {
+    // The agent answers each bad line with an error response, which the test's client logs.
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    onTestFinished(() => logged.mockRestore());
+    const e = open();
+    e.child.stdin!.write('this is not json\n{"jsonrpc":"2.0","id":"x","method":"no/such"}\n[1,2]\n');
+    const init = await initialize(e);
+    expect(init.protocolVersion).toBe(1);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    await expect(e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: '   ' }] })).rejects.toThrow(/no text/);
+    await expect(e.conn.agent.request('session/set_config_option', { sessionId, configId: 'colour', value: 'red' })).rejects.toThrow(/colour/);
+    e.child.stdin!.end();
+    expect(await e.exited).toBe(0);
+    for (const line of e.stdout().split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
   });
 });
 
