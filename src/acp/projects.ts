@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { loadProject } from '../cli/context.js';
 import { Engine } from '../core/engine.js';
-import { dataDir } from '../core/config/index.js';
+import { dataDir, type Config } from '../core/config/index.js';
 import { hasCredentials } from '../core/provider/credentials.js';
 import { SessionStore } from '../core/store/index.js';
 
@@ -22,6 +22,7 @@ export interface ProjectsOptions {
 export class Projects {
   readonly store: SessionStore;
   private readonly engines = new Map<string, Engine>();
+  private readonly configs = new Map<string, Config>();
   private readonly created: Array<(engine: Engine) => void> = [];
 
   constructor(private readonly options: ProjectsOptions) {
@@ -30,10 +31,22 @@ export class Projects {
     this.store.markInterrupted();
   }
 
-  /** Whether the configuration of `cwd` (or the user's) has something to authenticate with. */
+  /**
+   * Whether the configuration of `cwd` (or the user's) has something to authenticate with.
+   * A configuration that does not load counts as none; session/new reports its error.
+   */
   hasCredentials(cwd: string): boolean {
-    const project = loadProject({ cwd, env: this.options.env, trustOnce: this.options.trustOnce ?? false });
-    return hasCredentials(project.config, this.options.env);
+    const config = this.configs.get(this.key(cwd));
+    if (config) return hasCredentials(config, this.options.env);
+    try {
+      return hasCredentials(loadProject({ cwd, env: this.options.env, trustOnce: this.options.trustOnce ?? false }).config, this.options.env);
+    } catch {
+      return false;
+    }
+  }
+
+  private key(cwd: string): string {
+    return isAbsolute(cwd) ? resolve(cwd) : resolve(process.cwd(), cwd);
   }
 
   /** Called for every engine, when it is built. */
@@ -43,7 +56,7 @@ export class Projects {
 
   /** The engine for a folder, built on first use. Throws a ConfigError for a bad config there. */
   engineFor(cwd: string): Engine {
-    const dir = isAbsolute(cwd) ? resolve(cwd) : resolve(process.cwd(), cwd);
+    const dir = this.key(cwd);
     const known = this.engines.get(dir);
     if (known) return known;
     const { env, log } = this.options;
@@ -61,6 +74,7 @@ export class Projects {
       ...(this.options.model ? { model: this.options.model } : {}),
     });
     this.engines.set(dir, engine);
+    this.configs.set(dir, project.config);
     for (const listener of this.created) listener(engine);
     return engine;
   }
@@ -71,7 +85,6 @@ export class Projects {
   }
 
   close(): void {
-    for (const engine of this.engines.values()) engine.cancelAll();
     this.store.close();
   }
 }

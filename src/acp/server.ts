@@ -20,6 +20,8 @@ export interface AcpServerOptions extends ProjectsOptions {
 
 const AUTH_METHOD_ID = 'anthropic-api-key';
 const MODEL_OPTION = 'model';
+/** How long a closed connection waits for cancelled turns to wind down. */
+const SHUTDOWN_WAIT_MS = 5_000;
 
 /** Connects the agent to `stream`; resolves when the client goes away. */
 export async function serveAcp(stream: Stream, options: AcpServerOptions): Promise<void> {
@@ -157,6 +159,12 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
   try {
     await connection.closed;
   } finally {
+    // The editor went away: stop every turn and let their processes be killed before exiting.
+    for (const engine of projects.all()) engine.cancelAll();
+    await settledWithin(
+      [...opened].map(([id, engine]) => engine.settled(id)),
+      SHUTDOWN_WAIT_MS,
+    );
     projects.close();
   }
 }
@@ -182,6 +190,13 @@ export function promptText(blocks: readonly ContentBlock[]): string {
     }
   }
   return [text.join(''), ...context].filter((s) => s.length > 0).join('\n\n');
+}
+
+async function settledWithin(work: Array<Promise<void>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([Promise.all(work), deadline]);
+  clearTimeout(timer);
 }
 
 function rootOf(projects: Projects, row: SessionRow): SessionRow {

@@ -243,6 +243,20 @@ describe('opencode-ink acp', () => {
     expect(p.server.requests).toHaveLength(1);
   });
 
+  it('stops the turn and its processes when the editor closes the connection', async () => {
+    script(p, [toolUse('bash', { command: 'echo $$ > sleeper.tmp && mv sleeper.tmp sleeper.pid && exec sleep 30' }), text('never')], []);
+    const e = open();
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    void e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'sleep' }] }).catch(() => {});
+    const pidFile = join(p.project, 'sleeper.pid');
+    await until(() => existsSync(pidFile));
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    e.child.stdin!.end();
+    expect(await e.exited).toBe(0);
+    await until(() => !alive(pid));
+  });
+
   it('streams thinking and text in order, edits as diffs, todowrite as a plan, and follows mode and model changes', async () => {
     writeFileSync(join(p.project, 'app.ts'), 'const port = 3000;\n');
     script(
