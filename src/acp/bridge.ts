@@ -81,6 +81,11 @@ export class Bridge {
     });
   }
 
+  /** A new turn starts: the previous turn's stop reason no longer applies. */
+  turnStarted(rootId: string): void {
+    this.lastStop.delete(rootId);
+  }
+
   /** The model's stop reason for the root's last message (refusal, max_tokens, ...). */
   lastModelStop(rootId: string): string | undefined {
     return this.lastStop.get(rootId);

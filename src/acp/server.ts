@@ -137,6 +137,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       const text = promptText(params.prompt);
       if (!text.trim()) throw RequestError.invalidParams(undefined, 'The prompt has no text.');
       let outcome: TurnOutcome;
+      bridge.turnStarted(params.sessionId);
       try {
         outcome = await engine.prompt(params.sessionId, text);
       } catch (err) {
