@@ -50,6 +50,8 @@ export class Bridge {
   private readonly inputs = new Map<string, { tool: string; input: unknown }>();
   /** By root-level task call id. */
   private readonly children = new Map<string, ChildProgress>();
+  /** Task calls that have returned (a background task's child may still report on them). */
+  private readonly finished = new Set<string>();
   /** Outgoing requests by request/question id, aborted when the core settles them first. */
   private readonly asks = new Map<string, AbortController>();
   private readonly lastStop = new Map<string, string>();
@@ -192,7 +194,8 @@ export class Bridge {
     }
     const child = event.tool === 'task' ? this.children.get(event.call_id) : undefined;
     if (child) {
-      this.children.delete(event.call_id);
+      // A task sent to the background keeps reporting on its (finished) call.
+      this.finished.add(event.call_id);
       if (event.metadata && 'state' in event.metadata) child.status = String(event.metadata.state);
       content = [textContent(progressText(child)), ...content];
     }
@@ -257,7 +260,7 @@ export class Bridge {
     this.send(root, {
       sessionUpdate: 'tool_call_update',
       toolCallId: callId,
-      status: 'in_progress',
+      ...(this.finished.has(callId) ? {} : { status: 'in_progress' as const }),
       content: [textContent(progressText(child))],
       rawOutput: progressRecord(child),
     });

@@ -191,6 +191,27 @@ describe('opencode-ink acp', () => {
     expect(uiChunksAmong(loads, join(REPO_ROOT, 'dist'))).toEqual([]);
   });
 
+  it('keeps reporting a background task on its returned call without reopening it', async () => {
+    script(
+      p,
+      [toolUse('task', { description: 'Index files', prompt: 'List the markdown files.', subagent_type: 'general', run_in_background: true }), text('Started it.'), text('Noted the result.')],
+      [toolUse('glob', { pattern: '*.md' }), text('no markdown files')],
+    );
+    const e = open();
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    expect((await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'index' }] })).stopReason).toBe('end_turn');
+    const taskCall = e.updates.find((n) => n.update.sessionUpdate === 'tool_call')!.update;
+    const taskId = taskCall.sessionUpdate === 'tool_call' ? taskCall.toolCallId : '';
+    const onTask = (n: SessionNotification) => n.update.sessionUpdate === 'tool_call_update' && n.update.toolCallId === taskId;
+    // The child finishes after the call returned: its final state still reaches the call.
+    await e.waitForUpdate((n) => onTask(n) && JSON.stringify(n.update).includes('general (Index files) · completed'));
+    const updates = e.updates.filter(onTask).map((n) => n.update);
+    const returned = updates.findIndex((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+    expect(returned).toBeGreaterThanOrEqual(0);
+    expect(updates.slice(returned + 1).every((u) => u.sessionUpdate === 'tool_call_update' && u.status === undefined)).toBe(true);
+  });
+
   it('names a grandchild by its whole path when it asks for approval', async () => {
     mkdirSync(p.env.OPENCODE_INK_CONFIG_DIR!, { recursive: true });
     writeFileSync(join(p.env.OPENCODE_INK_CONFIG_DIR!, 'config.json'), JSON.stringify({ subagents: { max_depth: 2 } }));
