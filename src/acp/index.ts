@@ -18,6 +18,8 @@ export async function runAcp(opts: AcpCommandOptions): Promise<number> {
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
+  // Started by hand in a terminal: say what it is waiting for instead of sitting silent.
+  if (process.stdin.isTTY) log('opencode-ink acp speaks the Agent Client Protocol on stdin/stdout and is meant to be started by an editor (see "Editors (ACP)" in the README). Ctrl+D quits.');
   const output = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   await serveAcp(ndJsonStream(output, input), {
