@@ -20,7 +20,7 @@ const fs = () => require('node:fs') as typeof import('node:fs');
 export type Main = (argv: string[], hooks?: StartupHooks) => Promise<number>;
 
 /** Arguments that name a command (or help) rather than the interactive UI. */
-const COMMAND_WORDS = new Set(['run', 'sessions', 'agents', 'help', '--help', '-h', '--version', '-v', '-p', '--print']);
+const COMMAND_WORDS = new Set(['run', 'sessions', 'agents', 'acp', 'help', '--help', '-h', '--version', '-v', '-p', '--print']);
 
 /** The hash the build writes into dist/tui.js's first line. */
 const SCRIPT_HASH = /\/\*opencode-ink-tui:([0-9a-f]{32})\*\//;

@@ -162,6 +162,17 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       io.stdout.write(`${modelsCommand(context(), opts)}\n`);
     });
 
+  program
+    .command('acp')
+    .description('serve editors over the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)')
+    .option('-m, --model <provider/model>', 'model for every session, e.g. anthropic/claude-sonnet-4-6')
+    .option(...TRUST_ONCE_OPTION)
+    .action(async (opts: { model?: string; trust?: boolean }) => {
+      // Loaded on demand, like the UI: no other command pays for the protocol SDK.
+      const { runAcp } = await import('../acp/index.js');
+      exitCode = await runAcp({ ...opts, version: packageVersion() });
+    });
+
   registerTrustCommand(program, io.stdout);
 
   try {

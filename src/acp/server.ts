@@ -1,0 +1,227 @@
+// `opencode-ink acp`: the Agent Client Protocol's agent side over a stream, on the official
+// SDK. Requests map onto the core's public API (Engine); what the core emits reaches the
+// editor through the Bridge. Session ids are the core's root session ids, so a session
+// started in an editor is the same one `sessions`, `-s` and the TUI see.
+import { agent, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
+import type { AgentApp, AgentConnection, ContentBlock, SessionConfigOption, SessionModeState, Stream } from '@agentclientprotocol/sdk';
+import type { TurnOutcome } from '../core/agent/loop.js';
+import type { Engine } from '../core/engine.js';
+import { ConfigError, errorMessage, UserFacingError } from '../core/errors.js';
+import { NO_CREDENTIALS_MESSAGE } from '../core/provider/credentials.js';
+import { MODEL_ALIASES } from '../core/provider/models.js';
+import type { SessionRow } from '../core/store/index.js';
+import { Bridge } from './bridge.js';
+import { Projects, type ProjectsOptions } from './projects.js';
+import { replayUpdates, stopReason } from './translate.js';
+
+export interface AcpServerOptions extends ProjectsOptions {
+  version: string;
+}
+
+const AUTH_METHOD_ID = 'anthropic-api-key';
+const MODEL_OPTION = 'model';
+/** How long a closed connection waits for cancelled turns to wind down. */
+const SHUTDOWN_WAIT_MS = 5_000;
+
+/** Connects the agent to `stream`; resolves when the client goes away. */
+export async function serveAcp(stream: Stream, options: AcpServerOptions): Promise<void> {
+  const projects = new Projects(options);
+  const { log } = options;
+  /** Which engine holds each root session the editor opened. */
+  const opened = new Map<string, Engine>();
+
+  const engineFor = (cwd: string): Engine => {
+    try {
+      return projects.engineFor(cwd);
+    } catch (err) {
+      throw asRequestError(err);
+    }
+  };
+  const sessionEngine = (sessionId: string): Engine => {
+    const engine = opened.get(sessionId);
+    if (!engine) throw RequestError.invalidParams({ sessionId }, `No open session "${sessionId}": create it with session/new or open it with session/load first.`);
+    return engine;
+  };
+  const modes = (engine: Engine, row: SessionRow): SessionModeState => ({
+    currentModeId: row.agent,
+    availableModes: engine.primaryAgents().map((a) => ({ id: a.name, name: a.name, ...(a.description ? { description: a.description } : {}) })),
+  });
+  /** The model as a session option (the editor's model picker; `acp -m` sets the default). */
+  const configOptions = (row: SessionRow): SessionConfigOption[] => {
+    const models = [...new Set([row.model, ...Object.values(MODEL_ALIASES)])];
+    return [
+      {
+        id: MODEL_OPTION,
+        name: 'Model',
+        category: 'model',
+        type: 'select',
+        currentValue: row.model,
+        options: models.map((m) => ({ value: m, name: m })),
+      },
+    ];
+  };
+  const requireCredentials = (cwd: string) => {
+    if (!projects.hasCredentials(cwd)) throw new RequestError(-32000, NO_CREDENTIALS_MESSAGE);
+  };
+
+  const app: AgentApp = agent({ name: 'opencode-ink' })
+    .onRequest('initialize', ({ params }) => {
+      bridge.setClientCapabilities(params.clientCapabilities);
+      const keyed = projects.hasCredentials(process.cwd());
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { embeddedContext: true },
+          sessionCapabilities: { list: {} },
+        },
+        agentInfo: { name: 'opencode-ink', title: 'opencode-ink', version: options.version },
+        // Only a key in the environment or config authenticates: say how, when there is none.
+        authMethods: keyed ? [] : [{ id: AUTH_METHOD_ID, name: 'Anthropic API key', description: NO_CREDENTIALS_MESSAGE }],
+      };
+    })
+    .onRequest('authenticate', () => {
+      if (projects.hasCredentials(process.cwd())) return {};
+      throw new RequestError(-32000, NO_CREDENTIALS_MESSAGE);
+    })
+    .onRequest('session/new', ({ params }) => {
+      if (params.mcpServers.length) log(`acp: ignoring ${params.mcpServers.length} MCP server(s) from the editor: MCP servers are not supported yet.`);
+      const engine = engineFor(params.cwd);
+      requireCredentials(engine.cwd);
+      const row = guard(() => engine.createSession());
+      opened.set(row.id, engine);
+      bridge.open(row.id);
+      return { sessionId: row.id, modes: modes(engine, row), configOptions: configOptions(row) };
+    })
+    .onRequest('session/load', async ({ params }) => {
+      const stored = projects.store.getSession(params.sessionId);
+      if (!stored) throw RequestError.invalidParams({ sessionId: params.sessionId }, `No session with id "${params.sessionId}".`);
+      if (stored.parent_id) {
+        throw RequestError.invalidParams({ sessionId: params.sessionId }, `Session "${stored.id}" is a sub-agent's; load its root session "${rootOf(projects, stored).id}" instead.`);
+      }
+      // The session belongs to the folder it was started in, whatever the editor has open.
+      const engine = engineFor(stored.cwd || params.cwd);
+      const history = engine.history(stored.id)!;
+      opened.set(stored.id, engine);
+      bridge.send(stored.id, ...replayUpdates(history.messages, engine.cwd));
+      bridge.open(stored.id);
+      await bridge.flushed();
+      return { modes: modes(engine, history.session), configOptions: configOptions(history.session) };
+    })
+    .onRequest('session/list', ({ params }) => {
+      const cwd = params.cwd ?? undefined;
+      const sessions = projects.store
+        .listRoots()
+        .filter((r) => cwd === undefined || r.cwd === cwd)
+        .map((r) => ({ sessionId: r.id, cwd: r.cwd, title: r.title, updatedAt: new Date(r.updated_at).toISOString() }));
+      return { sessions };
+    })
+    .onRequest('session/set_mode', ({ params }) => {
+      const engine = sessionEngine(params.sessionId);
+      const row = guard(() => engine.setAgent(params.sessionId, params.modeId));
+      bridge.send(row.id, { sessionUpdate: 'current_mode_update', currentModeId: row.agent });
+      return {};
+    })
+    .onRequest('session/set_config_option', ({ params }) => {
+      const engine = sessionEngine(params.sessionId);
+      if (params.configId !== MODEL_OPTION || typeof params.value !== 'string') {
+        throw RequestError.invalidParams({ configId: params.configId }, `Unknown session option "${params.configId}": the only one is "${MODEL_OPTION}" (a model name).`);
+      }
+      const model = params.value;
+      const row = guard(() => engine.setModel(params.sessionId, model));
+      return { configOptions: configOptions(row) };
+    })
+    .onRequest('session/prompt', async ({ params }) => {
+      const engine = sessionEngine(params.sessionId);
+      requireCredentials(engine.cwd);
+      const text = promptText(params.prompt);
+      if (!text.trim()) throw RequestError.invalidParams(undefined, 'The prompt has no text.');
+      let outcome: TurnOutcome;
+      bridge.turnStarted(params.sessionId);
+      try {
+        outcome = await engine.prompt(params.sessionId, text);
+      } catch (err) {
+        throw asRequestError(err);
+      }
+      // Every update of the turn reaches the editor before the turn's answer.
+      await bridge.flushed();
+      if (outcome.status === 'failed') throw RequestError.internalError(undefined, outcome.error ?? 'The turn failed.');
+      return { stopReason: stopReason(outcome, bridge.lastModelStop(params.sessionId)) };
+    })
+    .onNotification('session/cancel', ({ params }) => {
+      // Cancels the turn, its sub-agents and their processes (through the session's signal).
+      opened.get(params.sessionId)?.cancel(params.sessionId);
+    });
+
+  // Requests are handled from the next tick on, once the bridge below exists.
+  const connection: AgentConnection = app.connect(stream);
+  const bridge: Bridge = new Bridge({ client: connection.client, store: projects.store, log });
+  projects.onEngine((engine) => bridge.track(engine));
+  try {
+    await connection.closed;
+  } finally {
+    // The editor went away: stop every turn and let their processes be killed before exiting.
+    for (const engine of projects.all()) engine.cancelAll();
+    await settledWithin(
+      [...opened].map(([id, engine]) => engine.settled(id)),
+      SHUTDOWN_WAIT_MS,
+    );
+    projects.close();
+  }
+}
+
+/** The text the model gets: text blocks, then embedded resources and links as context. */
+export function promptText(blocks: readonly ContentBlock[]): string {
+  const text: string[] = [];
+  const context: string[] = [];
+  for (const block of blocks) {
+    switch (block.type) {
+      case 'text':
+        text.push(block.text);
+        break;
+      case 'resource':
+        if ('text' in block.resource) context.push(`<context uri="${block.resource.uri}">\n${block.resource.text}\n</context>`);
+        else context.push(`<context uri="${block.resource.uri}">(binary content not included)</context>`);
+        break;
+      case 'resource_link':
+        context.push(`<context uri="${block.uri}" name="${block.name}">(referenced; read it with your tools if needed)</context>`);
+        break;
+      default:
+        break;
+    }
+  }
+  return [text.join(''), ...context].filter((s) => s.length > 0).join('\n\n');
+}
+
+async function settledWithin(work: Array<Promise<void>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([Promise.all(work), deadline]);
+  clearTimeout(timer);
+}
+
+function rootOf(projects: Projects, row: SessionRow): SessionRow {
+  let current = row;
+  for (let i = 0; i < 64 && current.parent_id; i++) {
+    const parent = projects.store.getSession(current.parent_id);
+    if (!parent) break;
+    current = parent;
+  }
+  return current;
+}
+
+function guard<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw asRequestError(err);
+  }
+}
+
+/** A core error as a JSON-RPC error the editor can show: bad input is invalid params. */
+function asRequestError(err: unknown): RequestError {
+  if (err instanceof RequestError) return err;
+  if (err instanceof ConfigError || err instanceof UserFacingError) return RequestError.invalidParams(undefined, err.message);
+  return RequestError.internalError(undefined, errorMessage(err));
+}
+
