@@ -75,6 +75,53 @@ export function deleteWordBefore(b: Buffer): Buffer {
   return { text: b.text.slice(0, i) + b.text.slice(b.cursor), cursor: i };
 }
 
+/** Letters, digits and `_` make words (as readline's Alt+B/F); everything else separates. */
+const WORD = /[\p{L}\p{N}_]/u;
+const isWord = (ch: string | undefined): boolean => ch !== undefined && WORD.test(ch);
+
+/** Start of the word before the cursor (Alt+B, Ctrl+←): skips separators, then the word. */
+export function wordStartBefore(text: string, cursor: number): number {
+  let i = cursor;
+  while (i > 0 && !isWord(charBefore(text, i))) i = prevIndex(text, i);
+  while (i > 0 && isWord(charBefore(text, i))) i = prevIndex(text, i);
+  return i;
+}
+
+/** End of the word after the cursor (Alt+F, Ctrl+→): skips separators, then the word. */
+export function wordEndAfter(text: string, cursor: number): number {
+  let i = cursor;
+  while (i < text.length && !isWord(charAt(text, i))) i = nextIndex(text, i);
+  while (i < text.length && isWord(charAt(text, i))) i = nextIndex(text, i);
+  return i;
+}
+
+export function wordLeft(b: Buffer): Buffer {
+  return { ...b, cursor: wordStartBefore(b.text, b.cursor) };
+}
+
+export function wordRight(b: Buffer): Buffer {
+  return { ...b, cursor: wordEndAfter(b.text, b.cursor) };
+}
+
+/** Alt+D: removes from the cursor to the end of the next word. */
+export function deleteWordAfter(b: Buffer): Buffer {
+  return { text: b.text.slice(0, b.cursor) + b.text.slice(wordEndAfter(b.text, b.cursor)), cursor: b.cursor };
+}
+
+/** Alt+Backspace: removes back to the start of the word (punctuation separates, unlike Ctrl+W). */
+export function deleteWordStartBefore(b: Buffer): Buffer {
+  const start = wordStartBefore(b.text, b.cursor);
+  return { text: b.text.slice(0, start) + b.text.slice(b.cursor), cursor: start };
+}
+
+function charBefore(text: string, i: number): string | undefined {
+  return text.slice(prevIndex(text, i), i);
+}
+
+function charAt(text: string, i: number): string | undefined {
+  return text.slice(i, nextIndex(text, i));
+}
+
 export function cursorLine(b: Buffer): { line: number; column: number; lineCount: number } {
   const before = b.text.slice(0, b.cursor);
   const line = countNewlines(before);

@@ -139,18 +139,29 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
     const { line, lineCount } = ed.cursorLine(b);
     return line < lineCount - 1 ? none({ ...state, buffer: ed.verticalMove(b, 1) }) : none(historyStep(state, env.history, -1));
   }
-  if (key.leftArrow) return none({ ...state, buffer: ed.left(b) });
-  if (key.rightArrow) return none({ ...state, buffer: ed.right(b) });
+  // Ctrl+←/→ (and Alt+←/→, which macOS terminals send) move by word.
+  if (key.leftArrow) return none({ ...state, buffer: key.ctrl || key.meta ? ed.wordLeft(b) : ed.left(b) });
+  if (key.rightArrow) return none({ ...state, buffer: key.ctrl || key.meta ? ed.wordRight(b) : ed.right(b) });
   if (key.home) return none({ ...state, buffer: ed.home(b) });
   if (key.end) return none({ ...state, buffer: ed.end(b) });
   // Terminals send DEL (0x7f) for Backspace and Ink reports it as `delete`, so both erase
   // backwards; forward delete is Ctrl+D. A paste token goes as a whole.
+  if ((key.backspace || key.delete) && key.meta) return edit(ed.deleteWordStartBefore(b));
   if (key.backspace || key.delete) {
     const token = state.pastes.find((p) => b.text.slice(0, b.cursor).endsWith(p.token));
     if (token) return edit({ text: b.text.slice(0, b.cursor - token.token.length) + b.text.slice(b.cursor), cursor: b.cursor - token.token.length });
     return edit(ed.backspace(b));
   }
 
+  // Alt+letter arrives as ESC + letter, which Ink reports as meta.
+  if (key.meta && !key.ctrl) {
+    switch (input) {
+      case 'b': return none({ ...state, buffer: ed.wordLeft(b) });
+      case 'f': return none({ ...state, buffer: ed.wordRight(b) });
+      case 'd': return edit(ed.deleteWordAfter(b));
+      default: return none(state);
+    }
+  }
   if (key.ctrl) {
     switch (input) {
       case 'a': return none({ ...state, buffer: ed.home(b) });
