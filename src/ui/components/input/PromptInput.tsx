@@ -9,6 +9,7 @@ import { wrappedRows } from '../../screens/live-layout.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
 import { CompletionMenu } from './CompletionMenu.js';
+import { graphemeAt } from './editor.js';
 import type { NamedItem } from './completion.js';
 import { initialPromptState, isExitArmed, openMenu, reducePrompt, type OpenMenu, type PromptEffect, type PromptState } from './prompt-state.js';
 
@@ -201,12 +202,12 @@ function EditorLines({ text, cursor, placeholder, prompt, promptColor, showCurso
           );
         }
         const at = cursor - start;
-        const ch = Array.from(line.slice(at))[0] ?? ' ';
+        const ch = graphemeAt(line, at);
         return (
           <Text key={i}>
             {head}
             {line.slice(0, at)}
-            <Text inverse>{ch}</Text>
+            <Text inverse>{ch === '' ? ' ' : ch}</Text>
             {line.slice(at + ch.length)}
           </Text>
         );
