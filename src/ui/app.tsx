@@ -172,7 +172,8 @@ function Screen(props: ScreenProps) {
   const state = useVisibleState(frames, viewId);
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH);
+  // The whole terminal width; MAX_WIDTH only when the terminal reports none.
+  const width = stdout.columns || MAX_WIDTH;
   const leaderPending = useLeaderPending();
   const [row, setRow] = useState<SessionRow | undefined>(() => core.history(rootId)?.session);
   const [queued, setQueued] = useState<string[]>([]);

@@ -145,7 +145,7 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
       'explore Find auth middleware · completed',
       'general Check the test setup · completed',
       'The sub-agents agree: login lives in src/server.ts and has no throttling. Adding',
-      ' a limiter there.',
+      'a limiter there.',
       'edit src/server.ts (+2 −2)',
       "app.post('/v1/login', rateLimit, login);",
       'Done',
@@ -153,6 +153,8 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
       'tests/auth.test.js.',
     ];
     const lines = t.history().split('\n');
+    // Wrapped prose starts its continuation rows at the margin, not with the breaking space.
+    expect(lines.some((l) => l.startsWith(' a limiter'))).toBe(false);
     let at = -1;
     for (const want of expected) {
       const found = lines.findIndex((l, i) => i > at && l.includes(want));

@@ -104,7 +104,7 @@ function fitAll(segments: string[], width: number): string[] {
 }
 
 export function StatusLine(props: StatusLineProps) {
-  const width = Math.min(props.width ?? MAX_WIDTH, MAX_WIDTH);
+  const width = props.width ?? MAX_WIDTH;
   const segments = statusSegments(props, width);
   const [first = '', ...rest] = segments;
   const color = props.agentColor ?? defaultAgentColor(props.view ? props.view.label : props.agent);

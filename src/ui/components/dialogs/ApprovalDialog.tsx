@@ -200,7 +200,7 @@ function SubjectText({ tool, subject, maxLines }: { tool: string; subject: strin
   const { stdout } = useStdout();
   const isCommand = tool === 'bash';
   // Inside the border and padding; the "$ " gutter is part of each row.
-  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH) - 4;
+  const width = (stdout.columns || MAX_WIDTH) - 4;
   const gutter = isCommand ? '  ' : '';
   const { shown, hidden } = capSubject(subject, maxLines, width, gutter);
   const shownRows = shown.reduce((n, line) => n + wrappedRows(gutter + line, width), 0) + (hidden > 0 ? 1 : 0);

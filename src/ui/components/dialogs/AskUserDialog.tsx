@@ -82,7 +82,7 @@ function AskUserBody({ asker, question, options, position, total, waiting = [], 
   const typing = text !== '';
   const footer = hasOptions ? FOOTER_OPTIONS(typing) : FOOTER_TEXT;
   const { stdout } = useStdout();
-  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH);
+  const width = stdout.columns || MAX_WIDTH;
   const questionRows = textRows(question, width - 4);
   // Cut to the rows given, the last of them saying so.
   const cut = maxQuestionRows !== undefined && questionRows > maxQuestionRows ? Math.max(1, maxQuestionRows) : undefined;
