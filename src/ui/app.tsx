@@ -43,6 +43,11 @@ import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/t
 import { entryRows, fitLive, taskBlockRows, textRows } from './screens/live-layout.js';
 import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
 
+/** A session's title until its first prompt names it (the engine's default). */
+const DEFAULT_TITLE = 'New session';
+/** Left in the transcript where Esc stopped a turn. */
+export const INTERRUPTED = 'Interrupted by user';
+
 /** Clears the screen and scrollback so a remounted <Static> starts on a clean terminal. */
 const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
 
@@ -185,6 +190,17 @@ function Screen(props: ScreenProps) {
   const [inputRows, setInputRows] = useState(3);
 
   useEffect(() => setRow(core.history(rootId)?.session), [core, rootId]);
+  // The core titles a new session from its first prompt without an event of its own: read
+  // the stored row again once the model starts answering, until it has a real title.
+  const titled = row !== undefined && row.title !== DEFAULT_TITLE;
+  useEffect(() => {
+    if (titled) return;
+    return core.on((e) => {
+      if (e.session_id !== rootId || e.type !== 'message.started') return;
+      const fresh = core.history(rootId)?.session;
+      if (fresh && fresh.title !== DEFAULT_TITLE) setRow(fresh);
+    });
+  }, [core, rootId, titled]);
 
   const view = transcriptView(state, viewId);
   const viewed = state.sessions[viewId];
@@ -199,6 +215,12 @@ function Screen(props: ScreenProps) {
       store.dispatch({ type: 'ui.user_message', session_id: rootId, text, ts: Date.now() });
       core
         .prompt(rootId, text)
+        .then((outcome) => {
+          // Esc stopped the turn: say so where it stopped, or the transcript just ends.
+          if (outcome.status === 'cancelled') {
+            store.dispatch({ type: 'error', session_id: rootId, agent: row?.agent ?? '', path: [rootId], ts: Date.now(), message: INTERRUPTED });
+          }
+        })
         .catch((err: unknown) => setNotice(errorMessage(err)))
         .finally(() => {
           busy.current = false;
@@ -209,7 +231,7 @@ function Screen(props: ScreenProps) {
           });
         });
     },
-    [core, rootId, store],
+    [core, rootId, store, row?.agent],
   );
 
   const runCommand = useCallback(
@@ -474,7 +496,7 @@ function Screen(props: ScreenProps) {
         cost={totals.cost}
         running={runningCount(state, rootId)}
         queued={queuedCount(state, rootId)}
-        title={isChildView && viewed ? (viewed.description || viewed.title) : (state.sessions[rootId]?.title ?? row?.title ?? '')}
+        title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
         width={width}
       />
