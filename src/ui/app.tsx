@@ -40,7 +40,7 @@ import {
 } from './state/index.js';
 import { useVisibleState } from './state/use-visible-state.js';
 import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/types.js';
-import { entryRows, fitLive, taskBlockRows, textRows } from './screens/live-layout.js';
+import { entryRows, fitLive, MIN_SUBJECT_ROWS, taskBlockRows, textRows } from './screens/live-layout.js';
 import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
 
 /** A session's title until its first prompt names it (the engine's default). */
@@ -357,7 +357,7 @@ function Screen(props: ScreenProps) {
 
   // Everything below <Static> must fit the terminal (see screens/live-layout.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
-  const asked = question ? askUserRows({ question: question.question, options: question.options, waiting }, width) : undefined;
+  const questionRows = (compact: boolean) => (question ? askUserRows({ question: question.question, options: question.options, waiting }, width, compact) : undefined);
   const rowOptions = { state, width, expanded, hideDiff: awaitingApproval };
   const untasked = view.live.filter((e) => !(e.item.kind === 'tool' && e.item.tool === 'task'));
   const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => e.item.kind === 'tool' && e.item.tool === 'task');
@@ -367,11 +367,16 @@ function Screen(props: ScreenProps) {
     inputRows + (isChildView ? 0 : queued.length) + 1 + (notice ? textRows(notice, width) : 0) + (viewed?.thinking ? 1 : 0) + (working ? 1 : 0);
   // An open panel (help, agents, the picker) takes the live region's place and scrolls within it.
   const overlayRows = Math.max(6, rows - 1 - fixedRows);
+  // On a short screen the approval dialog drops its margins and lists the choices on one
+  // row, so its header (who asks, which tool) and the command stay in view.
+  const compactApproval = permission !== undefined && rows - 1 - fixedRows - approvalChromeRows(waiting.length, width) < MIN_SUBJECT_ROWS;
+  const compactQuestion = !permission && question !== undefined && rows - 1 - fixedRows - (questionRows(false)?.chromeRows ?? 0) < MIN_SUBJECT_ROWS;
+  const asked = questionRows(compactQuestion);
   const layout = fitLive({
     rows,
     fixedRows,
     dialog: permission
-      ? { chromeRows: approvalChromeRows(waiting.length), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
+      ? { chromeRows: approvalChromeRows(waiting.length, width, compactApproval), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
       : asked
         ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
         : undefined,
@@ -430,6 +435,7 @@ function Screen(props: ScreenProps) {
           subject={permission.subject}
           renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
           maxSubjectLines={layout.subjectRows}
+          compact={compactApproval}
           waiting={waiting}
           position={state.permissions.indexOf(permission) + 1}
           total={state.permissions.length}
@@ -446,6 +452,7 @@ function Screen(props: ScreenProps) {
           total={state.questions.length}
           waiting={waiting}
           maxQuestionRows={layout.subjectRows}
+          compact={compactQuestion}
           onAnswer={(text) => core.answerQuestion(question.questionId, text)}
           onDecline={() => core.declineQuestion(question.questionId)}
         />

@@ -83,7 +83,7 @@ describe.runIf(hasTmux || process.env.CI)('keys in one write', () => {
     expect(draft).not.toContain('You asked: “first pasted line');
     tmux('send-keys', '-t', NAME, 'Enter');
     await waitFor((s) => s.includes('You asked: “first pasted line second pasted line”'), 'the pasted prompt sent');
-    await waitFor((s) => s.split('to talk to Claude.').length === 3, 'the reply to the pasted prompt to end');
+    await waitFor((s) => s.replace(/\s+/g, ' ').split('to talk to Claude.').length === 3, 'the reply to the pasted prompt to end');
 
     writeOnce('/exit\r');
     await waitFor((s) => s.includes('exited with 0'), 'the app to exit');
