@@ -6,6 +6,7 @@ import { Box, Static, Text, useApp, useStdout } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { PermissionReply } from '../core/events.js';
 import { errorMessage } from '../core/errors.js';
+import { knownModels, modelProblem } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
 import type { UiCore } from './core-api.js';
 import { ApprovalDialog, approvalChromeRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
@@ -42,6 +43,9 @@ import { useVisibleState } from './state/use-visible-state.js';
 import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/types.js';
 import { entryRows, fitLive, MIN_SUBJECT_ROWS, taskBlockRows, textRows } from './screens/live-layout.js';
 import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
+
+/** What `/model ` completes to. */
+const MODELS: readonly NamedItem[] = knownModels();
 
 /** A session's title until its first prompt names it (the engine's default). */
 const DEFAULT_TITLE = 'New session';
@@ -260,6 +264,12 @@ function Screen(props: ScreenProps) {
         case 'agent': {
           if (!args) {
             setNotice(name === 'model' ? `Model: ${row?.model ?? '?'} — use /model <provider/id>.` : `Agent: ${row?.agent ?? '?'} — use /agent <name>.`);
+            return true;
+          }
+          // A typo must not silently become the model every later request fails on.
+          const problem = name === 'model' ? modelProblem(args) : undefined;
+          if (problem) {
+            setNotice(problem);
             return true;
           }
           try {
@@ -484,6 +494,7 @@ function Screen(props: ScreenProps) {
         history={history}
         commands={commands}
         subagents={subagents}
+        models={MODELS}
         {...(props.completeFile ? { completeFile: props.completeFile } : {})}
         queued={queued}
         disabled={isChildView}

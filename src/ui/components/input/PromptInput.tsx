@@ -25,6 +25,8 @@ export interface PromptInputProps {
   history?: readonly string[];
   commands?: readonly NamedItem[];
   subagents?: readonly NamedItem[];
+  /** What `/model ` offers. */
+  models?: readonly NamedItem[];
   /** Paths for an `@` prefix; directories end with '/'. Called on every keystroke in a mention. */
   completeFile?: (prefix: string) => readonly string[];
   /** Messages typed while the agent is busy, shown above the input. */
@@ -77,6 +79,7 @@ export function PromptInput(props: PromptInputProps) {
     history = [],
     commands,
     subagents,
+    models,
     completeFile,
     queued = [],
     placeholder,
@@ -91,7 +94,7 @@ export function PromptInput(props: PromptInputProps) {
   } = props;
   const [get, set] = useRefState(initialPromptState);
   const state = get();
-  const sources = { commands, subagents, completeFile };
+  const sources = { commands, subagents, models, completeFile };
 
   const reported = useRef<number | undefined>(undefined);
   const rowsOf = (s: PromptState, menu = openMenu(s, sources)): number =>
@@ -132,7 +135,7 @@ export function PromptInput(props: PromptInputProps) {
   // completeFile may touch the disk: recompute only when the text or cursor moves.
   const menu = useMemo(
     () => openMenu(state, sources),
-    [state.buffer, state.menuIndex, state.menuDismissed, commands, subagents, completeFile],
+    [state.buffer, state.menuIndex, state.menuDismissed, commands, subagents, models, completeFile],
   );
   // Changes not made by a key (the exit hint expiring, a new width, read-only mode) are
   // reported after they are drawn.

@@ -120,7 +120,8 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
     if (item && key.tab) return edit(applyCompletion(b, menu.context, item));
     if (item && key.return && !key.shift && !key.meta) {
       // A command typed out in full runs on Enter instead of needing a second press.
-      const exact = menu.context.kind === 'command' && item.label === `/${menu.context.query}`;
+      const exact =
+        (menu.context.kind === 'command' && item.label === `/${menu.context.query}`) || (menu.context.kind === 'model' && item.insert === menu.context.query);
       if (!exact) return edit(applyCompletion(b, menu.context, item));
     }
   }
