@@ -80,7 +80,7 @@ async function playDemo(t: Term): Promise<{ answered: boolean; approvals: number
   return { answered, approvals, askers };
 }
 
-/** Types a prompt, waits until the input shows it, then sends it (Enter in the same write would read as a pasted newline). */
+/** Types a prompt, waits until the input shows it, then sends it (keys-in-one-write.test.ts sends both in one write). */
 async function typePrompt(t: Term, text: string): Promise<void> {
   t.keys('-l', text);
   await t.waitFor((s) => s.includes(text), 'the typed prompt');
