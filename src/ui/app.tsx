@@ -6,6 +6,7 @@ import { Box, Static, Text, useApp, useStdout } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { PermissionReply } from '../core/events.js';
 import { errorMessage } from '../core/errors.js';
+import { knownModels, modelProblem } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
 import type { UiCore } from './core-api.js';
 import { ApprovalDialog, approvalChromeRows, choiceRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
@@ -41,8 +42,16 @@ import {
 } from './state/index.js';
 import { useVisibleState } from './state/use-visible-state.js';
 import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/types.js';
-import { entryRows, fitLive, taskBlockRows, textRows } from './screens/live-layout.js';
+import { entryRows, fitLive, MIN_SUBJECT_ROWS, taskBlockRows, textRows } from './screens/live-layout.js';
 import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
+
+/** What `/model ` completes to. */
+const MODELS: readonly NamedItem[] = knownModels();
+
+/** A session's title until its first prompt names it (the engine's default). */
+const DEFAULT_TITLE = 'New session';
+/** Left in the transcript where Esc stopped a turn. */
+export const INTERRUPTED = 'Interrupted by user';
 
 /** Clears the screen and scrollback so a remounted <Static> starts on a clean terminal. */
 const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
@@ -177,7 +186,8 @@ function Screen(props: ScreenProps) {
   const state = useVisibleState(frames, viewId);
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH);
+  // The whole terminal width; MAX_WIDTH only when the terminal reports none.
+  const width = stdout.columns || MAX_WIDTH;
   const leaderPending = useLeaderPending();
   const [row, setRow] = useState<SessionRow | undefined>(() => core.history(rootId)?.session);
   const [queued, setQueued] = useState<string[]>([]);
@@ -189,6 +199,17 @@ function Screen(props: ScreenProps) {
   const [inputRows, setInputRows] = useState(3);
 
   useEffect(() => setRow(core.history(rootId)?.session), [core, rootId]);
+  // The core titles a new session from its first prompt without an event of its own: read
+  // the stored row again once the model starts answering, until it has a real title.
+  const titled = row !== undefined && row.title !== DEFAULT_TITLE;
+  useEffect(() => {
+    if (titled) return;
+    return core.on((e) => {
+      if (e.session_id !== rootId || e.type !== 'message.started') return;
+      const fresh = core.history(rootId)?.session;
+      if (fresh && fresh.title !== DEFAULT_TITLE) setRow(fresh);
+    });
+  }, [core, rootId, titled]);
 
   const view = transcriptView(state, viewId);
   const viewed = state.sessions[viewId];
@@ -203,6 +224,12 @@ function Screen(props: ScreenProps) {
       store.dispatch({ type: 'ui.user_message', session_id: rootId, text, ts: Date.now() });
       core
         .prompt(rootId, text)
+        .then((outcome) => {
+          // Esc stopped the turn: say so where it stopped, or the transcript just ends.
+          if (outcome.status === 'cancelled') {
+            store.dispatch({ type: 'error', session_id: rootId, agent: row?.agent ?? '', path: [rootId], ts: Date.now(), message: INTERRUPTED });
+          }
+        })
         .catch((err: unknown) => setNotice(errorMessage(err)))
         .finally(() => {
           busy.current = false;
@@ -213,7 +240,7 @@ function Screen(props: ScreenProps) {
           });
         });
     },
-    [core, rootId, store],
+    [core, rootId, store, row?.agent],
   );
 
   const runCommand = useCallback(
@@ -242,6 +269,12 @@ function Screen(props: ScreenProps) {
         case 'agent': {
           if (!args) {
             setNotice(name === 'model' ? `Model: ${row?.model ?? '?'} — use /model <provider/id>.` : `Agent: ${row?.agent ?? '?'} — use /agent <name>.`);
+            return true;
+          }
+          // A typo must not silently become the model every later request fails on.
+          const problem = name === 'model' ? modelProblem(args) : undefined;
+          if (problem) {
+            setNotice(problem);
             return true;
           }
           try {
@@ -377,7 +410,7 @@ function Screen(props: ScreenProps) {
 
   // Everything below <Static> must fit the terminal (see screens/live-layout.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
-  const asked = question ? askUserRows({ question: question.question, options: question.options, waiting }, width) : undefined;
+  const questionRows = (compact: boolean) => (question ? askUserRows({ question: question.question, options: question.options, waiting }, width, compact) : undefined);
   const rowOptions = { state, width, expanded, hideDiff: awaitingApproval };
   const untasked = view.live.filter((e) => !isTaskCall(e.item));
   const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => isTaskCall(e.item));
@@ -387,11 +420,17 @@ function Screen(props: ScreenProps) {
     inputRows + (isChildView ? 0 : queued.length) + 1 + (notice ? textRows(notice, width) : 0) + (viewed?.thinking ? 1 : 0) + (working ? 1 : 0);
   // An open panel (help, agents, the picker) takes the live region's place and scrolls within it.
   const overlayRows = Math.max(6, rows - 1 - fixedRows);
+  // On a short screen the approval dialog drops its margins and lists the choices on one
+  // row, so its header (who asks, which tool) and the command stay in view.
+  const approvalChoices = permission ? choiceRows(permission.always, width - 4) : 4;
+  const compactApproval = permission !== undefined && rows - 1 - fixedRows - approvalChromeRows(waiting.length, width, false, approvalChoices) < MIN_SUBJECT_ROWS;
+  const compactQuestion = !permission && question !== undefined && rows - 1 - fixedRows - (questionRows(false)?.chromeRows ?? 0) < MIN_SUBJECT_ROWS;
+  const asked = questionRows(compactQuestion);
   const layout = fitLive({
     rows,
     fixedRows,
     dialog: permission
-      ? { chromeRows: approvalChromeRows(waiting.length, choiceRows(permission.always, width - 4)), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
+      ? { chromeRows: approvalChromeRows(waiting.length, width, compactApproval, approvalChoices), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
       : asked
         ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
         : undefined,
@@ -451,6 +490,7 @@ function Screen(props: ScreenProps) {
           {...(permission.always ? { always: permission.always } : {})}
           renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
           maxSubjectLines={layout.subjectRows}
+          compact={compactApproval}
           waiting={waiting}
           position={state.permissions.indexOf(permission) + 1}
           total={state.permissions.length}
@@ -467,6 +507,7 @@ function Screen(props: ScreenProps) {
           total={state.questions.length}
           waiting={waiting}
           maxQuestionRows={layout.subjectRows}
+          compact={compactQuestion}
           onAnswer={(text) => core.answerQuestion(question.questionId, text)}
           onDecline={() => core.declineQuestion(question.questionId)}
         />
@@ -498,6 +539,7 @@ function Screen(props: ScreenProps) {
         history={history}
         commands={commands}
         subagents={subagents}
+        models={MODELS}
         {...(props.completeFile ? { completeFile: props.completeFile } : {})}
         queued={queued}
         disabled={isChildView}
@@ -518,7 +560,7 @@ function Screen(props: ScreenProps) {
         {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
         running={runningCount(state, rootId)}
         queued={queuedCount(state, rootId)}
-        title={isChildView && viewed ? (viewed.description || viewed.title) : (state.sessions[rootId]?.title ?? row?.title ?? '')}
+        title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
         {...(props.autoApprove ? { autoApprove: true } : {})}
         width={width}

@@ -1,7 +1,7 @@
 // Starts the interactive UI: checks the terminal, builds the engine, picks the session,
 // renders the app and restores the terminal however the process ends. Loaded lazily by
 // the CLI so `run` never pays for Ink and React.
-import { appendFileSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { render } from 'ink';
@@ -21,6 +21,7 @@ import { startDemoServer } from '../demo/server.js';
 import { App } from './app.js';
 import { addInputHistory, loadInputHistory, saveInputHistory } from './input-history.js';
 import { INK_RENDER_OPTIONS } from './render/ink-options.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './keys/key-stream.js';
 import { NoKeyScreen } from './screens/NoKeyScreen.js';
 import { TrustScreen, type TrustChoice } from './screens/TrustScreen.js';
 
@@ -54,7 +55,7 @@ export interface TuiOptions {
   onFirstFrame?: () => void;
 }
 
-const RESTORE_TERMINAL = '\u001B[?25h\u001B[0m';
+const RESTORE_TERMINAL = `\u001B[?25h\u001B[0m${BRACKETED_PASTE_OFF}`;
 
 export function assertInteractiveTerminal(): void {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -234,6 +235,18 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
   );
   // Ink draws the first frame synchronously inside render().
   traced?.done();
+  // Pastes now arrive wrapped in markers, so only they are taken as pastes and keys read
+  // together are still keys. However the process ends, the mode is turned off again, or
+  // the user's shell would see the markers around every later paste.
+  process.stdout.write(BRACKETED_PASTE_ON);
+  const pasteOff = () => {
+    try {
+      writeSync(1, BRACKETED_PASTE_OFF);
+    } catch {
+      // The terminal is gone: nothing left to restore.
+    }
+  };
+  process.on('exit', pasteOff);
   opts.afterFirstFrame?.();
   let code = 0;
   const quit = (exitCode: number) => {
@@ -271,6 +284,7 @@ async function renderApp(engine: Engine, opts: RenderOptions): Promise<number> {
     process.stdout.off('error', onOutputError);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
+    process.off('exit', pasteOff);
     process.stdout.write(RESTORE_TERMINAL);
   }
   return code;

@@ -131,5 +131,5 @@ export const GLYPHS = {
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
 
-/** Everything the UI draws must fit this width, whatever the terminal reports. */
+/** The width the UI lays out to when the terminal reports none (pipes, tests); otherwise it uses the terminal's. */
 export const MAX_WIDTH = 80;

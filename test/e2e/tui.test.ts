@@ -80,7 +80,7 @@ async function playDemo(t: Term): Promise<{ answered: boolean; approvals: number
   return { answered, approvals, askers };
 }
 
-/** Types a prompt, waits until the input shows it, then sends it (Enter in the same write would read as a pasted newline). */
+/** Types a prompt, waits until the input shows it, then sends it (keys-in-one-write.test.ts sends both in one write). */
 async function typePrompt(t: Term, text: string): Promise<void> {
   t.keys('-l', text);
   await t.waitFor((s) => s.includes(text), 'the typed prompt');
@@ -146,7 +146,7 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
       'explore Find auth middleware · completed',
       'general Check the test setup · completed',
       'The sub-agents agree: login lives in src/server.ts and has no throttling. Adding',
-      ' a limiter there.',
+      'a limiter there.',
       'edit src/server.ts (+2 −2)',
       "app.post('/v1/login', rateLimit, login);",
       'Done',
@@ -154,6 +154,8 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
       'tests/auth.test.js.',
     ];
     const lines = t.history().split('\n');
+    // Wrapped prose starts its continuation rows at the margin, not with the breaking space.
+    expect(lines.some((l) => l.startsWith(' a limiter'))).toBe(false);
     let at = -1;
     for (const want of expected) {
       const found = lines.findIndex((l, i) => i > at && l.includes(want));

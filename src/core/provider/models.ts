@@ -119,3 +119,28 @@ export function limitOf(modelRef: string, override?: Partial<ModelLimit>): Model
   }
   return { context: override?.context ?? base.context, output: override?.output ?? base.output };
 }
+
+/** Models `/model` offers and accepts for Anthropic: the aliases, then every priced family. */
+export function knownModels(): Array<{ name: string; description: string }> {
+  return [
+    ...Object.entries(MODEL_ALIASES).map(([alias, id]) => ({ name: alias, description: id })),
+    ...Object.keys(PRICES).map((id) => ({ name: `anthropic/${id}`, description: `$${PRICES[id]!.input}/$${PRICES[id]!.output} per M tokens` })),
+  ];
+}
+
+/**
+ * Why `name` is not a model this program knows, or undefined when it is: an alias, a
+ * priced Anthropic family, a dated snapshot of one (`claude-sonnet-4-5-20250929`) or its
+ * `-latest`.
+ * Ids under another provider (`openai/…`, `ollama/…`) cannot be listed offline and pass.
+ */
+export function modelProblem(name: string): string | undefined {
+  const trimmed = name.trim();
+  if (trimmed === '') return 'Name a model, e.g. /model sonnet.';
+  const ref = parseModelRef(resolveModelName(trimmed));
+  if (ref.provider !== 'anthropic') return undefined;
+  const id = ref.model.toLowerCase();
+  if (Object.keys(PRICES).some((key) => id === key || (id.startsWith(key) && /^-(?:\d{8}|latest)$/.test(id.slice(key.length))))) return undefined;
+  const aliases = Object.keys(MODEL_ALIASES).join(', ');
+  return `Unknown model "${trimmed}". Use ${aliases}, an Anthropic id such as anthropic/claude-sonnet-4-6, or provider/id for another provider (Tab completes).`;
+}

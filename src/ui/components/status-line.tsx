@@ -111,7 +111,7 @@ function fitAll(segments: string[], width: number): string[] {
 }
 
 export function StatusLine(props: StatusLineProps) {
-  const width = Math.min(props.width ?? MAX_WIDTH, MAX_WIDTH);
+  const width = props.width ?? MAX_WIDTH;
   const badge = props.autoApprove ? truncate(AUTO_APPROVE_BADGE, width) : '';
   // The badge's room is taken first; the usual segments fit into what is left.
   const room = badge ? width - displayWidth(badge) - SEP.length : width;

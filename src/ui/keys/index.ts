@@ -1,6 +1,7 @@
 // The UI's one raw keypress layer: keybind parsing, the leader keymap and its hook.
 
 export { toChord, printableText, splitKeys, keyOfChar, type Chord, type KeyFlags } from './key-event.js';
+export { createKeyStream, cleanPaste, PASTE_START, PASTE_END, BRACKETED_PASTE_ON, BRACKETED_PASTE_OFF, type InputKey, type KeyStream, type StreamEvent } from './key-stream.js';
 export { parseKeybind, matchesChord, chordEquals, formatKeybind, KeybindError, type Keybind } from './keybind.js';
 export {
   createKeymap,

@@ -16,7 +16,10 @@ export type KeyFlags = Partial<Pick<
   Key,
   | 'upArrow' | 'downArrow' | 'leftArrow' | 'rightArrow' | 'pageUp' | 'pageDown' | 'home' | 'end'
   | 'return' | 'escape' | 'ctrl' | 'shift' | 'tab' | 'backspace' | 'delete' | 'meta'
->>;
+>> & {
+  /** The input is a whole bracketed paste, not typed keys (see key-stream.ts). */
+  paste?: boolean;
+};
 
 const NAMED: ReadonlyArray<[keyof KeyFlags, string]> = [
   ['upArrow', 'up'],
@@ -51,7 +54,7 @@ export function toChord(input: string, key: KeyFlags): Chord {
 
 /**
  * Text a key press would type: no modifiers, no named key, no control characters.
- * Pastes arrive as one multi-character input and count as printable.
+ * A paste arrives as one multi-character input and counts as printable.
  */
 export function printableText(input: string, key: KeyFlags): string {
   if (key.ctrl || key.meta) return '';
@@ -59,13 +62,6 @@ export function printableText(input: string, key: KeyFlags): string {
   // Control characters other than newline (kept for pastes) are never text.
   // eslint-disable-next-line no-control-regex
   return input.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '');
-}
-
-/** Control characters that are keys of their own (Ctrl+letter, Backspace, Delete). */
-function isKeyControl(code: number): boolean {
-  // Tab, line feed and carriage return also start pasted text, so they do not split it.
-  if (code === 0x09 || code === 0x0a || code === 0x0d || code === 0x1b) return false;
-  return code < 0x20 || code === 0x7f;
 }
 
 const NO_KEY: Key = {
@@ -106,12 +102,15 @@ export function keyOfChar(ch: string): [string, Key] {
 
 /**
  * Ink turns one read from the terminal into one key event, so keys typed faster than it
- * reads — or sent together, as `tmux send-keys C-x l` does — arrive as one string
- * ("\u0018l") that matches no chord. Input that starts with a control key is split into
- * one key per character; anything else (typing, pastes) is passed through whole.
+ * reads — or sent together, as `tmux send-keys C-x l` does, or over a laggy link — arrive
+ * as one string ("\u0018l", "fix the bug\r") that matches no chord. Plain input of more
+ * than one character is split into one key per character; pastes are told apart earlier,
+ * by their bracketed-paste markers (see key-stream.ts).
  */
 export function splitKeys(input: string, key: Key): Array<[string, Key]> {
-  if (input.length < 2 || key.meta || !isKeyControl(input.charCodeAt(0))) return [[input, key]];
-  for (const [flag] of NAMED) if (key[flag]) return [[input, key]];
-  return Array.from(input, keyOfChar);
+  const flags: KeyFlags = key;
+  if (input.length < 2 || key.meta || key.ctrl) return [[input, key]];
+  for (const [flag] of NAMED) if (flags[flag]) return [[input, key]];
+  const chars = Array.from(input);
+  return chars.length < 2 ? [[input, key]] : chars.map(keyOfChar);
 }

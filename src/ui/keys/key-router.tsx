@@ -1,16 +1,64 @@
-// The single owner of raw key input. Several keys read at once ("\u0018l") are split into
-// one key each first (see splitKeys). The keymap sees every key first; a key it consumes
+// The single owner of raw key input. Pastes are told from keys by their bracketed-paste
+// markers and several keys read at once ("\u0018l", "blue\r") are split into one key each
+// (see key-stream.ts). The keymap sees every key first; a key it consumes
 // (the leader chord, the key completing `<leader>X`, or one swallowed after the leader)
 // never reaches components. Routing is synchronous: Ink may deliver several keys before
 // React runs effects, so subscriptions and `isActive` are read through refs, not effects.
 
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useInput, type Key } from 'ink';
+import { useInput, useStdin } from 'ink';
 import type { Keymap, KeymapAction } from './keymap.js';
 import { LEADER_TIMEOUT_MS } from './keymap.js';
-import { splitKeys } from './key-event.js';
+import { createKeyStream, type InputKey, type KeyStream } from './key-stream.js';
 
-export type KeyHandler = (input: string, key: Key) => void;
+export type KeyHandler = (input: string, key: InputKey) => void;
+
+/**
+ * How long a paste may pause between chunks before it is taken as ended: a terminal that
+ * drops the end marker must not leave every later key swallowed.
+ */
+export const PASTE_IDLE_MS = 1000;
+
+/**
+ * Ink's useInput, fed through a KeyStream: the handler gets single keys and whole pastes.
+ * The raw chunk Ink parsed is caught by a listener placed before useInput's own, so the
+ * two always describe the same read.
+ */
+function useKeyStream(handler: KeyHandler, isActive: boolean): void {
+  const { internal_eventEmitter: emitter } = useStdin();
+  const raw = useRef<string | undefined>(undefined);
+  const stream = useRef<KeyStream | undefined>(undefined);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const handlerRef = useRef(handler);
+  handlerRef.current = handler;
+  useEffect(() => {
+    if (!isActive) return;
+    const onRaw = (data: unknown): void => {
+      raw.current = typeof data === 'string' ? data : undefined;
+    };
+    emitter.prependListener('input', onRaw);
+    return () => {
+      emitter.removeListener('input', onRaw);
+    };
+  }, [emitter, isActive]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  useInput(
+    (input, key) => {
+      const chunk = raw.current ?? input;
+      raw.current = undefined;
+      const s = (stream.current ??= createKeyStream());
+      const events = s.feed(chunk, input, key);
+      clearTimeout(timer.current);
+      if (s.pasting) {
+        timer.current = setTimeout(() => {
+          for (const [one, k] of s.flush()) handlerRef.current(one, k);
+        }, PASTE_IDLE_MS);
+      }
+      for (const [one, k] of events) handlerRef.current(one, k);
+    },
+    { isActive },
+  );
+}
 
 interface Subscription {
   handler: { current: KeyHandler };
@@ -42,7 +90,7 @@ export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const route = (input: string, key: Key): void => {
+  const route = (input: string, key: InputKey): void => {
     if (keymap) {
       const at = now();
       const wasPending = keymap.isPending(at);
@@ -57,12 +105,7 @@ export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER
     // Copy first: a handler may unmount a component (and unsubscribe) mid-dispatch.
     for (const sub of [...subs.current]) if (sub.active.current && subs.current.has(sub)) sub.handler.current(input, key);
   };
-  useInput(
-    (input, key) => {
-      for (const [one, k] of splitKeys(input, key)) route(one, k);
-    },
-    { isActive },
-  );
+  useKeyStream(route, isActive);
 
   const subscribe = useMemo(
     () => (sub: Subscription) => {
@@ -79,7 +122,7 @@ export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER
 
 /**
  * Like Ink's useInput, but under a KeyRouter the keymap filters keys first. Without a
- * router (standalone use, component tests) it falls back to Ink's useInput.
+ * router (standalone use, component tests) it reads keys and pastes itself.
  */
 export function useKeys(handler: KeyHandler, options: { isActive?: boolean } = {}): void {
   const isActive = options.isActive ?? true;
@@ -95,7 +138,7 @@ export function useKeys(handler: KeyHandler, options: { isActive?: boolean } = {
     if (!subscribe) return;
     return subscribe({ handler: handlerRef, active: activeRef });
   }, [subscribe]);
-  useInput((input, key) => handlerRef.current(input, key), { isActive: isActive && !hasRouter });
+  useKeyStream((input, key) => handlerRef.current(input, key), isActive && !hasRouter);
 }
 
 /** True while a leader chord waits for its second key (for a "ctrl+x …" hint). */

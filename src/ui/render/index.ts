@@ -7,3 +7,4 @@ export { DiffView, type DiffViewProps } from './diff-view.js';
 export { parseUnifiedDiff, diffStrings, diffStats, type DiffLine } from './diff-lines.js';
 export { layoutTable, columnWidths, type Align, type TableLines } from './table-layout.js';
 export { displayWidth, truncate, oneLine, padEnd, trimLines, moreLines, type TrimmedLines } from './text.js';
+export { WrappedText, dropWrapIndent } from './wrapped-text.js';

@@ -8,6 +8,7 @@ import { MAX_WIDTH, roleColor } from '../theme.js';
 import { CodeBlock } from './code-block.js';
 import { decodeEntities, inlinePlain, renderInline } from './markdown-inline.js';
 import { layoutTable, type Align } from './table-layout.js';
+import { WrappedText } from './wrapped-text.js';
 
 export interface MarkdownProps {
   text: string;
@@ -39,14 +40,14 @@ function renderBlock(raw: Token, width: number, key: string): ReactNode {
   switch (token.type) {
     case 'heading':
       return (
-        <Text bold underline={token.depth === 1} color={roleColor('heading')}>
+        <WrappedText bold underline={token.depth === 1} color={roleColor('heading')}>
           {renderInline(token.tokens, key)}
-        </Text>
+        </WrappedText>
       );
     case 'paragraph':
-      return <Text>{renderInline(token.tokens, key)}</Text>;
+      return <WrappedText>{renderInline(token.tokens, key)}</WrappedText>;
     case 'text':
-      return <Text>{token.tokens ? renderInline(token.tokens, key) : decodeEntities(token.text)}</Text>;
+      return <WrappedText>{token.tokens ? renderInline(token.tokens, key) : decodeEntities(token.text)}</WrappedText>;
     case 'code':
       return <CodeBlock code={token.text} {...(token.lang ? { lang: token.lang } : {})} />;
     case 'blockquote':

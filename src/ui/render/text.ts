@@ -1,31 +1,23 @@
-// Plain-string helpers for fitting text into the 80-column layout: display width,
-// truncation with an ellipsis, and capping long tool output at N lines.
+// Plain-string helpers for fitting text into the layout: display width, truncation with
+// an ellipsis, and capping long tool output at N lines.
 
-/** Terminal cells a code point takes: 2 for East Asian wide and emoji, 0 for combining marks. */
-function cellWidth(cp: number): number {
-  if (cp < 32 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if (cp >= 0x300 && cp <= 0x36f) return 0;
-  if (cp === 0x200b || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1faff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  ) {
-    return 2;
-  }
-  return 1;
+import stringWidth from 'string-width';
+
+/**
+ * Terminal cells `text` takes, measured by `string-width` — the package Ink itself measures
+ * and wraps with — so a width computed here always agrees with the screen: ✅ and 漢 take
+ * two cells, a family emoji (one grapheme joined by ZWJ) two, a combining mark none. The
+ * build swaps the import for a wrapper that measures plain ASCII itself (src/shims/).
+ */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
 }
 
-export function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += cellWidth(ch.codePointAt(0) ?? 0);
-  return width;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The user-perceived characters of `text` (an emoji with modifiers is one). */
+export function splitGraphemes(text: string): string[] {
+  return Array.from(graphemes.segment(text), (s) => s.segment);
 }
 
 /** Cuts `text` to at most `width` cells, ending in `…` when anything was cut. */
@@ -34,10 +26,11 @@ export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = cellWidth(ch.codePointAt(0) ?? 0);
+  // Whole graphemes only: half an emoji sequence would draw as two symbols.
+  for (const g of splitGraphemes(text)) {
+    const w = stringWidth(g);
     if (used + w > width - 1) break;
-    out += ch;
+    out += g;
     used += w;
   }
   return `${out}…`;

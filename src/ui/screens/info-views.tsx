@@ -47,7 +47,11 @@ const FIXED_KEYS: ReadonlyArray<[string, string]> = [
   ['Tab', 'cycle primary agents'],
   ['Ctrl+O', 'more or less tool-call detail'],
   ['Up/Down', 'input history'],
-  ['Shift+Enter', 'new line'],
+  ['Alt+B/F Ctrl+←/→', 'move by word'],
+  ['Ctrl+W  Alt+D', 'delete the word before / after'],
+  ['Ctrl+U  Ctrl+K', 'delete to line start / end'],
+  ['Shift+Enter', 'new line (terminals with the kitty keyboard protocol)'],
+  ['\\+Enter', 'new line (any terminal; also Ctrl+J, Alt+Enter)'],
 ];
 
 function line(key: string, children: ReactElement | string): ReactElement {

@@ -200,7 +200,7 @@ const MAX_LATEST_TOOLS = 3;
 /** Rows of a dialog's subject (a diff, a command, a question) kept before sub-agent blocks list fewer tools. */
 const PREFERRED_SUBJECT_ROWS = 6;
 /** Rows of a dialog's subject kept before the live transcript is cut. */
-const MIN_SUBJECT_ROWS = 3;
+export const MIN_SUBJECT_ROWS = 3;
 
 export interface LiveLayoutInput {
   /** Terminal height. */

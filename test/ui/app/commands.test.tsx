@@ -82,8 +82,8 @@ describe('custom commands in the TUI', () => {
   it('lists custom commands in /help', async () => {
     const { app } = await openApp(FILES);
     await submit(app, '/help');
-    await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Commands'));
-    for (let i = 0; i < 12; i++) await press(app.stdin, KEY.down);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
+    for (let i = 0; i < 20; i++) await press(app.stdin, KEY.down);
     const help = await waitForFrame(app.lastFrame, (f) => f.includes('/review'));
     expect(help).toContain('/release-notes');
     expect(help).toContain('/sessions');

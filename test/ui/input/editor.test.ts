@@ -27,4 +27,27 @@ describe('editor buffer', () => {
     expect(ed.home(at('ab\ncd', 4)).cursor).toBe(3);
     expect(ed.end(at('ab\ncd', 1)).cursor).toBe(2);
   });
+
+  it('word moves skip separators, then one word, across lines and emoji', () => {
+    const text = 'git commit -m "fix 😀 bug"\nnext';
+    expect(ed.wordLeft(at(text, 10)).cursor).toBe(4);
+    expect(ed.wordLeft(at(text, 4)).cursor).toBe(0);
+    expect(ed.wordLeft(at(text, 0)).cursor).toBe(0);
+    expect(ed.wordRight(at(text, 0)).cursor).toBe(3);
+    expect(ed.wordRight(at(text, 3)).cursor).toBe(10);
+    // The emoji is a separator, skipped whole (never half a surrogate pair).
+    expect(ed.wordRight(at(text, 18)).cursor).toBe(text.indexOf('bug') + 3);
+    expect(ed.wordRight(at(text, text.indexOf('bug') + 3)).cursor).toBe(text.length);
+    expect(ed.wordLeft(at(text, text.length)).cursor).toBe(text.indexOf('next'));
+    expect(ed.wordRight(at('漢字 かな', 0)).cursor).toBe(2);
+  });
+
+  it('Alt+D and Alt+Backspace delete by word, stopping at punctuation', () => {
+    expect(ed.deleteWordAfter(at('src/ui/app.tsx', 3))).toEqual(at('src/app.tsx', 3));
+    expect(ed.deleteWordStartBefore(at('src/ui/app', 10))).toEqual(at('src/ui/', 7));
+  });
+
+  it('ctrl+k removes to the end of the current line only', () => {
+    expect(ed.killToLineEnd(at('one two\nthree', 3))).toEqual(at('one\nthree', 3));
+  });
 });

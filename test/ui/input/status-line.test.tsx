@@ -33,9 +33,11 @@ describe('StatusLine', () => {
     expect(lineOf({ ...base, running: 0, queued: 0 }).trimEnd()).toBe('build · claude-sonnet-4-5 · 12.3k tok · $0.04 · Fix login bug');
   });
 
-  it('never exceeds 80 columns even when asked for more', () => {
-    const frame = lineOf({ ...base, width: 200, title: 'x'.repeat(150) });
-    expect(displayWidth(frame.trimEnd())).toBeLessThanOrEqual(80);
+  it('uses the width it is given, wider than 80 columns, and never more', () => {
+    const frame = lineOf({ ...base, width: 96, title: 'x'.repeat(150) });
+    expect(frame.split('\n')).toHaveLength(1);
+    expect(displayWidth(frame.trimEnd())).toBeLessThanOrEqual(96);
+    expect(displayWidth(frame.trimEnd())).toBeGreaterThan(80);
   });
 
   it('omits the sub-agent part when nothing runs and uses the singular', () => {

@@ -154,11 +154,23 @@ describe('splitKeys (several keys in one read)', () => {
     ]);
   });
 
-  it('passes typing, pastes and named keys through whole', () => {
-    for (const input of ['hello', 'a\u0018', '\rpasted line', '\npasted', 'x']) {
-      expect(splitKeys(input, inkKey())).toEqual([[input, inkKey()]]);
-    }
+  it('splits text typed in one read, so Enter at its end is a key (pastes are bracketed, see key-stream)', () => {
+    expect(splitKeys('hi\r', inkKey()).map(([input, k]) => [input, k.return])).toEqual([
+      ['h', false],
+      ['i', false],
+      ['\r', true],
+    ]);
+    expect(splitKeys('a\u0018', inkKey()).map(([input, k]) => [input, k.ctrl])).toEqual([
+      ['a', false],
+      ['x', true],
+    ]);
+  });
+
+  it('passes single keys, named keys and modified keys through whole', () => {
+    for (const input of ['x', '😀']) expect(splitKeys(input, inkKey())).toEqual([[input, inkKey()]]);
     const ret = inkKey({ return: true });
     expect(splitKeys('\r', ret)).toEqual([['\r', ret]]);
+    const alt = inkKey({ meta: true });
+    expect(splitKeys('ab', alt)).toEqual([['ab', alt]]);
   });
 });

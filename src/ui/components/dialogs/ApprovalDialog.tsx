@@ -13,6 +13,7 @@ import { printableText } from '../../keys/key-event.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
 import { DialogFrame, OptionList } from './DialogFrame.js';
+import { digitChoice, digitRange } from './choice-keys.js';
 
 export type ApprovalReply = 'once' | 'always' | 'reject';
 
@@ -32,6 +33,8 @@ export interface ApprovalDialogProps {
   /** Other dialogs queued behind this one, e.g. `question from build › explore`. */
   waiting?: readonly string[];
   isActive?: boolean;
+  /** A short screen: no margins or footer, the choices on one row (see approvalChromeRows). */
+  compact?: boolean;
 }
 
 export const APPROVAL_CHOICES = ['Allow once', 'Always allow (this session tree)', 'Deny', 'Deny with a note'] as const;
@@ -52,12 +55,20 @@ export function choiceRows(always: readonly string[] | undefined, width: number)
 /** Rows the frame, header, choices and footer take around the subject, with a margin. */
 const CHROME_ROWS = 14;
 
+const FOOTER = `↑↓ choose · ${digitRange(APPROVAL_CHOICES.length)} pick · Enter confirm · Esc deny`;
+/** The choices on one row, for a compact dialog on a short screen. */
+const SHORT_CHOICES = ['Allow', 'Always', 'Deny', 'Note'] as const;
+
 /**
  * Rows the dialog takes besides its subject: border 2, header, "wants to use", the
- * subject's margins 2, four choices, footer — plus the "also waiting" line.
+ * subject's margins 2, four choices, the footer as wrapped at `width` — plus the "also
+ * waiting" line. Compact (a short screen): border 2, header, "wants to use" and the
+ * choices on one row, so who asks and what stay on screen and the subject keeps rows.
  */
-export function approvalChromeRows(waiting: number, choices = 4): number {
-  return 7 + choices + (waiting > 0 ? 1 : 0);
+export function approvalChromeRows(waiting: number, width = MAX_WIDTH, compact = false, choices = 4): number {
+  const also = waiting > 0 ? 1 : 0;
+  if (compact) return 5 + also;
+  return 6 + choices + wrappedRows(FOOTER, width - 4) + also;
 }
 
 /** Rows DiffView draws for `lines` uncapped: the first hunk marker is not drawn. */
@@ -113,7 +124,7 @@ interface ApprovalState {
   note: string;
 }
 
-function ApprovalBody({ asker, tool, subject, always, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true }: ApprovalDialogProps) {
+function ApprovalBody({ asker, tool, subject, always, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
   const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
   const { stdout } = useStdout();
   const { selected, noting, note } = get();
@@ -145,8 +156,8 @@ function ApprovalBody({ asker, tool, subject, always, renderSubject, position, t
       if (key.upArrow) return set({ ...s, selected: (s.selected + 3) % 4 });
       if (key.downArrow) return set({ ...s, selected: (s.selected + 1) % 4 });
       if (key.return) return choose(s.selected);
-      const digit = Number.parseInt(input, 10);
-      if (!key.ctrl && !key.meta && input.length === 1 && digit >= 1 && digit <= 4) choose(digit - 1);
+      const picked = digitChoice(input, key, APPROVAL_CHOICES.length);
+      if (picked !== undefined) choose(picked);
     },
     { isActive },
   );
@@ -158,15 +169,25 @@ function ApprovalBody({ asker, tool, subject, always, renderSubject, position, t
       position={position}
       total={total}
       color={roleColor('warning')}
-      footer={noting ? 'Enter deny with this note · Esc back' : '↑↓ choose · Enter confirm · 1-4 shortcut · Esc deny'}
+      {...(compact ? {} : { footer: noting ? 'Enter deny with this note · Esc back' : FOOTER })}
     >
       <Text>
         wants to use <Text bold color={roleColor('toolName')}>{tool}</Text>
       </Text>
-      <Box marginY={1} flexDirection="column">
+      <Box marginY={compact ? 0 : 1} flexDirection="column">
         {renderSubject ? renderSubject(subject, budget) : <SubjectText tool={tool} subject={subject} maxLines={budget} />}
       </Box>
-      {noting ? (
+      {compact && !noting ? (
+        <Text wrap="truncate-end">
+          {SHORT_CHOICES.map((label, i) => (
+            <Text key={label} color={i === selected ? roleColor('accent') : undefined} bold={i === selected}>
+              {i === selected ? '❯' : ' '}
+              {i + 1} {label}
+              {i < SHORT_CHOICES.length - 1 ? '  ' : ''}
+            </Text>
+          ))}
+        </Text>
+      ) : compact ? null : noting ? (
         // Only the choice being made: the note line takes the place of the others, so the
         // dialog never grows while it is typed.
         <Text color={roleColor('accent')} bold>
@@ -217,7 +238,7 @@ function SubjectText({ tool, subject, maxLines }: { tool: string; subject: strin
   const { stdout } = useStdout();
   const isCommand = tool === 'bash';
   // Inside the border and padding; the "$ " gutter is part of each row.
-  const width = Math.min(stdout.columns || MAX_WIDTH, MAX_WIDTH) - 4;
+  const width = (stdout.columns || MAX_WIDTH) - 4;
   const gutter = isCommand ? '  ' : '';
   const { shown, hidden } = capSubject(subject, maxLines, width, gutter);
   const shownRows = shown.reduce((n, line) => n + wrappedRows(gutter + line, width), 0) + (hidden > 0 ? 1 : 0);

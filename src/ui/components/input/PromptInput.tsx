@@ -9,6 +9,7 @@ import { wrappedRows } from '../../screens/live-layout.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
 import { CompletionMenu } from './CompletionMenu.js';
+import { graphemeAt } from './editor.js';
 import type { NamedItem } from './completion.js';
 import { initialPromptState, isExitArmed, openMenu, reducePrompt, type OpenMenu, type PromptEffect, type PromptState } from './prompt-state.js';
 
@@ -24,6 +25,8 @@ export interface PromptInputProps {
   history?: readonly string[];
   commands?: readonly NamedItem[];
   subagents?: readonly NamedItem[];
+  /** What `/model ` offers. */
+  models?: readonly NamedItem[];
   /** Paths for an `@` prefix; directories end with '/'. Called on every keystroke in a mention. */
   completeFile?: (prefix: string) => readonly string[];
   /** Messages typed while the agent is busy, shown above the input. */
@@ -76,6 +79,7 @@ export function PromptInput(props: PromptInputProps) {
     history = [],
     commands,
     subagents,
+    models,
     completeFile,
     queued = [],
     placeholder,
@@ -90,7 +94,7 @@ export function PromptInput(props: PromptInputProps) {
   } = props;
   const [get, set] = useRefState(initialPromptState);
   const state = get();
-  const sources = { commands, subagents, completeFile };
+  const sources = { commands, subagents, models, completeFile };
 
   const reported = useRef<number | undefined>(undefined);
   const rowsOf = (s: PromptState, menu = openMenu(s, sources)): number =>
@@ -131,7 +135,7 @@ export function PromptInput(props: PromptInputProps) {
   // completeFile may touch the disk: recompute only when the text or cursor moves.
   const menu = useMemo(
     () => openMenu(state, sources),
-    [state.buffer, state.menuIndex, state.menuDismissed, commands, subagents, completeFile],
+    [state.buffer, state.menuIndex, state.menuDismissed, commands, subagents, models, completeFile],
   );
   // Changes not made by a key (the exit hint expiring, a new width, read-only mode) are
   // reported after they are drawn.
@@ -201,12 +205,12 @@ function EditorLines({ text, cursor, placeholder, prompt, promptColor, showCurso
           );
         }
         const at = cursor - start;
-        const ch = Array.from(line.slice(at))[0] ?? ' ';
+        const ch = graphemeAt(line, at);
         return (
           <Text key={i}>
             {head}
             {line.slice(0, at)}
-            <Text inverse>{ch}</Text>
+            <Text inverse>{ch === '' ? ' ' : ch}</Text>
             {line.slice(at + ch.length)}
           </Text>
         );

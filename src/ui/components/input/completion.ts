@@ -1,5 +1,5 @@
-// Finds the token under the cursor that opens a menu (`/command` at the very start, or an
-// `@mention` word) and turns the app's commands, sub-agents and files into menu items.
+// Finds the token under the cursor that opens a menu (`/command` at the very start, the
+// model after `/model `, or an `@mention` word) and turns the app's commands, sub-agents and files into menu items.
 
 import type { Buffer } from './editor.js';
 
@@ -11,13 +11,15 @@ export interface NamedItem {
 export interface CompletionSources {
   commands?: readonly NamedItem[];
   subagents?: readonly NamedItem[];
+  /** What `/model ` completes to. */
+  models?: readonly NamedItem[];
   /** Provided by the app (which honours .gitignore); directories end with '/'. */
   completeFile?: (prefix: string) => readonly string[];
 }
 
 export interface MenuContext {
-  kind: 'command' | 'mention';
-  /** What was typed after '/' or '@'. */
+  kind: 'command' | 'mention' | 'model';
+  /** What was typed after '/' or '@' (or after `/model `). */
   query: string;
   /** The token (with its sigil) spans [start, end). */
   start: number;
@@ -25,7 +27,7 @@ export interface MenuContext {
 }
 
 export interface MenuItem {
-  kind: 'command' | 'agent' | 'file';
+  kind: 'command' | 'agent' | 'file' | 'model';
   label: string;
   /** Replaces the token, sigil included. */
   insert: string;
@@ -38,6 +40,8 @@ const MAX_ITEMS = 50;
 export function menuContext(b: Buffer): MenuContext | undefined {
   const before = b.text.slice(0, b.cursor);
   const tokenEnd = endOfToken(b.text, b.cursor);
+  const model = /^\/model[ \t]+(\S*)$/.exec(before);
+  if (model) return { kind: 'model', query: model[1] ?? '', start: before.length - (model[1] ?? '').length, end: tokenEnd };
   const command = /^\/(\S*)$/.exec(before);
   if (command) return { kind: 'command', query: command[1] ?? '', start: 0, end: tokenEnd };
   const wordStart = Math.max(before.lastIndexOf(' '), before.lastIndexOf('\n'), before.lastIndexOf('\t')) + 1;
@@ -53,6 +57,14 @@ export function menuItems(ctx: MenuContext, sources: CompletionSources): MenuIte
       label: `/${c.name}`,
       insert: `/${c.name} `,
       ...(c.description !== undefined ? { description: c.description } : {}),
+    }));
+  }
+  if (ctx.kind === 'model') {
+    return rank(sources.models ?? [], ctx.query).map((m) => ({
+      kind: 'model' as const,
+      label: m.name,
+      insert: m.name,
+      ...(m.description !== undefined ? { description: m.description } : {}),
     }));
   }
   const q = ctx.query.toLowerCase();

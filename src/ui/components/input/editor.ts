@@ -17,7 +17,7 @@ export function insert(b: Buffer, s: string): Buffer {
   return { text: b.text.slice(0, b.cursor) + s + b.text.slice(b.cursor), cursor: b.cursor + s.length };
 }
 
-/** Deletes the code point before the cursor (not half a surrogate pair). */
+/** Deletes the grapheme before the cursor (not half an emoji). */
 export function backspace(b: Buffer): Buffer {
   if (b.cursor === 0) return b;
   const start = prevIndex(b.text, b.cursor);
@@ -75,6 +75,53 @@ export function deleteWordBefore(b: Buffer): Buffer {
   return { text: b.text.slice(0, i) + b.text.slice(b.cursor), cursor: i };
 }
 
+/** Letters, digits and `_` make words (as readline's Alt+B/F); everything else separates. */
+const WORD = /[\p{L}\p{N}_]/u;
+const isWord = (ch: string | undefined): boolean => ch !== undefined && WORD.test(ch);
+
+/** Start of the word before the cursor (Alt+B, Ctrl+←): skips separators, then the word. */
+export function wordStartBefore(text: string, cursor: number): number {
+  let i = cursor;
+  while (i > 0 && !isWord(charBefore(text, i))) i = prevIndex(text, i);
+  while (i > 0 && isWord(charBefore(text, i))) i = prevIndex(text, i);
+  return i;
+}
+
+/** End of the word after the cursor (Alt+F, Ctrl+→): skips separators, then the word. */
+export function wordEndAfter(text: string, cursor: number): number {
+  let i = cursor;
+  while (i < text.length && !isWord(charAt(text, i))) i = nextIndex(text, i);
+  while (i < text.length && isWord(charAt(text, i))) i = nextIndex(text, i);
+  return i;
+}
+
+export function wordLeft(b: Buffer): Buffer {
+  return { ...b, cursor: wordStartBefore(b.text, b.cursor) };
+}
+
+export function wordRight(b: Buffer): Buffer {
+  return { ...b, cursor: wordEndAfter(b.text, b.cursor) };
+}
+
+/** Alt+D: removes from the cursor to the end of the next word. */
+export function deleteWordAfter(b: Buffer): Buffer {
+  return { text: b.text.slice(0, b.cursor) + b.text.slice(wordEndAfter(b.text, b.cursor)), cursor: b.cursor };
+}
+
+/** Alt+Backspace: removes back to the start of the word (punctuation separates, unlike Ctrl+W). */
+export function deleteWordStartBefore(b: Buffer): Buffer {
+  const start = wordStartBefore(b.text, b.cursor);
+  return { text: b.text.slice(0, start) + b.text.slice(b.cursor), cursor: start };
+}
+
+function charBefore(text: string, i: number): string | undefined {
+  return text.slice(prevIndex(text, i), i);
+}
+
+function charAt(text: string, i: number): string | undefined {
+  return text.slice(i, nextIndex(text, i));
+}
+
 export function cursorLine(b: Buffer): { line: number; column: number; lineCount: number } {
   const before = b.text.slice(0, b.cursor);
   const line = countNewlines(before);
@@ -98,12 +145,34 @@ function countNewlines(s: string): number {
   return n;
 }
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Longest grapheme looked for around the cursor; longer ones (rare) move by code point. */
+const WINDOW = 64;
+
+/** Start of the grapheme before `i`: a ZWJ emoji, a flag or an accented letter is one step. */
 function prevIndex(text: string, i: number): number {
+  if (i <= 0) return 0;
+  const from = Math.max(0, i - WINDOW);
+  let last = from;
+  for (const { index } of graphemes.segment(text.slice(from, i))) last = from + index;
+  // A window that began inside a grapheme can only shorten the step, never split a pair.
+  return last < i ? last : codePointBefore(text, i);
+}
+
+/** End of the grapheme at `i`. */
+function nextIndex(text: string, i: number): number {
+  if (i >= text.length) return text.length;
+  const first = graphemes.segment(text.slice(i, i + WINDOW))[Symbol.iterator]().next();
+  const len = first.done ? 1 : first.value.segment.length;
+  return Math.min(text.length, i + Math.max(1, len));
+}
+
+function codePointBefore(text: string, i: number): number {
   const code = text.charCodeAt(i - 1);
   return code >= 0xdc00 && code <= 0xdfff && i >= 2 ? i - 2 : i - 1;
 }
 
-function nextIndex(text: string, i: number): number {
-  const code = text.charCodeAt(i);
-  return code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? i + 2 : i + 1;
+/** The grapheme starting at `i` ('' at the end): what the cursor is drawn over. */
+export function graphemeAt(text: string, i: number): string {
+  return text.slice(i, nextIndex(text, i));
 }

@@ -18,7 +18,19 @@ export interface PromptState {
   menuDismissed: boolean;
   /** A first Ctrl+C on an empty prompt arms exit until this time. */
   exitArmedUntil: number | undefined;
+  /** Long pastes, shown in the draft as their token and expanded on send. */
+  pastes: readonly PastedText[];
 }
+
+export interface PastedText {
+  /** What the draft shows, e.g. `[Pasted 400 lines]`; unique within the draft. */
+  token: string;
+  text: string;
+}
+
+/** A paste longer than this (lines or characters) is shown as a token, not inline. */
+export const PASTE_INLINE_MAX_LINES = 10;
+export const PASTE_INLINE_MAX_CHARS = 2000;
 
 export type PromptEffect =
   | { type: 'submit'; text: string }
@@ -46,7 +58,24 @@ export const initialPromptState: PromptState = {
   menuIndex: 0,
   menuDismissed: false,
   exitArmedUntil: undefined,
+  pastes: [],
 };
+
+/** The draft with every paste token still in it replaced by the text it stands for. */
+export function expandPastes(text: string, pastes: readonly PastedText[]): string {
+  let out = text;
+  // A token the user edited away is simply gone; one left whole is replaced once.
+  for (const p of pastes) out = out.replace(p.token, () => p.text);
+  return out;
+}
+
+function pasteToken(text: string, taken: readonly PastedText[]): string {
+  const lines = text.split('\n').length;
+  const base = lines > 1 ? `Pasted ${lines} lines` : `Pasted ${text.length} characters`;
+  let token = `[${base}]`;
+  for (let n = 2; taken.some((p) => p.token === token); n++) token = `[${base} #${n}]`;
+  return token;
+}
 
 export function openMenu(state: PromptState, sources: CompletionSources): OpenMenu | undefined {
   if (state.menuDismissed) return undefined;
@@ -91,7 +120,8 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
     if (item && key.tab) return edit(applyCompletion(b, menu.context, item));
     if (item && key.return && !key.shift && !key.meta) {
       // A command typed out in full runs on Enter instead of needing a second press.
-      const exact = menu.context.kind === 'command' && item.label === `/${menu.context.query}`;
+      const exact =
+        (menu.context.kind === 'command' && item.label === `/${menu.context.query}`) || (menu.context.kind === 'model' && item.insert === menu.context.query);
       if (!exact) return edit(applyCompletion(b, menu.context, item));
     }
   }
@@ -99,7 +129,7 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
   if (key.return) {
     if (key.shift || key.meta) return edit(ed.insert(b, '\n'));
     if (b.cursor > 0 && b.text[b.cursor - 1] === '\\') return edit(ed.insert(ed.backspace(b), '\n'));
-    const text = b.text.replace(/\s+$/, '');
+    const text = expandPastes(b.text, state.pastes).replace(/\s+$/, '');
     if (text.trim() === '') return none(state);
     return { state: { ...initialPromptState }, effects: [{ type: 'submit', text }] };
   }
@@ -110,14 +140,29 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
     const { line, lineCount } = ed.cursorLine(b);
     return line < lineCount - 1 ? none({ ...state, buffer: ed.verticalMove(b, 1) }) : none(historyStep(state, env.history, -1));
   }
-  if (key.leftArrow) return none({ ...state, buffer: ed.left(b) });
-  if (key.rightArrow) return none({ ...state, buffer: ed.right(b) });
+  // Ctrl+←/→ (and Alt+←/→, which macOS terminals send) move by word.
+  if (key.leftArrow) return none({ ...state, buffer: key.ctrl || key.meta ? ed.wordLeft(b) : ed.left(b) });
+  if (key.rightArrow) return none({ ...state, buffer: key.ctrl || key.meta ? ed.wordRight(b) : ed.right(b) });
   if (key.home) return none({ ...state, buffer: ed.home(b) });
   if (key.end) return none({ ...state, buffer: ed.end(b) });
   // Terminals send DEL (0x7f) for Backspace and Ink reports it as `delete`, so both erase
-  // backwards; forward delete is Ctrl+D.
-  if (key.backspace || key.delete) return edit(ed.backspace(b));
+  // backwards; forward delete is Ctrl+D. A paste token goes as a whole.
+  if ((key.backspace || key.delete) && key.meta) return edit(ed.deleteWordStartBefore(b));
+  if (key.backspace || key.delete) {
+    const token = state.pastes.find((p) => b.text.slice(0, b.cursor).endsWith(p.token));
+    if (token) return edit({ text: b.text.slice(0, b.cursor - token.token.length) + b.text.slice(b.cursor), cursor: b.cursor - token.token.length });
+    return edit(ed.backspace(b));
+  }
 
+  // Alt+letter arrives as ESC + letter, which Ink reports as meta.
+  if (key.meta && !key.ctrl) {
+    switch (input) {
+      case 'b': return none({ ...state, buffer: ed.wordLeft(b) });
+      case 'f': return none({ ...state, buffer: ed.wordRight(b) });
+      case 'd': return edit(ed.deleteWordAfter(b));
+      default: return none(state);
+    }
+  }
   if (key.ctrl) {
     switch (input) {
       case 'a': return none({ ...state, buffer: ed.home(b) });
@@ -134,7 +179,12 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
   // Ctrl+J arrives as a bare line feed.
   if (input === '\n') return edit(ed.insert(b, '\n'));
   const text = printableText(input, key);
-  return text === '' ? none(state) : edit(ed.insert(b, text));
+  if (text === '') return none(state);
+  if (key.paste && (text.split('\n').length > PASTE_INLINE_MAX_LINES || text.length > PASTE_INLINE_MAX_CHARS)) {
+    const token = pasteToken(text, state.pastes);
+    return none({ ...withBuffer(state, ed.insert(b, token)), pastes: [...state.pastes, { token, text }] });
+  }
+  return edit(ed.insert(b, text));
 }
 
 function withBuffer(state: PromptState, buffer: ed.Buffer): PromptState {

@@ -29,7 +29,7 @@ export interface TranscriptItemProps {
 
 export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItemProps) {
   const { item, expanded, state, now = 0, agentColors } = props;
-  const width = Math.min(props.width ?? MAX_WIDTH, MAX_WIDTH);
+  const width = props.width ?? MAX_WIDTH;
   switch (item.kind) {
     case 'user':
       return (
