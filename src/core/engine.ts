@@ -17,6 +17,8 @@ import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
+import type { McpServerConfig } from './mcp/config.js';
+import { McpManager } from './mcp/manager.js';
 import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
@@ -59,14 +61,18 @@ export interface EngineOptions {
   providerFor?: (name: string) => Provider;
   maxOutputTokens?: number;
   now?: () => Date;
+  /** MCP servers (DESIGN §14), started when the first session needs its tools. */
+  mcp?: Readonly<Record<string, McpServerConfig>>;
+  /** Where one-line warnings go (an MCP server that failed to start); default: an `error` event of the session. */
+  onWarning?: (line: string) => void;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands'>;
+export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp'>;
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
-export function projectParts(ctx: Required<ProjectParts>): ProjectParts {
-  return { cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, commands: ctx.commands };
+export function projectParts(ctx: Required<Omit<ProjectParts, 'mcp'>> & Pick<ProjectParts, 'mcp'>): ProjectParts {
+  return { cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, commands: ctx.commands, ...(ctx.mcp ? { mcp: ctx.mcp } : {}) };
 }
 
 export interface CreateSessionOptions {
@@ -95,12 +101,18 @@ export class Engine {
   private readonly busy = new Map<string, number>();
   private readonly settleWaiters = new Map<string, Array<() => void>>();
   private readonly lastOutcomes = new Map<string, TurnOutcome>();
+  /** One set of MCP connections for every session of this engine, children included. */
+  readonly mcp: McpManager;
+  /** Rebuilds a session's tool list (when MCP tools appear or change), and the MCP version it was built at. */
+  private readonly toolSelection = new WeakMap<LiveSession, { select: () => Tool[]; version: number }>();
+  private mcpWarned = false;
 
   constructor(private readonly options: EngineOptions) {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
     this.supervisor = new SubagentSupervisor(this.subagentHost());
+    this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd });
     registerSecrets(providerKeys(options.config.provider));
   }
 
@@ -357,7 +369,32 @@ export class Engine {
     }
   }
 
+  /** Stops the MCP servers this engine started; the engine is not used afterwards. */
+  async close(): Promise<void> {
+    this.cancelAll();
+    await this.mcp.close();
+  }
+
+  /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */
+  private async refreshMcpTools(session: LiveSession): Promise<void> {
+    if (!this.mcp.active) return;
+    const warnings = await this.mcp.start();
+    if (!this.mcpWarned) {
+      this.mcpWarned = true;
+      for (const line of warnings) {
+        if (this.options.onWarning) this.options.onWarning(line);
+        else session.emit('error', { message: line });
+      }
+    }
+    const selection = this.toolSelection.get(session);
+    if (selection && selection.version !== this.mcp.version) {
+      session.tools = selection.select();
+      selection.version = this.mcp.version;
+    }
+  }
+
   private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
+    await this.refreshMcpTools(session);
     session.controller = new AbortController();
     const unlink = linkSignals(session.controller, opts?.links ?? []);
     this.setStatus(session, 'running');
@@ -527,23 +564,30 @@ export class Engine {
     const self: { current?: LiveSession } = {};
     // Sub-agent types that `permission.task` denies are not offered to the model.
     const catalogue = offeredSubagents(this.supervisor.catalogue(), chain);
-    const candidates: Tool[] = [
+    const base: Tool[] = [
       ...this.tools,
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
       askUserTool as unknown as Tool,
     ];
-    const gate = selectToolNames({
-      available: candidates.map((t) => t.name),
-      agent,
-      chain,
-      depth,
-      maxDepth: settings.max_depth,
-      parentTools: parent?.tools.map((t) => t.name),
-      narrow,
-    });
-    const chosen = new Set(gate.names);
+    // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
+    const selectTools = () => {
+      const candidates = [...base, ...this.mcp.tools()];
+      const gate = selectToolNames({
+        available: candidates.map((t) => t.name),
+        agent,
+        chain,
+        depth,
+        maxDepth: settings.max_depth,
+        parentTools: parent?.tools.map((t) => t.name),
+        narrow,
+      });
+      const chosen = new Set(gate.names);
+      return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
+    };
+    const mcpVersion = this.mcp.version;
+    const gate = selectTools();
 
     const session: LiveSession = {
       id: row.id,
@@ -561,7 +605,7 @@ export class Engine {
         platform: process.platform,
         date: this.options.now?.() ?? new Date(),
       }),
-      tools: candidates.filter((t) => chosen.has(t.name)),
+      tools: gate.tools,
       missingToolHints: gate.hints,
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
@@ -574,6 +618,7 @@ export class Engine {
       emit,
     };
     self.current = session;
+    this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });
     this.live.set(row.id, session);
     return session;
   }

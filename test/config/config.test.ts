@@ -80,6 +80,7 @@ describe('loadConfig', () => {
         session_child_first: '<leader>down',
         session_list: '<leader>l',
       },
+      mcp: {},
     });
   });
 

@@ -34,6 +34,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     interactive: false,
     autoApprove: opts.yes,
     ...(opts.model ? { model: opts.model } : {}),
+    onWarning: (line) => io.stderr.write(`${terminalSafe(line)}\n`),
   });
   if (opts.format === 'json') {
     const print = jsonPrinter(io.stdout);
@@ -64,6 +65,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     io.closed?.removeEventListener('abort', onClosed);
+    await engine.close();
   }
 }
 

@@ -3,6 +3,7 @@
 // Nested sections use `prefault` so a partial section is filled in with the other defaults.
 import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
+import { McpConfigSchema } from '../mcp/config.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
 
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-6';
@@ -74,6 +75,7 @@ export const ConfigSchema = z.strictObject({
   permission: PermissionConfigSchema.prefault({}),
   subagents: SubagentSettingsSchema.prefault({}),
   keybinds: KeybindsSchema.prefault({}),
+  mcp: McpConfigSchema.prefault({}),
 });
 
 /** The validated configuration, every default filled in. */
