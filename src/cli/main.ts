@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
 import { agentsCommand } from './commands/agents.js';
+import { mcpListCommand } from './commands/mcp.js';
 import { runCommand, type RunOptions } from './commands/run.js';
 import { sessionShow, sessionsList } from './commands/sessions.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
@@ -151,6 +152,16 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .option('--json', 'print JSON', false)
     .action((opts: { json: boolean }) => {
       io.stdout.write(`${agentsCommand(context(), opts)}\n`);
+    });
+
+  program
+    .command('mcp')
+    .description('MCP servers')
+    .command('list')
+    .description('start the configured MCP servers and show each one\'s state and tools')
+    .option('--json', 'print JSON', false)
+    .action(async (opts: { json: boolean }) => {
+      io.stdout.write(`${await mcpListCommand(context(), opts)}\n`);
     });
 
   registerTrustCommand(program, io.stdout);
