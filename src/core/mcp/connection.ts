@@ -106,7 +106,8 @@ async function handshake(
   // Errors also arrive through onclose or the pending request; nothing more to do here.
   client.onerror = () => {};
   const timedOut = new Promise<never>((_resolve, reject) => {
-    const fail = () => reject(new Error(`did not start within ${Math.round(opts.timeoutMs / 1000)} s`));
+    const limit = opts.timeoutMs >= 1000 ? `${Math.round(opts.timeoutMs / 1000)} s` : `${opts.timeoutMs} ms`;
+    const fail = () => reject(new Error(`did not start within ${limit}`));
     if (deadline.aborted) fail();
     deadline.addEventListener('abort', fail, { once: true });
   });
