@@ -18,7 +18,7 @@ import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permis
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
 import type { McpServerConfig } from './mcp/config.js';
-import { McpManager } from './mcp/manager.js';
+import { McpManager, type McpServerState } from './mcp/manager.js';
 import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costOf, createProvider, resolveModelName, parseModelRef } from './provider/index.js';
@@ -367,6 +367,12 @@ export class Engine {
       this.running.delete(session.id);
       this.markBusy(root, -1);
     }
+  }
+
+  /** Each MCP server's state and tools (`/mcp`); starts the servers if no session has yet. */
+  async mcpStatus(): Promise<McpServerState[]> {
+    await this.mcp.start();
+    return this.mcp.states();
   }
 
   /** Stops the MCP servers this engine started; the engine is not used afterwards. */

@@ -20,4 +20,6 @@ export type UiCore = Pick<
   | 'setAgent'
   | 'setModel'
   | 'commands'
->;
+> &
+  // Optional: UI tests drive the app with cores that have no MCP servers.
+  Partial<Pick<Engine, 'mcpStatus'>>;
