@@ -41,6 +41,7 @@ import {
   withNote,
 } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
+import { createWebsearchTool } from './tools/websearch.js';
 import type { Tool } from './tools/types.js';
 
 export interface EngineOptions {
@@ -570,8 +571,10 @@ export class Engine {
     const self: { current?: LiveSession } = {};
     // Sub-agent types that `permission.task` denies are not offered to the model.
     const catalogue = offeredSubagents(this.supervisor.catalogue(), chain);
+    const webSearch = this.webSearchTool(model);
     const base: Tool[] = [
       ...this.tools,
+      ...(webSearch ? [webSearch] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
@@ -627,6 +630,22 @@ export class Engine {
     this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });
     this.live.set(row.id, session);
     return session;
+  }
+
+  /** `websearch` for a model whose provider searches on its own servers (Anthropic); none otherwise. */
+  private webSearchTool(model: string): Tool | undefined {
+    let provider: Provider;
+    let modelId: string;
+    try {
+      const ref = parseModelRef(model);
+      provider = this.provider(ref.provider);
+      modelId = ref.model;
+    } catch {
+      // An unknown provider fails the turn itself, with its own message.
+      return undefined;
+    }
+    const search = provider.webSearch?.bind(provider);
+    return search ? createWebsearchTool((request) => search({ ...request, model: modelId })) : undefined;
   }
 
   private approvalsFor(rootId: string): TreeApprovals {
