@@ -7,6 +7,7 @@ import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from './ag
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
+import type { PeerUserDirs } from './config/paths.js';
 import { ConfigError, errorMessage } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
 import type { Message, TextPart, ToolUsePart } from './messages.js';
@@ -64,16 +65,26 @@ export interface EngineOptions {
   now?: () => Date;
   /** MCP servers (DESIGN §14), started when the first session needs its tools. */
   mcp?: Readonly<Record<string, McpServerConfig>>;
+  /** The user's Claude Code and OpenCode folders, for their instructions files (`~/.claude/CLAUDE.md`). */
+  peerDirs?: PeerUserDirs;
   /** Where one-line warnings go (an MCP server that failed to start); default: an `error` event of the session. */
   onWarning?: (line: string) => void;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp'>;
+export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs'>;
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
-export function projectParts(ctx: Required<Omit<ProjectParts, 'mcp'>> & Pick<ProjectParts, 'mcp'>): ProjectParts {
-  return { cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, commands: ctx.commands, ...(ctx.mcp ? { mcp: ctx.mcp } : {}) };
+export function projectParts(ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs'>> & Pick<ProjectParts, 'mcp' | 'peerDirs'>): ProjectParts {
+  return {
+    cwd: ctx.cwd,
+    config: ctx.config,
+    store: ctx.store,
+    agents: ctx.agents,
+    commands: ctx.commands,
+    ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
+    ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
+  };
 }
 
 export interface CreateSessionOptions {
@@ -613,6 +624,7 @@ export class Engine {
         isGitRepo: this.project.isGitRepo,
         platform: process.platform,
         date: this.options.now?.() ?? new Date(),
+        userDirs: this.options.peerDirs,
       }),
       tools: gate.tools,
       missingToolHints: gate.hints,
