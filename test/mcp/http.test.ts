@@ -114,7 +114,7 @@ describe('remote MCP servers', () => {
     managers.push(manager);
     const warnings = await manager.start();
     expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/^Warning: MCP server "gone" failed to start: /);
+    expect(warnings[0]).toBe('Warning: MCP server "gone" failed to start: http://127.0.0.1:9/mcp: fetch failed (bad port)');
     expect(warnings[1]).toBe('Warning: MCP server "slow" failed to start: did not start within 300 ms');
     expect(manager.states().map((s) => s.status)).toEqual(['failed', 'failed']);
   });

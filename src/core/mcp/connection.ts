@@ -76,17 +76,21 @@ async function connectRemote(name: string, config: RemoteMcpServerConfig, opts: 
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers ?? {} };
   const mode = config.transport ?? 'auto';
-  if (mode === 'sse') return handshake(name, new SSEClientTransport(url, { requestInit }), opts, deadline);
   try {
-    return await handshake(name, new StreamableHTTPClientTransport(url, { requestInit }), opts, deadline);
-  } catch (err) {
-    if (mode === 'http' || deadline.aborted) throw err;
-    // Older servers speak only the 2024 HTTP+SSE transport.
+    if (mode === 'sse') return await handshake(name, new SSEClientTransport(url, { requestInit }), opts, deadline);
     try {
-      return await handshake(name, new SSEClientTransport(url, { requestInit }), opts, deadline);
-    } catch {
-      throw err;
+      return await handshake(name, new StreamableHTTPClientTransport(url, { requestInit }), opts, deadline);
+    } catch (err) {
+      if (mode === 'http' || deadline.aborted) throw err;
+      // Older servers speak only the 2024 HTTP+SSE transport.
+      try {
+        return await handshake(name, new SSEClientTransport(url, { requestInit }), opts, deadline);
+      } catch {
+        throw err;
+      }
     }
+  } catch (err) {
+    throw new Error(`${url.origin}${url.pathname}: ${reason(err)}`);
   }
 }
 
@@ -165,6 +169,12 @@ async function listAll(client: Client, signal?: AbortSignal): Promise<McpToolInf
   return tools;
 }
 
+/** The message, with the network cause `fetch failed` hides (ECONNREFUSED, a DNS failure). */
 function reason(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause;
+  if (!(cause instanceof Error)) return err.message;
+  const code = (cause as NodeJS.ErrnoException).code;
+  const detail = code ?? cause.message;
+  return detail && !err.message.includes(detail) ? `${err.message} (${detail})` : err.message;
 }
