@@ -412,12 +412,13 @@ export class Engine {
   }
 
   private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
-    await this.refreshMcpTools(session);
     session.controller = new AbortController();
     const unlink = linkSignals(session.controller, opts?.links ?? []);
     this.setStatus(session, 'running');
     let outcome: TurnOutcome;
     try {
+      // Esc while servers start cancels the turn (runTurn sees the aborted signal) instead of waiting.
+      await untilAborted(this.refreshMcpTools(session), session.controller.signal);
       outcome = await runTurn(session, this.loopDeps(), input, turn);
     } finally {
       unlink();
@@ -707,6 +708,22 @@ export function agentToolNames(agent: AgentDefinition, config: Config, hasSubage
     depth: agent.mode === 'subagent' ? 1 : 0,
     maxDepth: config.subagents.max_depth,
   }).names;
+}
+
+/** Resolves when `work` does or `signal` aborts, whichever is first; `work` goes on either way. */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    work.then(done, (err: unknown) => {
+      signal.removeEventListener('abort', done);
+      reject(err);
+    });
+  });
 }
 
 /** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */

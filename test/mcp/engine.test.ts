@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestsOf, scriptConversations } from '../support/conversations.js';
 import { reply, text, toolNames, toolResults, toolUse, type RecordedRequest } from '../support/fake-anthropic.js';
-import { startHarness, type Harness } from '../support/harness.js';
-import { childPids, CRASHY, EVERYTHING, waitUntilGone } from './processes.js';
+import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
+import { childPids, CRASHY, EVERYTHING, waitForChild, waitUntilGone } from './processes.js';
 
 let h: Harness | undefined;
 const engines: Array<{ close(): Promise<void> }> = [];
@@ -136,6 +136,23 @@ describe('MCP servers in sessions', () => {
     const [first, second] = h.server.requests.slice(2);
     expect(toolNames(first!)).toContain('mcp__crashy__later');
     expect(resultText(second!)[0]).toBe('late');
+  });
+
+  it('lets Esc cancel a turn while its servers are still starting', async () => {
+    h = await startHarness({ config: { mcp: { slow: { type: 'local', command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], timeout: 30_000 } } } });
+    engines.push(h.engine);
+    const root = h.engine.createSession();
+    const running = waitForEvent(h.engine, (e) => e.type === 'session.status' && e.status === 'running');
+    const turn = h.engine.prompt(root.id, 'hello');
+    await running;
+    expect(h.engine.cancel(root.id)).toBe(true);
+    expect(await turn).toMatchObject({ status: 'cancelled' });
+    expect(h.server.requests).toHaveLength(0);
+    expect(h.engine.mcp.states()[0]).toMatchObject({ status: 'pending' });
+    // Closing does not wait out the start timeout: the starting server is stopped at once.
+    await waitForChild('setInterval(() => {}, 1000)');
+    await h.engine.close();
+    await waitUntilGone('setInterval(() => {}, 1000)', 3000);
   });
 
   it('starts no server for a session that never runs a turn', async () => {

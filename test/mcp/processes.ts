@@ -24,3 +24,14 @@ export async function waitUntilGone(marker: string, timeoutMs = 5000): Promise<v
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Resolves once a child process matches `marker`; rejects after `timeoutMs`. */
+export async function waitForChild(marker: string, timeoutMs = 5000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [pid] = childPids(marker);
+    if (pid !== undefined) return pid;
+    if (Date.now() > deadline) throw new Error(`No child process matching ${marker}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -35,6 +35,8 @@ export interface ConnectOptions {
   cwd: string;
   timeoutMs: number;
   clientVersion: string;
+  /** Aborted when the manager closes: a server still starting is stopped at once. */
+  signal?: AbortSignal;
   onToolsChanged(tools: readonly McpToolInfo[]): void;
   onClosed(reason: string): void;
 }
@@ -44,7 +46,8 @@ const CALL_TIMEOUT_MS = 10 * 60_000;
 const STDERR_TAIL = 2000;
 
 export async function openConnection(name: string, config: McpServerConfig, opts: ConnectOptions): Promise<McpConnection> {
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const deadline = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   if (config.type === 'local') return connectLocal(name, config, opts, deadline);
   return connectRemote(name, config, opts, deadline);
 }
@@ -111,7 +114,7 @@ async function handshake(
   client.onerror = () => {};
   const timedOut = new Promise<never>((_resolve, reject) => {
     const limit = opts.timeoutMs >= 1000 ? `${Math.round(opts.timeoutMs / 1000)} s` : `${opts.timeoutMs} ms`;
-    const fail = () => reject(new Error(`did not start within ${limit}`));
+    const fail = () => reject(new Error(opts.signal?.aborted ? 'stopped while starting' : `did not start within ${limit}`));
     if (deadline.aborted) fail();
     deadline.addEventListener('abort', fail, { once: true });
   });

@@ -48,6 +48,7 @@ export class McpManager {
   private readonly servers: Server[];
   private starting: Promise<string[]> | undefined;
   private closed = false;
+  private readonly closing = new AbortController();
   private changeCount = 0;
   private readonly listeners = new Set<() => void>();
 
@@ -102,6 +103,7 @@ export class McpManager {
   /** Stops every server; safe to call twice, and while servers are still starting. */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     await this.starting?.catch(() => []);
     await Promise.all(this.servers.map((s) => s.connection?.close()));
     for (const s of this.servers) s.connection = undefined;
@@ -119,6 +121,7 @@ export class McpManager {
             cwd: this.options.cwd,
             timeoutMs: server.config.timeout ?? this.options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
             clientVersion: this.options.clientVersion ?? '0.0.0',
+            signal: this.closing.signal,
             onToolsChanged: (infos) => this.setTools(server, infos),
             onClosed: (why) => this.fail(server, why),
           });
