@@ -42,7 +42,7 @@ import {
   withNote,
 } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
-import { createWebsearchTool } from './tools/websearch.js';
+import { createWebsearchTool, WEBSEARCH_TOOL } from './tools/websearch.js';
 import type { Tool } from './tools/types.js';
 
 export interface EngineOptions {
@@ -702,7 +702,13 @@ export class Engine {
 export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
   const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
   return selectToolNames({
-    available: [...BUILTIN_TOOLS.map((t) => t.name), ...(hasSubagents ? [TASK_TOOL] : []), ASK_USER_TOOL],
+    // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
+    available: [
+      ...BUILTIN_TOOLS.map((t) => t.name),
+      ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
+      ...(hasSubagents ? [TASK_TOOL] : []),
+      ASK_USER_TOOL,
+    ],
     agent,
     chain: [ruleset, ...restrictionRulesets(agent)],
     depth: agent.mode === 'subagent' ? 1 : 0,

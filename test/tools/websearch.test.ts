@@ -94,3 +94,14 @@ describe('websearch', () => {
     expect(toolNames(h.server.requests[1]!).sort()).toEqual(['ask_user', 'read', 'websearch']);
   });
 });
+
+describe('websearch in agent listings', () => {
+  it('lists websearch for agents on an Anthropic model only', async () => {
+    const { agentToolNames } = await import('../../src/core/engine.js');
+    const { ConfigSchema } = await import('../../src/core/config/schema.js');
+    const config = ConfigSchema.parse({});
+    const agent = { name: 'a', mode: 'primary' as const, description: '', prompt: '', hidden: false, disable: false, source: 'x' };
+    expect(agentToolNames(agent, config, false)).toContain('websearch');
+    expect(agentToolNames({ ...agent, model: 'local/llama' }, config, false)).not.toContain('websearch');
+  });
+});
