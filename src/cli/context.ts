@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
 import { loadCommands, type CommandDefinition } from '../core/commands/index.js';
 import { configDir, dataDir, loadConfig, type Config } from '../core/config/index.js';
+import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
+import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
 import { SessionStore } from '../core/store/index.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
@@ -24,6 +26,10 @@ export interface ProjectContext {
   agents: Map<string, AgentDefinition>;
   commands: Map<string, CommandDefinition>;
   trust: TrustState;
+  /** The user's Claude Code and OpenCode folders (agents, commands and instructions live there too). */
+  peerDirs: PeerUserDirs;
+  /** MCP servers: the project's `.mcp.json` (trusted projects only), then the config's `mcp` key by name. */
+  mcp: Record<string, McpServerConfig>;
   /** Lines for stderr (trust.notice is separate: the UI shows it its own way). */
   warnings: string[];
 }
@@ -51,11 +57,16 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
   const { agents, warnings } = loadAgents({
     builtinDir: join(packageRoot(), 'agents'),
     configDir: configDir(env),
+    peerDirs: peerUserDirs(env),
     cwd,
     configAgents: config.agent,
     narrowing,
   });
-  const commands = loadCommands({ configDir: configDir(env), cwd, configCommands: config.command, narrowing });
+  const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
+  // `.mcp.json` starts programs: read only for a trusted project, otherwise named as ignored.
+  let mcpJson: ReturnType<typeof readMcpJson> = { servers: {}, warnings: [] };
+  if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
+  else mcpJson = readMcpJson(trust.folder, env);
   const notice = narrowing?.notice();
   return {
     config,
@@ -63,8 +74,11 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
     agents,
     commands: commands.commands,
     trust: { ...trust, ignored: narrowing?.ignored ?? [], ...(notice ? { notice } : {}) },
+    mcp: { ...mcpJson.servers, ...config.mcp },
+    peerDirs: peerUserDirs(env),
     warnings: [
       ...(trust.warning ? [trust.warning] : []),
+      ...mcpJson.warnings.map((w) => `Warning: ${w}`),
       ...[...warnings, ...commands.warnings].map((w) => `Warning: ${w.source}: ${w.message}`),
     ],
   };

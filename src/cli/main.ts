@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
 import { agentsCommand } from './commands/agents.js';
 import { modelsCommand } from './commands/models.js';
+import { mcpListCommand } from './commands/mcp.js';
 import { runCommand, type RunOptions } from './commands/run.js';
 import { sessionShow, sessionsList } from './commands/sessions.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
@@ -171,6 +172,16 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       // Loaded on demand, like the UI: no other command pays for the protocol SDK.
       const { runAcp } = await import('../acp/index.js');
       exitCode = await runAcp({ ...opts, version: packageVersion() });
+    });
+
+  program
+    .command('mcp')
+    .description('MCP servers')
+    .command('list')
+    .description('start the configured MCP servers and show each one\'s state and tools')
+    .option('--json', 'print JSON', false)
+    .action(async (opts: { json: boolean }) => {
+      io.stdout.write(`${await mcpListCommand(context(), opts)}\n`);
     });
 
   registerTrustCommand(program, io.stdout);

@@ -8,6 +8,7 @@ import { compactSession, type CompactResult, type ContextDeps } from './context/
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
+import type { PeerUserDirs } from './config/paths.js';
 import { ConfigError, errorMessage } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
 import type { Message, TextPart, ToolUsePart } from './messages.js';
@@ -18,6 +19,8 @@ import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
+import type { McpServerConfig } from './mcp/config.js';
+import { McpManager, type McpServerState } from './mcp/manager.js';
 import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costFunction, limitOf, providerFromConfig, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
@@ -40,6 +43,7 @@ import {
   withNote,
 } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
+import { createWebsearchTool, WEBSEARCH_TOOL } from './tools/websearch.js';
 import type { Tool } from './tools/types.js';
 
 export interface EngineOptions {
@@ -60,14 +64,28 @@ export interface EngineOptions {
   providerFor?: (name: string) => Provider;
   maxOutputTokens?: number;
   now?: () => Date;
+  /** MCP servers (DESIGN §14), started when the first session needs its tools. */
+  mcp?: Readonly<Record<string, McpServerConfig>>;
+  /** The user's Claude Code and OpenCode folders, for their instructions files (`~/.claude/CLAUDE.md`). */
+  peerDirs?: PeerUserDirs;
+  /** Where one-line warnings go (an MCP server that failed to start); default: an `error` event of the session. */
+  onWarning?: (line: string) => void;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands'>;
+export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs'>;
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
-export function projectParts(ctx: Required<ProjectParts>): ProjectParts {
-  return { cwd: ctx.cwd, config: ctx.config, store: ctx.store, agents: ctx.agents, commands: ctx.commands };
+export function projectParts(ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs'>> & Pick<ProjectParts, 'mcp' | 'peerDirs'>): ProjectParts {
+  return {
+    cwd: ctx.cwd,
+    config: ctx.config,
+    store: ctx.store,
+    agents: ctx.agents,
+    commands: ctx.commands,
+    ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
+    ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
+  };
 }
 
 export interface CreateSessionOptions {
@@ -96,12 +114,18 @@ export class Engine {
   private readonly busy = new Map<string, number>();
   private readonly settleWaiters = new Map<string, Array<() => void>>();
   private readonly lastOutcomes = new Map<string, TurnOutcome>();
+  /** One set of MCP connections for every session of this engine, children included. */
+  readonly mcp: McpManager;
+  /** Rebuilds a session's tool list (when MCP tools appear or change), and the MCP version it was built at. */
+  private readonly toolSelection = new WeakMap<LiveSession, { select: () => Tool[]; version: number }>();
+  private mcpWarned = false;
 
   constructor(private readonly options: EngineOptions) {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
     this.supervisor = new SubagentSupervisor(this.subagentHost());
+    this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd });
     registerSecrets(providerKeys(options.config.provider));
   }
 
@@ -395,12 +419,44 @@ export class Engine {
     }
   }
 
+  /** Each MCP server's state and tools (`/mcp`); starts the servers if no session has yet. */
+  async mcpStatus(): Promise<McpServerState[]> {
+    await this.mcp.start();
+    return this.mcp.states();
+  }
+
+  /** Stops the MCP servers this engine started; the engine is not used afterwards. */
+  async close(): Promise<void> {
+    this.cancelAll();
+    await this.mcp.close();
+  }
+
+  /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */
+  private async refreshMcpTools(session: LiveSession): Promise<void> {
+    if (!this.mcp.active) return;
+    const warnings = await this.mcp.start();
+    if (!this.mcpWarned) {
+      this.mcpWarned = true;
+      for (const line of warnings) {
+        if (this.options.onWarning) this.options.onWarning(line);
+        else session.emit('error', { message: line });
+      }
+    }
+    const selection = this.toolSelection.get(session);
+    if (selection && selection.version !== this.mcp.version) {
+      session.tools = selection.select();
+      selection.version = this.mcp.version;
+    }
+  }
+
   private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
     session.controller = new AbortController();
     const unlink = linkSignals(session.controller, opts?.links ?? []);
     this.setStatus(session, 'running');
     let outcome: TurnOutcome;
     try {
+      // Esc while servers start cancels the turn (runTurn sees the aborted signal) instead of waiting.
+      await untilAborted(this.refreshMcpTools(session), session.controller.signal);
       outcome = await runTurn(session, this.loopDeps(), input, turn);
     } finally {
       unlink();
@@ -573,23 +629,32 @@ export class Engine {
     const self: { current?: LiveSession } = {};
     // Sub-agent types that `permission.task` denies are not offered to the model.
     const catalogue = offeredSubagents(this.supervisor.catalogue(), chain);
-    const candidates: Tool[] = [
+    const webSearch = this.webSearchTool(model);
+    const base: Tool[] = [
       ...this.tools,
+      ...(webSearch ? [webSearch] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
       askUserTool as unknown as Tool,
     ];
-    const gate = selectToolNames({
-      available: candidates.map((t) => t.name),
-      agent,
-      chain,
-      depth,
-      maxDepth: settings.max_depth,
-      parentTools: parent?.tools.map((t) => t.name),
-      narrow,
-    });
-    const chosen = new Set(gate.names);
+    // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
+    const selectTools = () => {
+      const candidates = [...base, ...this.mcp.tools()];
+      const gate = selectToolNames({
+        available: candidates.map((t) => t.name),
+        agent,
+        chain,
+        depth,
+        maxDepth: settings.max_depth,
+        parentTools: parent?.tools.map((t) => t.name),
+        narrow,
+      });
+      const chosen = new Set(gate.names);
+      return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
+    };
+    const mcpVersion = this.mcp.version;
+    const gate = selectTools();
 
     const session: LiveSession = {
       id: row.id,
@@ -606,8 +671,9 @@ export class Engine {
         isGitRepo: this.project.isGitRepo,
         platform: process.platform,
         date: this.options.now?.() ?? new Date(),
+        userDirs: this.options.peerDirs,
       }),
-      tools: candidates.filter((t) => chosen.has(t.name)),
+      tools: gate.tools,
       missingToolHints: gate.hints,
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
@@ -620,8 +686,25 @@ export class Engine {
       emit,
     };
     self.current = session;
+    this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });
     this.live.set(row.id, session);
     return session;
+  }
+
+  /** `websearch` for a model whose provider searches on its own servers (Anthropic); none otherwise. */
+  private webSearchTool(model: string): Tool | undefined {
+    let provider: Provider;
+    let modelId: string;
+    try {
+      const ref = parseModelRef(model);
+      provider = this.provider(ref.provider);
+      modelId = ref.model;
+    } catch {
+      // An unknown provider fails the turn itself, with its own message.
+      return undefined;
+    }
+    const search = provider.webSearch?.bind(provider);
+    return search ? createWebsearchTool((request) => search({ ...request, model: modelId })) : undefined;
   }
 
   private approvalsFor(rootId: string): TreeApprovals {
@@ -665,12 +748,34 @@ export class Engine {
 export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
   const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
   return selectToolNames({
-    available: [...BUILTIN_TOOLS.map((t) => t.name), ...(hasSubagents ? [TASK_TOOL] : []), ASK_USER_TOOL],
+    // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
+    available: [
+      ...BUILTIN_TOOLS.map((t) => t.name),
+      ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
+      ...(hasSubagents ? [TASK_TOOL] : []),
+      ASK_USER_TOOL,
+    ],
     agent,
     chain: [ruleset, ...restrictionRulesets(agent)],
     depth: agent.mode === 'subagent' ? 1 : 0,
     maxDepth: config.subagents.max_depth,
   }).names;
+}
+
+/** Resolves when `work` does or `signal` aborts, whichever is first; `work` goes on either way. */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    work.then(done, (err: unknown) => {
+      signal.removeEventListener('abort', done);
+      reject(err);
+    });
+  });
 }
 
 /** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import type { PermissionReply } from '../core/events.js';
 import { errorMessage } from '../core/errors.js';
 import { knownModels, modelProblem } from '../core/provider/models.js';
+import type { McpServerState } from '../core/mcp/manager.js';
 import type { SessionRow } from '../core/store/index.js';
 import type { UiCore } from './core-api.js';
 import { ApprovalDialog, approvalChromeRows, choiceRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
@@ -18,7 +19,7 @@ import { StatusLine } from './components/status-line.js';
 import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { useNow } from './components/tree/use-now.js';
-import { HelpView, AgentsView } from './screens/info-views.js';
+import { HelpView, AgentsView, McpView } from './screens/info-views.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
@@ -75,7 +76,7 @@ export interface AppProps {
   openPicker?: boolean;
 }
 
-type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | undefined;
+type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | { kind: 'mcp'; states?: McpServerState[] } | undefined;
 
 type StaticEntry = { key: string; header: true } | (TranscriptEntry & { header?: false });
 
@@ -264,6 +265,13 @@ function Screen(props: ScreenProps) {
           return true;
         case 'agents':
           setOverlay({ kind: 'agents' });
+          return true;
+        case 'mcp':
+          setOverlay({ kind: 'mcp' });
+          void (core.mcpStatus?.() ?? Promise.resolve([])).then(
+            (states) => setOverlay({ kind: 'mcp', states }),
+            (err: unknown) => setNotice(errorMessage(err)),
+          );
           return true;
         case 'model':
         case 'agent': {
@@ -524,6 +532,7 @@ function Screen(props: ScreenProps) {
         />
       ) : null}
       {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput

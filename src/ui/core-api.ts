@@ -22,4 +22,6 @@ export type UiCore = Pick<
   | 'commands'
   | 'compact'
   | 'modelLimit'
->;
+> &
+  // Optional: UI tests drive the app with cores that have no MCP servers.
+  Partial<Pick<Engine, 'mcpStatus'>>;

@@ -25,7 +25,7 @@ describe('toolName', () => {
       ['  READ  ', 'read'],
     ];
     for (const [raw, ours] of pairs) expect(toolName(raw), raw).toBe(ours);
-    expect(toolName('WebSearch')).toBeUndefined();
+    expect(toolName('WebSearch')).toBe('websearch');
     expect(toolName('mcp__github__create_issue')).toBeUndefined();
   });
 });

@@ -82,6 +82,7 @@ describe('loadConfig', () => {
         session_list: '<leader>l',
       },
       compaction: { auto: true, threshold: 0.8, prune: true },
+      mcp: {},
     });
   });
 

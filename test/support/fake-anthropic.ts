@@ -19,7 +19,11 @@ export interface RecordedRequest {
 }
 
 export type ScriptedBlock =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; citations?: unknown[] }
+  /** A server-side tool call (web search), streamed like a tool_use block. */
+  | { type: 'server_tool_use'; name: string; input: unknown; id: string }
+  /** A server tool's result block, sent whole in its content_block_start. */
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown }
   | { type: 'thinking'; thinking: string; signature?: string }
   | { type: 'tool_use'; name: string; input: unknown; id?: string; partialJson?: string };
 
@@ -165,6 +169,12 @@ function messageFrames(r: Extract<ScriptedReply, { type: 'message' }>, model: st
     if (block.type === 'text') {
       frames.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
       for (const c of chunks(block.text, 3)) delta({ type: 'text_delta', text: c });
+      for (const citation of block.citations ?? []) delta({ type: 'citations_delta', citation });
+    } else if (block.type === 'server_tool_use') {
+      frames.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'server_tool_use', id: block.id, name: block.name, input: {} } } });
+      for (const c of chunks(JSON.stringify(block.input), 2)) delta({ type: 'input_json_delta', partial_json: c });
+    } else if (block.type === 'web_search_tool_result') {
+      frames.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: block } });
     } else if (block.type === 'thinking') {
       frames.push({
         event: 'content_block_start',

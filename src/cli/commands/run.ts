@@ -35,6 +35,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     interactive: false,
     autoApprove: opts.yes,
     ...(opts.model ? { model: opts.model } : {}),
+    onWarning: (line) => io.stderr.write(`${terminalSafe(line)}\n`),
   });
   if (opts.format === 'json') {
     const print = jsonPrinter(io.stdout);
@@ -69,6 +70,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     process.off('SIGTERM', onSignal);
     io.closed?.removeEventListener('abort', onClosed);
     process.off('SIGHUP', onSignal);
+    await engine.close();
   }
 }
 

@@ -20,7 +20,8 @@ export interface LiveSession {
   readonly path: readonly string[];
   readonly parent: LiveSession | undefined;
   readonly systemPrompt: string;
-  readonly tools: readonly Tool[];
+  /** Replaced when MCP servers connect or change their tools; read at the start of each turn. */
+  tools: readonly Tool[];
   /** Why a tool is missing at this depth, told to a model that calls it anyway. */
   readonly missingToolHints: Readonly<Record<string, string>>;
   readonly gate: PermissionGate;

@@ -1,8 +1,10 @@
 // The system prompt every session gets: an identity (the agent's own prompt, or a task's
 // ad-hoc `system_prompt` in its place), then a shared environment section, then the
-// project's instructions file. A sub-agent never inherits its parent's identity.
+// user's own instructions file (`~/.config/opencode/AGENTS.md`, else `~/.claude/CLAUDE.md`),
+// then the project's. A sub-agent never inherits its parent's identity.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PeerUserDirs } from '../config/paths.js';
 import { readRegularFileSync } from '../tools/regular-file.js';
 
 export interface EnvironmentInfo {
@@ -11,14 +13,24 @@ export interface EnvironmentInfo {
   isGitRepo: boolean;
   platform: string;
   date: Date;
+  /** Where the user's Claude Code and OpenCode instructions live; absent: none are read. */
+  userDirs?: PeerUserDirs | undefined;
 }
 
 const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
 
 /** The first instructions file found at the project root (AGENTS.md preferred). */
 export function readProjectInstructions(projectRoot: string): { file: string; text: string } | undefined {
-  for (const name of INSTRUCTION_FILES) {
-    const file = join(projectRoot, name);
+  return readFirst(INSTRUCTION_FILES.map((name) => join(projectRoot, name)));
+}
+
+/** The user's own instructions, as OpenCode reads them: its AGENTS.md, else Claude Code's CLAUDE.md. */
+export function readUserInstructions(dirs: PeerUserDirs): { file: string; text: string } | undefined {
+  return readFirst([join(dirs.opencode, 'AGENTS.md'), join(dirs.claude, 'CLAUDE.md')]);
+}
+
+function readFirst(files: readonly string[]): { file: string; text: string } | undefined {
+  for (const file of files) {
     if (!existsSync(file)) continue;
     // A repository's AGENTS.md may be a FIFO or a device: only a regular file is read, or
     // the open would block the main thread (signals included) until a writer appears.
@@ -44,9 +56,9 @@ export function environmentSection(env: EnvironmentInfo): string {
 export function buildSystemPrompt(identity: string, env: EnvironmentInfo): string {
   // An agent file with an empty body has no identity to state: start with the environment.
   const parts = [identity.trim(), environmentSection(env)].filter(Boolean);
-  const instructions = readProjectInstructions(env.projectRoot);
-  if (instructions && instructions.text.trim()) {
-    parts.push(`Instructions from ${instructions.file}:\n${instructions.text.trim()}`);
+  const sources = [env.userDirs ? readUserInstructions(env.userDirs) : undefined, readProjectInstructions(env.projectRoot)];
+  for (const instructions of sources) {
+    if (instructions && instructions.text.trim()) parts.push(`Instructions from ${instructions.file}:\n${instructions.text.trim()}`);
   }
   return parts.join('\n\n');
 }

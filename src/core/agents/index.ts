@@ -4,6 +4,7 @@
 // is skipped with a warning naming the file and the reason.
 import { basename, join } from 'node:path';
 import { projectConfigDirs } from '../config/load.js';
+import type { PeerUserDirs } from '../config/paths.js';
 import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
@@ -20,6 +21,8 @@ export interface LoadAgentsOptions {
   builtinDir: string;
   /** The user's config dir; its `agents/` subfolder is read. */
   configDir: string;
+  /** The user's Claude Code and OpenCode folders (`~/.claude/agents`, `~/.config/opencode/agent(s)`), read before ours. */
+  peerDirs?: PeerUserDirs | undefined;
   cwd: string;
   /** The config's `agent` key (the user's config, and a trusted project's). */
   configAgents?: Record<string, AgentConfigEntry> | undefined;
@@ -49,11 +52,19 @@ interface AgentFolder {
 }
 
 /** The folders to read, lowest precedence first. */
-export function agentFolders(opts: Pick<LoadAgentsOptions, 'builtinDir' | 'configDir' | 'cwd'>): AgentFolder[] {
+export function agentFolders(opts: Pick<LoadAgentsOptions, 'builtinDir' | 'configDir' | 'cwd' | 'peerDirs'>): AgentFolder[] {
   // Nearer project folders override farther ones, from the git root down to cwd.
   const projectDirs = projectConfigDirs(opts.cwd);
+  const peers = opts.peerDirs;
   return [
     { dir: opts.builtinDir, defaultMode: 'all', origin: 'builtin' },
+    ...(peers
+      ? [
+          { dir: join(peers.opencode, 'agent'), defaultMode: 'all', origin: 'user' } satisfies AgentFolder,
+          { dir: join(peers.opencode, 'agents'), defaultMode: 'all', origin: 'user' } satisfies AgentFolder,
+          { dir: join(peers.claude, 'agents'), defaultMode: 'subagent', origin: 'user', claude: true } satisfies AgentFolder,
+        ]
+      : []),
     { dir: join(opts.configDir, 'agents'), defaultMode: 'all', origin: 'user' },
     ...projectDirs.flatMap((d): AgentFolder[] => [
       { dir: join(d, '.opencode', 'agents'), defaultMode: 'all', origin: 'project' },

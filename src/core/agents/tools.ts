@@ -27,6 +27,7 @@ export const TOOL_NAMES = [
   'grep',
   'bash',
   'webfetch',
+  'websearch',
   'todowrite',
   'todoread',
   'task',

@@ -37,6 +37,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'new', description: 'start a new session' },
   { name: 'sessions', description: 'resume an earlier session' },
   { name: 'agents', description: 'list agents and sub-agents' },
+  { name: 'mcp', description: 'MCP servers: state and tools' },
   { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
   { name: 'agent', description: 'switch primary agent: /agent <name>' },
   { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },

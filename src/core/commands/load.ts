@@ -2,7 +2,12 @@
 // `.opencode/commands/` → `.opencode/command/` → `.claude/commands/` → `<config dir>/commands/`
 // → the config's `command` key. Project folders are read from the git root down to the
 // working directory, nearer ones winning. A broken file is skipped with a warning.
+// The user's Claude Code and OpenCode folders (`~/.claude/commands`, `~/.config/opencode/
+// command(s)`) come just before `<config dir>/commands/`. Files in subfolders are namespaced
+// as Claude Code does: `frontend/comp.md` is `/frontend:comp`.
+import { readdirSync, type Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { PeerUserDirs } from '../config/paths.js';
 import type { CommandConfig } from '../config/schema.js';
 import { describeIssue } from '../config/issues.js';
 import { projectConfigDirs } from '../config/load.js';
@@ -14,6 +19,8 @@ import { BUILTIN_COMMANDS, CommandFrontMatterSchema, type CommandDefinition } fr
 export interface LoadCommandsOptions {
   /** The user's config dir; its `commands/` subfolder is read. */
   configDir: string;
+  /** The user's Claude Code and OpenCode folders. */
+  peerDirs?: PeerUserDirs | undefined;
   cwd: string;
   /** The config's `command` key. */
   configCommands?: Record<string, CommandConfig> | undefined;
@@ -28,16 +35,53 @@ export interface LoadedCommands {
   warnings: CommandWarning[];
 }
 
+/** Subfolders deep enough for any real namespace; also a bound on what a folder loop could cost. */
+const MAX_NAMESPACE_DEPTH = 3;
+
+interface CommandFolder {
+  dir: string;
+  project: boolean;
+  /** `frontend` for `commands/frontend/`, `a:b` for `commands/a/b/`; absent at the top. */
+  namespace?: string;
+}
+
+/** A folder and its subfolders (real directories only, so a symlink loop cannot recurse). */
+function withSubfolders(folder: CommandFolder, depth = 0): CommandFolder[] {
+  if (depth >= MAX_NAMESPACE_DEPTH) return [folder];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder.dir, { withFileTypes: true });
+  } catch {
+    return [folder];
+  }
+  const subs = entries
+    .filter((e) => e.isDirectory() && /^[\w.-]+$/.test(e.name) && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort()
+    .flatMap((name) =>
+      withSubfolders({ dir: join(folder.dir, name), project: folder.project, namespace: folder.namespace ? `${folder.namespace}:${name}` : name }, depth + 1),
+    );
+  return [folder, ...subs];
+}
+
 /** The folders to read, lowest precedence first, each marked with who wrote it. */
-export function commandFolders(opts: Pick<LoadCommandsOptions, 'configDir' | 'cwd'>): Array<{ dir: string; project: boolean }> {
+export function commandFolders(opts: Pick<LoadCommandsOptions, 'configDir' | 'cwd' | 'peerDirs'>): CommandFolder[] {
   const projectDirs = projectConfigDirs(opts.cwd);
   const inProjects = (...parts: string[]) => projectDirs.map((d) => ({ dir: join(d, ...parts), project: true }));
+  const peers = opts.peerDirs;
   return [
     ...inProjects('.opencode', 'commands'),
     ...inProjects('.opencode', 'command'),
     ...inProjects('.claude', 'commands'),
+    ...(peers
+      ? [
+          { dir: join(peers.opencode, 'command'), project: false },
+          { dir: join(peers.opencode, 'commands'), project: false },
+          { dir: join(peers.claude, 'commands'), project: false },
+        ]
+      : []),
     { dir: join(opts.configDir, 'commands'), project: false },
-  ];
+  ].flatMap((folder) => withSubfolders(folder));
 }
 
 export type ParsedCommandFile = { ok: true; command: CommandDefinition } | { ok: false; reason: string };
@@ -80,7 +124,8 @@ export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
     (text, file, folder) => {
       const parsed = parseCommandMarkdown(text, file);
       if (!parsed.ok) return parsed;
-      return { ok: true, value: folder.project && narrowing ? narrowing.command(parsed.command) : parsed.command };
+      const named = folder.namespace ? { ...parsed.command, name: `${folder.namespace}:${parsed.command.name}` } : parsed.command;
+      return { ok: true, value: folder.project && narrowing ? narrowing.command(named) : named };
     },
     (command) => commands.set(command.name, command),
     warnings,

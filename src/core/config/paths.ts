@@ -27,3 +27,16 @@ export function dataDir(env: NodeJS.ProcessEnv): string {
   const xdg = nonEmpty(env.XDG_DATA_HOME);
   return xdg ? join(xdg, APP) : join(home(env), '.local', 'share', APP);
 }
+
+/** Where Claude Code and OpenCode keep a user's own agents, commands and instructions. */
+export interface PeerUserDirs {
+  /** `~/.claude` */
+  claude: string;
+  /** `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode` */
+  opencode: string;
+}
+
+export function peerUserDirs(env: NodeJS.ProcessEnv): PeerUserDirs {
+  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
+  return { claude: join(home(env), '.claude'), opencode: xdg ? join(xdg, 'opencode') : join(home(env), '.config', 'opencode') };
+}

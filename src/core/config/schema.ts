@@ -3,6 +3,7 @@
 // Nested sections use `prefault` so a partial section is filled in with the other defaults.
 import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
+import { McpConfigSchema } from '../mcp/config.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
 import { CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
 
@@ -89,6 +90,7 @@ export const ConfigSchema = z.strictObject({
   subagents: SubagentSettingsSchema.prefault({}),
   keybinds: KeybindsSchema.prefault({}),
   compaction: CompactionSchema.prefault({}),
+  mcp: McpConfigSchema.prefault({}),
 });
 
 /** The validated configuration, every default filled in. */

@@ -11,13 +11,15 @@ export interface Rule {
 
 export type Ruleset = readonly Rule[];
 
-/** Read-only work is allowed; anything that changes files, runs commands, reaches the network or leaves the project asks. */
+/** Read-only work is allowed; anything that changes files, runs commands, reaches the network, leaves the project or calls an MCP server asks. */
 export const DEFAULT_RULES: Ruleset = [
   { permission: '*', pattern: '*', action: 'allow' },
   { permission: 'edit', pattern: '*', action: 'ask' },
   { permission: 'bash', pattern: '*', action: 'ask' },
   { permission: 'webfetch', pattern: '*', action: 'ask' },
   { permission: 'external_directory', pattern: '*', action: 'ask' },
+  // MCP tools can do anything their server can; the user decides (`"mcp__github__*": "allow"`).
+  { permission: 'mcp__*', pattern: '*', action: 'ask' },
 ];
 
 /** `{ edit: "ask", bash: { "*": "ask", "git status*": "allow" } }` → rules in the order written. */

@@ -8,7 +8,8 @@ import { AbortedError, RunError, errorMessage } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
 import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
 import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
-import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec } from './types.js';
+import { webSearchParams, webSearchResult } from './anthropic-websearch.js';
+import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec, WebSearchRequest, WebSearchResult } from './types.js';
 
 export interface AnthropicOptions {
   apiKey?: string | undefined;
@@ -102,6 +103,14 @@ export class AnthropicProvider implements Provider {
         }
       },
     });
+  }
+
+  /** Anthropic's server-side web search, in a request of its own (anthropic-websearch.ts). */
+  async webSearch(request: WebSearchRequest): Promise<WebSearchResult> {
+    if (request.signal.aborted) throw new AbortedError();
+    const { client } = await this.getClient();
+    const stream = client.messages.stream(webSearchParams(request), { signal: request.signal });
+    return webSearchResult(await stream.finalMessage());
   }
 }
 

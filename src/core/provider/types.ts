@@ -38,9 +38,28 @@ export interface ModelResponse {
   model: string;
 }
 
+export interface WebSearchRequest {
+  model: string;
+  query: string;
+  allowedDomains?: string[] | undefined;
+  blockedDomains?: string[] | undefined;
+  signal: AbortSignal;
+}
+
+export interface WebSearchResult {
+  /** The answer written from the results, citation markers [n] included. */
+  text: string;
+  /** Every page the answer cites or the search returned, numbered as the markers are. */
+  sources: Array<{ url: string; title: string }>;
+  /** Set when the search itself failed (the server tool's error code). */
+  error?: string;
+}
+
 export interface Provider {
   readonly id: string;
   stream(request: ModelRequest, onEvent: (event: StreamEvent) => void): Promise<ModelResponse>;
+  /** A web search run by the provider's own servers; absent where the provider has none. */
+  webSearch?(request: WebSearchRequest): Promise<WebSearchResult>;
 }
 
 /** `anthropic/claude-sonnet-4-5` → { provider: 'anthropic', model: 'claude-sonnet-4-5' }. */

@@ -137,6 +137,11 @@ export class ProjectNarrowing {
     return file;
   }
 
+  /** Claude Code's `.mcp.json` is not read at all: each server it names would be a program to start. */
+  noteMcpJsonServers(file: string, names: readonly string[]): void {
+    for (const name of names) this.ignore(`mcpServers.${name}`, file);
+  }
+
   /** Before validation: `{env:VAR}` is not expanded in a project file (it could copy secrets into prompts). */
   noteEnvReferences(file: string, text: string): void {
     if (/\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text)) this.ignore('{env:…} values', file);

@@ -1,8 +1,10 @@
-// Read-only panels opened by /help and /agents; Esc or Enter closes them. Each line is one
+// Read-only panels opened by /help, /agents and /mcp; Esc or Enter closes them. Each line is one
 // row, and a panel taller than the rows it is given scrolls with Up/Down, so it never
 // pushes the screen past the terminal's height.
 import { Box, Text } from 'ink';
 import type { AgentDefinition } from '../../core/agents/index.js';
+import { mcpStateLines } from '../../core/mcp/format.js';
+import type { McpServerState } from '../../core/mcp/manager.js';
 import { useState, type ReactElement } from 'react';
 import { useKeys } from '../keys/key-router.js';
 import { createKeymap, type KeybindConfig } from '../keys/keymap.js';
@@ -98,4 +100,17 @@ export function AgentsView({ primary, subagents, onClose, maxRows }: PanelProps 
     ...subagents.map(row('s')),
   ];
   return <Panel title="Agents" lines={lines} maxRows={maxRows} onClose={onClose} />;
+}
+
+/** `/mcp`: each server's state and tools; `states` is undefined while the servers start. */
+export function McpView({ states, onClose, maxRows }: PanelProps & { states: readonly McpServerState[] | undefined }) {
+  let lines: ReactElement[];
+  if (!states) lines = [line('starting', 'Starting MCP servers…')];
+  else if (states.length === 0) lines = [line('none', 'No MCP servers configured (the "mcp" key of .opencoderc.json, or a trusted project\'s .mcp.json).')];
+  else
+    lines = states.flatMap((state, i) => [
+      ...(i > 0 ? [line(`gap:${state.name}`, ' ')] : []),
+      ...mcpStateLines(state).map((text, j) => line(`${state.name}:${j}`, j === 0 ? <Text bold>{text}</Text> : text)),
+    ]);
+  return <Panel title="MCP servers" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }

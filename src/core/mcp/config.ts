@@ -1,0 +1,138 @@
+// The shapes of MCP server settings (DESIGN §3, §14): OpenCode's `mcp` config key, and
+// Claude Code's project file `.mcp.json`, both turned into one McpServerConfig per server.
+// This module holds only schemas and file reading, so loading the configuration never
+// loads the MCP SDK.
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+const stringMap = z.record(z.string(), z.string());
+
+const timeout = z.number().int().min(100).max(600_000).optional().describe('Milliseconds to wait for the server to start and list its tools.');
+
+export const LocalMcpServerSchema = z.strictObject({
+  type: z.literal('local'),
+  command: z.array(z.string()).min(1, 'must name the program to start, e.g. ["npx", "-y", "some-mcp-server"]'),
+  environment: stringMap.optional(),
+  enabled: z.boolean().optional(),
+  timeout,
+});
+
+export const RemoteMcpServerSchema = z.strictObject({
+  type: z.literal('remote'),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+  headers: stringMap.optional(),
+  enabled: z.boolean().optional(),
+  timeout,
+  /** `auto` tries streamable HTTP first and falls back to SSE; `.mcp.json` names one. */
+  transport: z.enum(['auto', 'http', 'sse']).optional(),
+});
+
+export const McpServerConfigSchema = z.discriminatedUnion('type', [LocalMcpServerSchema, RemoteMcpServerSchema]);
+export const McpConfigSchema = z.record(z.string().min(1), McpServerConfigSchema);
+
+export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
+export type LocalMcpServerConfig = z.output<typeof LocalMcpServerSchema>;
+export type RemoteMcpServerConfig = z.output<typeof RemoteMcpServerSchema>;
+
+export const MCP_JSON = '.mcp.json';
+
+const McpJsonLocalSchema = z.looseObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+});
+
+const McpJsonServerSchema = z.union([
+  McpJsonLocalSchema,
+  z.looseObject({
+    type: z.enum(['http', 'sse']),
+    url: z.string(),
+    headers: stringMap.optional(),
+  }),
+]);
+
+const McpJsonSchema = z.looseObject({ mcpServers: z.record(z.string().min(1), McpJsonServerSchema).optional() });
+
+export interface McpJsonResult {
+  servers: Record<string, McpServerConfig>;
+  warnings: string[];
+}
+
+/** The server names a project's `.mcp.json` declares (for the untrusted-project notice); none when unreadable. */
+export function mcpJsonServerNames(folder: string): string[] {
+  const data = readJson(join(folder, MCP_JSON));
+  if (!data.ok || typeof data.value !== 'object' || data.value === null) return [];
+  const servers = (data.value as { mcpServers?: unknown }).mcpServers;
+  return typeof servers === 'object' && servers !== null ? Object.keys(servers) : [];
+}
+
+/**
+ * Claude Code's `.mcp.json` in `folder`, as our server configs. `${VAR}` and
+ * `${VAR:-default}` expand from `env` (Claude Code does the same). A file that is absent gives
+ * nothing; one that is broken gives one warning and no servers; a bad entry is skipped alone.
+ */
+export function readMcpJson(folder: string, env: NodeJS.ProcessEnv): McpJsonResult {
+  const file = join(folder, MCP_JSON);
+  const data = readJson(file);
+  if (!data.ok) return { servers: {}, warnings: data.error ? [`${file}: ${data.error}`] : [] };
+  const parsed = McpJsonSchema.safeParse(data.value);
+  if (!parsed.success) return { servers: {}, warnings: [`${file}: expected {"mcpServers": {"<name>": {...}}}.`] };
+  const servers: Record<string, McpServerConfig> = {};
+  const warnings: string[] = [];
+  const raw = (data.value as { mcpServers?: Record<string, unknown> }).mcpServers ?? {};
+  for (const [name, value] of Object.entries(raw)) {
+    const entry = McpJsonServerSchema.safeParse(value);
+    if (!entry.success) {
+      warnings.push(`${file}: mcpServers.${name}: expected {"command", "args", "env"} or {"type": "http"|"sse", "url", "headers"}; server skipped.`);
+      continue;
+    }
+    const server = entry.data;
+    const expand = (text: string) => expandVars(text, env);
+    if (server.type !== 'http' && server.type !== 'sse') {
+      const local = McpJsonLocalSchema.parse(server);
+      servers[name] = {
+        type: 'local',
+        command: [expand(local.command), ...(local.args ?? []).map(expand)],
+        ...(local.env ? { environment: mapValues(local.env, expand) } : {}),
+      };
+      continue;
+    }
+    const url = expand(server.url);
+    const remote = RemoteMcpServerSchema.safeParse({
+      type: 'remote',
+      url,
+      transport: server.type,
+      ...(server.headers ? { headers: mapValues(server.headers, expand) } : {}),
+    });
+    if (remote.success) servers[name] = remote.data;
+    else warnings.push(`${file}: mcpServers.${name}.url: must be an http:// or https:// URL; server skipped.`);
+  }
+  return { servers, warnings };
+}
+
+function readJson(file: string): { ok: true; value: unknown } | { ok: false; error?: string } {
+  let text: string;
+  try {
+    // A FIFO named .mcp.json would block the read forever.
+    if (!statSync(file).isFile()) return { ok: false, error: 'is not a regular file.' };
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? { ok: false } : { ok: false, error: `cannot be read (${code ?? 'error'}).` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, error: `is not valid JSON (${(err as Error).message}).` };
+  }
+}
+
+function mapValues(map: Record<string, string>, fn: (v: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, fn(v)]));
+}
+
+function expandVars(text: string, env: NodeJS.ProcessEnv): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) => env[name] ?? fallback ?? '');
+}
