@@ -140,7 +140,12 @@ export function PromptInput(props: PromptInputProps) {
   // Changes not made by a key (the exit hint expiring, a new width, read-only mode) are
   // reported after they are drawn.
   const rows = rowsOf(state, menu);
-  useEffect(() => report(rows));
+  useEffect(() => {
+    // A passive effect can run late, after a key already reported the rows of a newer
+    // state: report what the newest state needs, never this render's stale count.
+    const current = get();
+    report(current === state ? rows : rowsOf(current));
+  });
 
   if (disabled) {
     return (
