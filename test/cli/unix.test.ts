@@ -197,8 +197,10 @@ describe('a closed output pipe', () => {
   it('stops `agents` quietly', async () => {
     const dir = join(env.OPENCODE_INK_CONFIG_DIR!, 'agents');
     mkdirSync(dir, { recursive: true });
+    // About 400 KB of listing: far more than a pipe holds (64 KB), so the writer cannot finish
+    // into the buffer between the reader's first read and its close.
     for (let i = 0; i < 400; i++) {
-      writeFileSync(join(dir, `helper-${i}.md`), `---\ndescription: ${'Helps with one narrow task. '.repeat(8)}\nmode: subagent\n---\nYou help.\n`);
+      writeFileSync(join(dir, `helper-${i}.md`), `---\ndescription: ${'Helps with one narrow task. '.repeat(36)}\nmode: subagent\n---\nYou help.\n`);
     }
     const { done } = closeStdoutAfter(['agents'], (out) => out.includes('\n'));
     const result = await done;
