@@ -111,6 +111,7 @@ describe('Claude Code agent files', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.source).toBe(file);
     expect(warnings[0]?.message).toContain('"WebSearch", "NotebookEdit"');
+    expect(warnings[0]?.unknownTools).toEqual(['WebSearch', 'NotebookEdit']);
   });
 
   it('accept a YAML list of tools, Agent as task, and a description with an unquoted colon', () => {
