@@ -183,7 +183,8 @@ export function entryRows(entry: TranscriptEntry, o: EntryRowsOptions): number {
     case 'assistant': {
       const text = 'text' in entry ? entry.text : item.text;
       const last = 'last' in entry ? entry.last : true;
-      return markdownRows(text, o.width) + (item.abandoned && last ? 1 : 0);
+      const gap = 'continued' in entry && entry.continued && text.trim() ? 1 : 0;
+      return gap + markdownRows(text, o.width) + (item.abandoned && last ? 1 : 0);
     }
     case 'tool':
       if (isTaskCall(item)) return taskBlockRows(o.state, item, o.latestTools, 0, 2, 3, o.expanded);
