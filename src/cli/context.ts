@@ -3,11 +3,13 @@
 // where project trust is decided (DESIGN §15): the loaders get a narrowing for an untrusted
 // project, and what it cut becomes one notice line.
 import { join } from 'node:path';
-import { loadAgents, type AgentDefinition } from '../core/agents/index.js';
+import { loadAgents, type AgentDefinition, type AgentWarning } from '../core/agents/index.js';
+import { terminalSafe } from '../core/text/terminal-safe.js';
 import { loadCommands, type CommandDefinition } from '../core/commands/index.js';
 import { configDir, dataDir, loadConfig, type Config } from '../core/config/index.js';
 import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
 import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
+import type { SourceWarning } from '../core/markdown-folder.js';
 import { SessionStore } from '../core/store/index.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
@@ -32,6 +34,8 @@ export interface ProjectContext {
   mcp: Record<string, McpServerConfig>;
   /** Lines for stderr (trust.notice is separate: the UI shows it its own way). */
   warnings: string[];
+  /** Every warning from loading the agents, in full: `opencode-ink agents` shows them. */
+  agentWarnings: AgentWarning[];
 }
 
 export interface CliContext extends ProjectContext {
@@ -76,12 +80,33 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
     trust: { ...trust, ignored: narrowing?.ignored ?? [], ...(notice ? { notice } : {}) },
     mcp: { ...mcpJson.servers, ...config.mcp },
     peerDirs: peerUserDirs(env),
-    warnings: [
-      ...(trust.warning ? [trust.warning] : []),
-      ...mcpJson.warnings.map((w) => `Warning: ${w}`),
-      ...[...warnings, ...commands.warnings].map((w) => `Warning: ${w.source}: ${w.message}`),
-    ],
+    warnings: [...(trust.warning ? [trust.warning] : []), ...mcpJson.warnings.map((w) => `Warning: ${w}`), ...warningLines(warnings, commands.warnings)],
+    agentWarnings: warnings,
   };
+}
+
+/** How many unknown tool names the summary line gives as examples. */
+const SUMMARY_EXAMPLES = 3;
+
+/**
+ * One line per warning, except that agent files naming tools we lack (a folder of Claude Code
+ * agents names WebSearch, NotebookEdit, … in most files) become one line pointing at
+ * `opencode-ink agents`, which lists them in full. A broken file still gets its own line.
+ */
+function warningLines(agentWarnings: readonly AgentWarning[], others: readonly SourceWarning[]): string[] {
+  const line = (w: SourceWarning): string => `Warning: ${w.source}: ${w.message}`;
+  const unknown = agentWarnings.filter((w) => w.unknownTools);
+  if (unknown.length < 2) return [...agentWarnings, ...others].map(line);
+  // The names most files use first: those are the ones worth recognising.
+  const files = new Map<string, number>();
+  for (const w of unknown) for (const name of new Set(w.unknownTools)) files.set(name, (files.get(name) ?? 0) + 1);
+  const examples = [...files.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, SUMMARY_EXAMPLES)
+    // Names come from project files: no escape sequences, and no line long enough to bury the rest.
+    .map(([name]) => terminalSafe(name).replace(/\s+/g, ' ').slice(0, 40));
+  const summary = `Warning: ${unknown.length} agent files name tools this program does not have (e.g. ${examples.join(', ')}); see \`opencode-ink agents\`.`;
+  return [summary, ...agentWarnings.filter((w) => !w.unknownTools).map(line), ...others.map(line)];
 }
 
 export function loadContext(opts: LoadOptions): CliContext {

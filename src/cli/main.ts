@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
+import { DEBUG_ENV } from '../core/provider/sdk-log.js';
 import { agentsCommand } from './commands/agents.js';
 import { modelsCommand } from './commands/models.js';
 import { mcpListCommand } from './commands/mcp.js';
@@ -58,6 +59,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   // `… | head -1`: a vanished reader stops the command quietly instead of crashing on EPIPE.
   const output = watchOutput(io.stdout, io.stderr);
   const debug = argv.includes('--debug');
+  // The model SDKs' own warnings (a deprecated model, on every request) only with --debug (provider/sdk-log.ts).
+  if (debug) process.env[DEBUG_ENV] = '1';
   let exitCode = 0;
   let ctx: CliContext | undefined;
   const context = (trustOnce = false, ui = false): CliContext => {

@@ -11,7 +11,7 @@ import { ConfigSchema, dataDir, type Config } from '../core/config/index.js';
 import { Engine, projectParts } from '../core/engine.js';
 import { ConfigError } from '../core/errors.js';
 import { exitNowIfStuck } from '../core/exit-now.js';
-import { hasCredentials } from '../core/provider/credentials.js';
+import { credentialProblem, startingProvider } from '../core/provider/credentials.js';
 import { FileIndex } from '../core/file-index.js';
 import { SessionBusyError, SessionStore } from '../core/store/index.js';
 import { pickSession } from '../cli/pick-session.js';
@@ -86,8 +86,9 @@ async function runTui(load: () => TuiContext, opts: TuiOptions): Promise<number>
       ctx = ctx.reload();
     }
   }
-  if (!hasCredentials(ctx.config, ctx.env, opts.model)) {
-    const choice = await askNoKey();
+  const keyProblem = credentialProblem(ctx.config, ctx.env, opts.model);
+  if (keyProblem) {
+    const choice = await askNoKey(startingProvider(ctx.config, opts.model), keyProblem);
     if (choice === 'quit') return 0;
     return runDemo(opts);
   }
@@ -150,9 +151,9 @@ async function askTrust(root: string, ignored: readonly string[]): Promise<Trust
   return choice;
 }
 
-async function askNoKey(): Promise<'demo' | 'quit'> {
+async function askNoKey(provider: string, problem: string): Promise<'demo' | 'quit'> {
   let choice: 'demo' | 'quit' = 'quit';
-  const instance = render(<NoKeyScreen onChoice={(c) => (choice = c)} />, { exitOnCtrlC: false });
+  const instance = render(<NoKeyScreen provider={provider} problem={problem} onChoice={(c) => (choice = c)} />, { exitOnCtrlC: false });
   await instance.waitUntilExit();
   instance.clear();
   return choice;

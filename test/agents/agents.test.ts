@@ -112,6 +112,7 @@ describe('Claude Code agent files', () => {
     expect(warnings[0]?.source).toBe(file);
     expect(warnings[0]?.message).toContain('"NotebookEdit"');
     expect(warnings[0]?.message).not.toContain('WebSearch');
+    expect(warnings[0]?.unknownTools).toEqual(['NotebookEdit']);
   });
 
   it('accept a YAML list of tools, Agent as task, and a description with an unquoted colon', () => {

@@ -1,4 +1,4 @@
-// The finished task block lists the child's tool log when expanded (Ctrl+O), from the
+// The finished task block lists the child's report and tool log when expanded (Ctrl+O), from the
 // structured log the core put on the task call: real engine events drive the UI state.
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,14 +38,15 @@ describe('expanded task block', () => {
 
     const collapsed = frame(<TaskBlock state={state} call={call} now={call.endedAt ?? 0} />);
     expect(collapsed.split('\n')).toHaveLength(1);
-    expect(collapsed).toMatch(/^✓ explore Read notes · completed · .* · 3 tools$/);
+    expect(collapsed).toMatch(/^✓ explore Read notes · completed · .* · 3 tools · \d+ tok · \$\d+\.\d\d$/);
 
     const expanded = frame(<TaskBlock state={state} call={call} now={call.endedAt ?? 0} expanded />).split('\n');
-    expect(expanded.slice(1)).toEqual(['  ⎿ read notes.txt', '  ⎿ grep "auth" in src', '  ✗ read missing.txt']);
+    // The report first, then the log.
+    expect(expanded.slice(1)).toEqual(['  notes say n', '  ⎿ read notes.txt', '  ⎿ grep "auth" in src', '  ✗ read missing.txt']);
     // The transcript passes Ctrl+O's state on to the block, and the live layout counts its rows.
     const viaTranscript = frame(<TranscriptItem item={call} state={state} now={call.endedAt ?? 0} width={80} expanded />);
-    expect(viaTranscript.split('\n')).toHaveLength(4);
-    expect(taskBlockRows(state, call, 3, 0, 2, 3, true)).toBe(4);
+    expect(viaTranscript.split('\n')).toHaveLength(5);
+    expect(taskBlockRows(state, call, 3, 0, 2, 3, true)).toBe(5);
     expect(taskBlockRows(state, call, 3, 0, 2, 3, false)).toBe(1);
   });
 

@@ -1,4 +1,5 @@
-// `opencode-ink agents`: every agent with its mode, model, tools and where it came from.
+// `opencode-ink agents`: every agent with its mode, model, tools and where it came from, and
+// what loading the agent files warned about (start-up sums some of it up in one line).
 import type { AgentDefinition } from '../../core/agents/index.js';
 import { agentToolNames } from '../../core/engine.js';
 import type { CliContext } from '../context.js';
@@ -12,6 +13,8 @@ export interface AgentListing {
   model: string | null;
   tools: string[];
   source: string;
+  /** What loading its file warned about (unknown tools, scopes not applied, …); only present when something did. */
+  warnings?: string[];
 }
 
 export function agentListings(ctx: CliContext): AgentListing[] {
@@ -20,6 +23,7 @@ export function agentListings(ctx: CliContext): AgentListing[] {
     .filter((a) => !a.disable)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((agent) => {
+      const warnings = ctx.agentWarnings.filter((w) => w.source === agent.source).map((w) => w.message);
       return {
         name: agent.name,
         mode: agent.mode,
@@ -27,6 +31,7 @@ export function agentListings(ctx: CliContext): AgentListing[] {
         model: agent.model ?? null,
         tools: agentToolNames(agent, ctx.config, hasSubagents),
         source: agent.source,
+        ...(warnings.length > 0 ? { warnings } : {}),
       };
     });
 }
@@ -34,11 +39,13 @@ export function agentListings(ctx: CliContext): AgentListing[] {
 export function agentsCommand(ctx: CliContext, opts: { json: boolean }): string {
   const listings = agentListings(ctx);
   if (opts.json) return JSON.stringify(listings, null, 2);
+  const listed = table([
+    ['NAME', 'MODE', 'MODEL', 'SOURCE', 'DESCRIPTION'],
+    ...listings.map((a) => [a.name, a.mode, a.model ?? '(default)', a.source, a.description.split('\n')[0] ?? '']),
+  ]);
+  // Every warning, also those of files whose agent another one overrode or that were skipped.
+  const warnings = ctx.agentWarnings.map((w) => `  ${w.source}: ${w.message}`);
+  const text = warnings.length > 0 ? `${listed}\n\nWarnings:\n${warnings.join('\n')}` : listed;
   // Agent files come from the project: their text reaches the terminal without escape sequences.
-  return terminalSafe(
-    table([
-      ['NAME', 'MODE', 'MODEL', 'SOURCE', 'DESCRIPTION'],
-      ...listings.map((a) => [a.name, a.mode, a.model ?? '(default)', a.source, a.description.split('\n')[0] ?? '']),
-    ]),
-  );
+  return terminalSafe(text);
 }

@@ -12,8 +12,13 @@ export function skeleton(name: string, mode: AgentMode, source: string): AgentDe
 
 export interface Applied {
   agent: AgentDefinition;
-  /** What the file's `tools` said that could not be applied as written (unknown names, scopes, an empty list). */
+  /** What the file's `tools` said that could not be applied as written (scopes, an empty list); unknown names are in `unknownTools`. */
   warnings: string[];
+  /**
+   * Tool names we do not have, as written. Kept apart from `warnings` because a folder of
+   * Claude Code agents names many of them, and the CLI sums them up in one line.
+   */
+  unknownTools: string[];
 }
 
 export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Applied {
@@ -33,9 +38,11 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Ap
   if (fields.permission !== undefined) agent.permission = { ...base.permission, ...fields.permission };
 
   let warnings: string[] = [];
+  let unknownTools: string[] = [];
   if (fields.tools !== undefined) {
     const selection = selectTools(fields.tools);
-    warnings = selectionWarnings(selection);
+    unknownTools = selection.unknown;
+    warnings = selectionWarnings({ ...selection, unknown: [] });
     if (selection.permission) agent.permission = withScopes(selection.permission, agent.permission);
     if (selection.allow) {
       agent.tools = selection.allow;
@@ -52,7 +59,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Ap
       }
     }
   }
-  return { agent, warnings };
+  return { agent, warnings, unknownTools };
 }
 
 /**

@@ -10,6 +10,7 @@ import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
+import { unknownToolsWarning } from './tools.js';
 import { AgentConfigEntrySchema, type AgentConfigEntry, type AgentMode } from './schema.js';
 
 export type { AgentDefinition } from './definition.js';
@@ -33,7 +34,10 @@ export interface LoadAgentsOptions {
   narrowing?: ProjectNarrowing | undefined;
 }
 
-export type AgentWarning = SourceWarning;
+export interface AgentWarning extends SourceWarning {
+  /** Set on an agent file's "unknown tools" warning: the names, as written, so a front end can sum many files up. */
+  unknownTools?: string[];
+}
 
 export interface LoadedAgents {
   agents: Map<string, AgentDefinition>;
@@ -91,7 +95,10 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     'agent',
     (text, file, folder) => {
       const parsed = parseAgentMarkdown(text, { file, fallbackName: basename(file).replace(/\.md$/i, ''), defaultMode: folder.defaultMode });
-      return parsed.ok ? { ok: true, value: { agent: parsed.agent, folder, file }, warnings: parsed.warnings } : parsed;
+      if (!parsed.ok) return parsed;
+      // Pushed here rather than returned, to keep the names with the message (same order as before the file's other warnings).
+      if (parsed.unknownTools.length > 0) warnings.push({ source: file, message: unknownToolsWarning(parsed.unknownTools), unknownTools: parsed.unknownTools });
+      return { ok: true, value: { agent: parsed.agent, folder, file }, warnings: parsed.warnings };
     },
     ({ agent: parsed, folder, file }) => {
       let agent = parsed;
@@ -117,7 +124,8 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     const result = applyFields(before ?? skeleton(name, 'all', 'config'), entry);
     const applied = result.agent;
     applied.name = name;
-    for (const message of result.warnings) warnings.push({ source: file ?? 'config', message: `agent "${name}": ${message}` });
+    const messages = [...(result.unknownTools.length > 0 ? [unknownToolsWarning(result.unknownTools)] : []), ...result.warnings];
+    for (const message of messages) warnings.push({ source: file ?? 'config', message: `agent "${name}": ${message}` });
     const agent = file && narrowing ? narrowing.agent({ candidate: applied, before, trusted: trusted.get(name), file }) : applied;
     if (!file) trusted.set(name, agent);
     agents.set(name, agent);

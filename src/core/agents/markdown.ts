@@ -6,7 +6,7 @@ import type { AgentDefinition } from './definition.js';
 import { AgentFieldsSchema, type AgentMode } from './schema.js';
 
 export type ParsedAgentFile =
-  | { ok: true; agent: AgentDefinition; warnings: string[] }
+  | { ok: true; agent: AgentDefinition; warnings: string[]; unknownTools: string[] }
   | { ok: false; reason: string };
 
 export interface ParseAgentOptions {
@@ -28,6 +28,6 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
     return { ok: false, reason: issue ? describeIssue(AgentFieldsSchema, fields, issue) : 'invalid front-matter' };
   }
   const name = result.data.name ?? opts.fallbackName;
-  const { agent, warnings } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() });
-  return { ok: true, agent, warnings };
+  const { agent, warnings, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() });
+  return { ok: true, agent, warnings, unknownTools };
 }

@@ -6,6 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { AbortedError, RunError, errorMessage } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
+import { quietSdkCall, sdkLogLevel } from './sdk-log.js';
 import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
 import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
 import { webSearchParams, webSearchResult } from './anthropic-websearch.js';
@@ -24,6 +25,8 @@ export interface AnthropicOptions {
   idleTimeoutMs?: number | undefined;
   /** Time without data a request may spend across all its retries before it fails. */
   requestTimeoutMs?: number | undefined;
+  /** `--debug`: let the SDK print its own warnings (deprecated models, settings); see sdk-log.ts. */
+  debug?: boolean | undefined;
 }
 
 const RETRYABLE_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
@@ -58,6 +61,7 @@ export class AnthropicProvider implements Provider {
       ...credential,
       ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
       maxRetries: 0,
+      logLevel: sdkLogLevel(this.options.debug),
     });
     return { client: this.client, mod };
   }
@@ -82,7 +86,7 @@ export class AnthropicProvider implements Provider {
         let started = false;
         let consumerFailed = false;
         try {
-          const stream = client.messages.stream(params, { signal });
+          const stream = quietSdkCall(this.options.debug, () => client.messages.stream(params, { signal }));
           for await (const event of stream) {
             started = true;
             data();

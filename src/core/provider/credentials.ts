@@ -16,12 +16,17 @@ export function hasCredentials(config: Pick<Config, 'provider' | 'model'>, env: 
   return credentialProblem(config, env, model) === undefined;
 }
 
+/** The provider a run starts on: the one `-m` names, else the config's model's, else the default's. */
+export function startingProvider(config: Pick<Config, 'model'>, model?: string): string {
+  return parseModelRef(resolveModelName(model, resolveModelName(config.model))).provider;
+}
+
 /**
  * The sentence saying which key is missing, or undefined when the provider has what it
  * needs. An unknown provider throws a ConfigError (exit 2) naming the close matches.
  */
 export function credentialProblem(config: Pick<Config, 'provider' | 'model'>, env: NodeJS.ProcessEnv, model?: string): string | undefined {
-  const { provider } = parseModelRef(resolveModelName(model, resolveModelName(config.model)));
+  const provider = startingProvider(config, model);
   if (provider === 'anthropic') {
     return config.provider?.anthropic?.apiKey || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN ? undefined : NO_CREDENTIALS_MESSAGE;
   }

@@ -8,6 +8,7 @@ import { AnthropicProvider } from './anthropic.js';
 import { costFor, missingKeyMessage, requireProvider, type ResolvedProvider } from './configured.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESETS } from './presets.js';
+import { debugFromEnv } from './sdk-log.js';
 import type { Provider } from './types.js';
 
 export { costOf, parseModelRef, resolveModelName, priceOf, limitOf, DEFAULT_LIMIT, DEFAULT_MODEL, MODEL_ALIASES, type ModelLimit, type Price } from './models.js';
@@ -51,6 +52,7 @@ export function createProvider(name: string, opts: ProviderOptions = {}): Provid
       retryBaseDelayMs: opts.retryBaseDelayMs,
       idleTimeoutMs: opts.idleTimeoutMs,
       requestTimeoutMs: opts.requestTimeoutMs,
+      debug: debugFromEnv(env),
     });
   }
   const resolved = requireProvider(name, opts.config ?? { provider: {} }, env);
@@ -59,6 +61,7 @@ export function createProvider(name: string, opts: ProviderOptions = {}): Provid
     retryBaseDelayMs: opts.retryBaseDelayMs,
     idleTimeoutMs: opts.idleTimeoutMs ?? resolved.entry?.idleTimeoutMs,
     requestTimeoutMs: opts.requestTimeoutMs ?? resolved.entry?.requestTimeoutMs,
+    debug: debugFromEnv(env),
   };
   const apiKey = opts.apiKey || resolved.apiKey;
   if (resolved.type === 'anthropic') {
@@ -71,7 +74,7 @@ export function createProvider(name: string, opts: ProviderOptions = {}): Provid
 function openAICompatible(
   resolved: ResolvedProvider,
   baseURL: string | undefined,
-  retry: Pick<ProviderOptions, 'maxRetries' | 'retryBaseDelayMs' | 'idleTimeoutMs' | 'requestTimeoutMs'>,
+  retry: Pick<ProviderOptions, 'maxRetries' | 'retryBaseDelayMs' | 'idleTimeoutMs' | 'requestTimeoutMs'> & { debug: boolean },
 ): Provider {
   const url = baseURL || resolved.baseURL;
   if (!url) throw new ConfigError(`provider.${resolved.name}.baseURL: an OpenAI-compatible provider needs the server's URL, e.g. "http://127.0.0.1:11434/v1".`);

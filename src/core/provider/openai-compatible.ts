@@ -9,11 +9,14 @@ import { AbortedError, RunError } from '../errors.js';
 import { retryAfter, rootCause } from './http-failure.js';
 import { ReplyAssembler, toWireMessages, toWireTools } from './openai-wire.js';
 import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
+import { sdkLogLevel } from './sdk-log.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent } from './types.js';
 
 export interface OpenAICompatibleOptions {
   /** The provider's name in `provider/model` refs, e.g. `ollama`. */
   name: string;
+  /** `--debug`: let the SDK log its own warnings; see sdk-log.ts. */
+  debug?: boolean | undefined;
   baseURL: string;
   /** Absent for servers that need no key (local ones). */
   apiKey?: string | undefined;
@@ -75,6 +78,8 @@ export class OpenAICompatibleProvider implements Provider {
       baseURL: this.options.baseURL,
       defaultHeaders: { ...(apiKey ? {} : { Authorization: null }), ...headers },
       maxRetries: 0,
+      // Its logger warns about settings on its own; only `--debug` shows that (see sdk-log.ts).
+      logLevel: sdkLogLevel(this.options.debug),
     });
     return { client: this.client, mod };
   }

@@ -11,7 +11,7 @@ import { layoutTable, type Align } from '../render/table-layout.js';
 import { displayWidth } from '../render/text.js';
 import { toolCallRows } from '../components/transcript/ToolCall.js';
 import { isActive, taskState } from '../components/tree/status.js';
-import { taskLogLines } from '../components/tree/tool-log.js';
+import { taskLogLines, taskResultLines } from '../components/tree/tool-log.js';
 import { childOfCall, isTaskCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
 import type { ToolCallItem, UiState } from '../state/types.js';
 
@@ -147,7 +147,7 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
   const child = childOfCall(state, call);
   if (!isActive(s)) {
     const failed = s === 'failed' || s === 'cancelled';
-    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + (expanded ? taskLogLines(state, call).length : 0);
+    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0);
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => !isTaskCall(c)).length) : 0;
@@ -183,7 +183,8 @@ export function entryRows(entry: TranscriptEntry, o: EntryRowsOptions): number {
     case 'assistant': {
       const text = 'text' in entry ? entry.text : item.text;
       const last = 'last' in entry ? entry.last : true;
-      return markdownRows(text, o.width) + (item.abandoned && last ? 1 : 0);
+      const gap = 'continued' in entry && entry.continued && text.trim() ? 1 : 0;
+      return gap + markdownRows(text, o.width) + (item.abandoned && last ? 1 : 0);
     }
     case 'tool':
       if (isTaskCall(item)) return taskBlockRows(o.state, item, o.latestTools, 0, 2, 3, o.expanded);

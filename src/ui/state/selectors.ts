@@ -85,7 +85,18 @@ export function rootOf(state: UiState, sessionId: string): string {
 /** A piece of transcript as it is drawn: whole items, or one cut of a long assistant text. */
 export type TranscriptEntry =
   | { key: string; item: Exclude<TranscriptItem, AssistantItem> }
-  | { key: string; item: AssistantItem; text: string; streaming: boolean; last: boolean };
+  | {
+      key: string;
+      item: AssistantItem;
+      text: string;
+      streaming: boolean;
+      last: boolean;
+      /**
+       * A piece after a cut. A cut only falls before a new top-level block, and drawn whole the
+       * text has a blank line there (Markdown spaces top-level blocks): the piece draws it above itself.
+       */
+      continued: boolean;
+    };
 
 export interface TranscriptView {
   /** Never changes again once listed: render with <Static>. Only ever grows. */
@@ -122,7 +133,7 @@ export function transcriptView(state: UiState, sessionId: string): TranscriptVie
       const text = item.text.slice(bounds[i], bounds[i + 1]);
       // The tail piece is empty while nothing follows the last cut; it still marks "open".
       if (last && !text && item.cuts.length > 0 && item.done) continue;
-      const entry: TranscriptEntry = { key: `${item.id}#${i}`, item, text, streaming: last && !item.done, last };
+      const entry: TranscriptEntry = { key: `${item.id}#${i}`, item, text, streaming: last && !item.done, last, continued: i > 0 };
       if (!open && (!last || item.done)) finished.push(entry);
       else {
         open = true;

@@ -12,8 +12,8 @@ import { TaskBlock } from '../../../src/ui/components/tree/TaskBlock.js';
 import { diffStrings } from '../../../src/ui/render/diff-lines.js';
 import { Markdown } from '../../../src/ui/render/markdown.js';
 import { fitLive, markdownRows, taskBlockRows, wrappedRows } from '../../../src/ui/screens/live-layout.js';
-import type { ToolCallItem } from '../../../src/ui/state/index.js';
-import { ROOT, run, treeEvents } from '../state/fixtures.js';
+import { reduce, type ToolCallItem } from '../../../src/ui/state/index.js';
+import { A, B, ROOT, ev, run, treeEvents } from '../state/fixtures.js';
 
 const rowsOf = (node: ReactElement, columns = 80): number => {
   const out = renderToString(node, { columns });
@@ -90,6 +90,24 @@ describe('row estimates match what Ink draws', () => {
         expect(taskBlockRows(state, t, latest), `${t.callId} with ${latest}`).toBe(rowsOf(<TaskBlock state={state} call={t} now={0} width={80} latestTools={latest} />));
       }
     }
+  });
+
+  it('counts finished sub-agent blocks, collapsed and expanded with their report and tool log', () => {
+    let state = run(treeEvents());
+    const report = Array.from({ length: 9 }, (_, i) => `finding ${i} `.repeat(i === 2 ? 30 : 1)).join('\n\n');
+    state = reduce(state, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 50));
+    state = reduce(state, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: `<task id="${A}" state="completed"><task_result>${report}</task_result></task>`, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed' } }, 51));
+    state = reduce(state, ev('session.status', B, [ROOT, B], 'general', { status: 'failed', reason: 'timed out' }, 52));
+    state = reduce(state, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callB', tool: 'task', output: `<task id="${B}" state="failed"><task_result>one\ntwo</task_result></task>`, is_error: true, metadata: { session_id: B, agent: 'general', state: 'failed' } }, 53));
+    const tasks = (state.items[ROOT] ?? []).filter((i): i is ToolCallItem => i.kind === 'tool' && i.tool === 'task');
+    for (const t of tasks) {
+      for (const expanded of [false, true]) {
+        const rows = rowsOf(<TaskBlock state={state} call={t} now={0} width={80} latestTools={3} expanded={expanded} />);
+        expect(taskBlockRows(state, t, 3, 0, 2, 3, expanded), `${t.callId} expanded=${expanded}`).toBe(rows);
+      }
+    }
+    // The report adds rows when expanded: five lines and the note on the rest, plus A's tool log.
+    expect(taskBlockRows(state, tasks[0]!, 3, 0, 2, 3, true)).toBeGreaterThan(1 + 6);
   });
 
   it('counts the approval dialog around its subject, and the question dialog', () => {

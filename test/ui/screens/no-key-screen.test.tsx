@@ -1,6 +1,8 @@
 // The first-run screen without credentials says what to set and offers the demo.
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { credentialProblem, startingProvider } from '../../../src/core/provider/credentials.js';
+import { DEFAULT_MODEL } from '../../../src/core/provider/models.js';
 import { NoKeyScreen } from '../../../src/ui/screens/NoKeyScreen.js';
 import { KEY, press, waitFor } from '../keys/harness.js';
 
@@ -18,6 +20,21 @@ describe('NoKeyScreen', () => {
     expect(frame).toContain('ANTHROPIC_AUTH_TOKEN');
     expect(frame).toContain('ANTHROPIC_BASE_URL');
     expect(frame).toContain('"apiKey"');
+    expect(frame).toMatch(/offline scripted demo/);
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it('names the provider -m starts on and its key, not Anthropic', () => {
+    // `-m openai/x` without OPENAI_API_KEY, as the TUI's launch checks it.
+    const config = { provider: {}, model: DEFAULT_MODEL };
+    const problem = credentialProblem(config, {}, 'openai/gpt-x');
+    expect(problem).toBeDefined();
+    app = render(<NoKeyScreen provider={startingProvider(config, 'openai/gpt-x')} problem={problem!} onChoice={() => {}} />);
+    const frame = app.lastFrame() ?? '';
+    expect(frame).toContain('needs an API key for provider "openai"');
+    expect(frame).toContain('OPENAI_API_KEY');
+    expect(frame).toMatch(/"provider": \{ "openai": \{ "apiKey"/);
+    expect(frame).not.toMatch(/anthropic/i);
     expect(frame).toMatch(/offline scripted demo/);
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });

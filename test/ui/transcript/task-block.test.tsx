@@ -32,14 +32,37 @@ describe('TaskBlock states', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
     s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: `<task id="${A}" state="completed"><task_result>ok</task_result></task>`, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed' } }, 5011));
-    expect(block(s, ROOT, 'callA', 99_999)).toBe('✓ explore Find API routes · completed · 5s · 2 tools');
+    // What it spent includes its own sub-agent's: 22 + 55 tokens, the grandchild's $0.50.
+    expect(block(s, ROOT, 'callA', 99_999)).toBe('✓ explore Find API routes · completed · 5s · 2 tools · 77 tok · $0.50');
 
     s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }, 100));
     s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'failed', reason: 'timed out after 60 s' }, 2100));
     expect(block(s, ROOT, 'callB', 99_999)).toBe('✗ general Review tests · failed · 2s\n  timed out after 60 s');
 
     s = reduce(s, ev('session.status', G, [ROOT, A, G], 'explore', { status: 'cancelled' }, 3015));
-    expect(block(s, A, 'callG', 99_999)).toBe('⊘ explore Deep dive · cancelled · 3s');
+    expect(block(s, A, 'callG', 99_999)).toBe('⊘ explore Deep dive · cancelled · 3s · 55 tok · $0.50');
+  });
+
+  it('lists the first lines of the report and then the tool log when expanded, and only then', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
+    const report = ['Found 7 routes.', '', 'GET /a in src/a.ts', 'GET /b in src/b.ts', 'POST /c <\\/task_result> quoted', 'PUT /d', 'DELETE /e', 'PATCH /f'].join('\n');
+    const output = `<task id="${A}" state="completed"><task_result>${report}</task_result><tool_log>\nread src/a.ts\n</tool_log></task>`;
+    const toolLog = [{ tool: 'read', arg: 'src/a.ts', status: 'ok' as const }];
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed', tool_log: toolLog } }, 5011));
+    const collapsed = block(s, ROOT, 'callA', 99_999);
+    expect(collapsed.split('\n')).toHaveLength(1);
+    expect(collapsed).not.toContain('Found 7 routes');
+    expect(block(s, ROOT, 'callA', 99_999, { expanded: true }).split('\n')).toEqual([
+      '✓ explore Find API routes · completed · 5s · 2 tools · 77 tok · $0.50',
+      '  Found 7 routes.',
+      '  GET /a in src/a.ts',
+      '  GET /b in src/b.ts',
+      '  POST /c </task_result> quoted',
+      '  PUT /d',
+      '  … 2 more lines',
+      '  ⎿ read src/a.ts',
+    ]);
   });
 
   it('never shows child thinking', () => {

@@ -16,6 +16,8 @@ export interface TranscriptItemProps {
   text?: string;
   /** Whether `text` is the final piece (where a retry note belongs); defaults to true. */
   last?: boolean;
+  /** `text` follows a cut: the blank line the whole text has there goes above it (see transcriptView). */
+  continued?: boolean;
   /** Show more of a tool call's output or diff. */
   expanded?: boolean;
   width?: number;
@@ -44,7 +46,11 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
       const text = props.text ?? item.text;
       return (
         <Box flexDirection="column" width={width}>
-          {text.trim() ? <Markdown text={text} width={width} /> : null}
+          {text.trim() ? (
+            <Box marginTop={props.continued ? 1 : 0} flexDirection="column">
+              <Markdown text={text} width={width} />
+            </Box>
+          ) : null}
           {item.abandoned && props.last !== false ? (
             <Text color={roleColor('warning')}>⟳ retrying: {item.abandoned}</Text>
           ) : null}
@@ -83,5 +89,5 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
 
 /** Draws an entry of transcriptView(): whole items, or one piece of a cut assistant text. */
 export function TranscriptEntryView({ entry, ...rest }: { entry: TranscriptEntry } & Omit<TranscriptItemProps, 'item' | 'text'>) {
-  return 'text' in entry ? <TranscriptItem item={entry.item} text={entry.text} last={entry.last} {...rest} /> : <TranscriptItem item={entry.item} {...rest} />;
+  return 'text' in entry ? <TranscriptItem item={entry.item} text={entry.text} last={entry.last} continued={entry.continued} {...rest} /> : <TranscriptItem item={entry.item} {...rest} />;
 }

@@ -1,17 +1,19 @@
 // One `task` call drawn as a block: the sub-agent's name in its colour, the task, its
 // state, live elapsed time and tool count, its latest tool calls, and its own sub-agents
-// nested beneath (capped by depth and count). Child thinking is never shown. Expanded
-// (Ctrl+O), a finished block lists the child's tool log: what the parent model was told.
+// nested beneath (capped by depth and count). Child thinking is never shown. A finished
+// block adds what the sub-agent (and its own sub-agents) spent in tokens and money; expanded
+// (Ctrl+O) it lists the first lines of its report and its tool log: what the parent model was told.
 
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import { childOfCall, descendantsOf, isTaskCall, toolCallsOf } from '../../state/selectors.js';
+import { childOfCall, descendantsOf, isTaskCall, subtreeTotals, toolCallsOf } from '../../state/selectors.js';
 import { isRecord } from '../../state/reducer.js';
 import type { ToolCallItem, UiState } from '../../state/types.js';
 import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
-import { taskLogLines } from './tool-log.js';
+import { formatCost, formatTokens } from '../status-line.js';
+import { taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
 export interface TaskBlockProps {
@@ -51,17 +53,18 @@ export function TaskBlock(props: TaskBlockProps) {
   const s = taskState(state, call);
   const elapsed = s === 'queued' ? undefined : taskElapsed(state, call, now);
   const tools = taskToolCount(state, call);
-  const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined]
+  const active = isActive(s);
+  const spent = !active && child ? spentOn(state, child.id) : undefined;
+  const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent]
     .filter(Boolean)
     .join(' · ');
 
-  const active = isActive(s);
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? calls.filter((c) => !isTaskCall(c)).slice(-latestTools) : [];
   const subtasks = calls.filter(isTaskCall);
   const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
-  const log = props.expanded && !active ? taskLogLines(state, call) : NO_LINES;
+  const log = props.expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
   const inner = width - INDENT;
 
   return (
@@ -100,7 +103,7 @@ interface BlockLinesProps {
   latest: readonly string[];
   latestFallback: string | undefined;
   reason: string | undefined;
-  /** The tool log of a finished block, when expanded. */
+  /** The first lines of a finished block's report, then its tool log, when expanded. */
   log: readonly string[];
 }
 
@@ -188,6 +191,12 @@ function Subtasks(props: TaskBlockProps & { subtasks: ToolCallItem[]; width: num
       {hidden > 0 ? <Text color={roleColor('muted')}>+{hidden} more</Text> : null}
     </Box>
   );
+}
+
+/** `4.2k tok · $0.03`: the child's usage with its own sub-agents', or undefined before it used any. */
+function spentOn(state: UiState, childId: string): string | undefined {
+  const totals = subtreeTotals(state, childId);
+  return totals.tokens > 0 ? `${formatTokens(totals.tokens)} · ${formatCost(totals.cost)}` : undefined;
 }
 
 function failureReason(call: ToolCallItem, statusReason: string | undefined): string | undefined {

@@ -1,6 +1,7 @@
-// The tool log of a finished `task` call as the expanded TaskBlock lists it (Ctrl+O): the
-// same calls, in the same order and with the same cap, as the `<tool_log>` its parent model
-// read. Plain strings, no React, so the live layout can count the rows too.
+// What the expanded TaskBlock (Ctrl+O) lists under a finished `task` call: the first lines of
+// the sub-agent's report, then its tool log — the same calls, in the same order and with the
+// same cap, as the `<tool_log>` its parent model read. Plain strings, no React, one row each,
+// so the live layout can count the rows too.
 import { childOfCall, toolCallsOf } from '../../state/selectors.js';
 import type { ToolCallItem, UiState } from '../../state/types.js';
 import { oneLine } from '../../render/text.js';
@@ -8,6 +9,28 @@ import { toolSummary } from '../transcript/tool-summary.js';
 
 /** Calls listed in an expanded block, as in the result the parent model read. */
 const LOG_LINES = 20;
+/** Lines of the report shown: enough to see what it found; the whole text is in the child's view. */
+export const RESULT_LINES = 5;
+
+/**
+ * The first non-blank lines of a finished task's report (the `<task_result>` its parent read,
+ * or the whole output of a call that failed before it started a child), then how many more.
+ */
+export function taskResultLines(call: ToolCallItem): string[] {
+  if (!call.done || !call.output) return [];
+  const report = /<task_result>([\s\S]*?)<\/task_result>/.exec(call.output)?.[1];
+  // A `<task>` without a report has nothing to add; any other output is an error the call ended with.
+  const body = report ?? (/^<task\b/.test(call.output) ? '' : call.output);
+  // The core escapes closing tags inside the report (subagents/tool-log.ts); the user reads them plain.
+  const lines = body
+    .replace(/<\\\/(tool_log|task_result|task)>/gi, '</$1>')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const shown = lines.slice(0, RESULT_LINES).map((line) => oneLine(line));
+  const more = lines.length - shown.length;
+  if (more > 0) shown.push(`… ${more} more line${more === 1 ? '' : 's'}`);
+  return shown;
+}
 
 /**
  * The tool log of a finished task call, one line per call: from the structured log the core
