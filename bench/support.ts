@@ -15,7 +15,8 @@ function findRepo(from: string): string {
   }
   throw new Error(`opencode-ink repository not found above ${from}`);
 }
-export const BIN = join(REPO, 'bin', 'opencode-ink.js');
+/** `BENCH_BIN` measures another build (e.g. the previous commit's) with the same benchmark. */
+export const BIN = process.env.BENCH_BIN ?? join(REPO, 'bin', 'opencode-ink.js');
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

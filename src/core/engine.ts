@@ -411,10 +411,12 @@ export class Engine {
         // Results of background tasks that arrived as the turn ended start the next one.
         next = session.inbox.length && outcome.status !== 'cancelled' ? { role: 'user', content: session.inbox.splice(0) } : undefined;
       } while (next);
-      this.lastOutcomes.set(session.id, outcome);
+      // Only a root's is asked for (`run` after background results); a child's goes with it.
+      if (!session.parent) this.lastOutcomes.set(session.id, outcome);
       return outcome;
     } finally {
       this.running.delete(session.id);
+      this.releaseChild(session);
       this.markBusy(root, -1);
     }
   }
@@ -447,6 +449,22 @@ export class Engine {
       session.tools = selection.select();
       selection.version = this.mcp.version;
     }
+  }
+
+  /**
+   * A child whose turn has ended gives up its memory (history, tools, closures) and its
+   * lease: its result has gone to the parent, and a resume or a view reads it back from the
+   * store. A later background result for it takes it back (`deliver`).
+   */
+  private releaseChild(session: LiveSession): void {
+    if (!session.parent || this.running.has(session.id) || this.live.get(session.id) !== session) return;
+    this.live.delete(session.id);
+    this.options.store.leases.release(session.id);
+  }
+
+  /** Sessions held in memory: roots in use and children under way (the rest live in the store). */
+  liveSessionCount(): number {
+    return this.live.size;
   }
 
   private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
@@ -534,7 +552,20 @@ export class Engine {
    */
   private deliver(target: LiveSession, part: TextPart): void {
     // The session may have been reopened (resumed) since the task started: use the live one.
-    const parent = this.live.get(target.id) ?? target;
+    // A child released since it returned is taken back, lease and all, as it was.
+    let parent = this.live.get(target.id);
+    if (!parent) {
+      try {
+        this.options.store.leases.acquire(target.id);
+      } catch (err) {
+        target.emit('error', { message: errorMessage(err) });
+        return;
+      }
+      // Another process may have resumed it meanwhile: continue from what is stored.
+      target.history = this.options.store.loadMessages(target.id);
+      this.live.set(target.id, target);
+      parent = target;
+    }
     parent.inbox.push(part);
     if (this.running.has(parent.id)) return;
     const root = parent.path[0]!;

@@ -45,10 +45,9 @@ describe('engine and leases', () => {
     await h.engine.prompt(root, 'start');
     childId = h.store.children(root)[0]!.id;
 
-    // The creator holds its children until it exits; here it lets go, and another owner
-    // (say a `run -s <child>`) takes the child.
-    expect(() => other.leases.acquire(childId)).toThrow(SessionBusyError);
-    h.store.leases.release(childId);
+    // The creator lets a child go once its result is delivered; another owner (say a
+    // `run -s <child>`) takes it.
+    expect(h.engine.liveSessionCount()).toBe(1);
     other.leases.acquire(childId);
     await h.engine.prompt(root, 'resume it');
     const refused = toolResults(h.server.requests.at(-1)!)[0]!;

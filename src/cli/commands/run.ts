@@ -1,5 +1,6 @@
 // `opencode-ink run`: one prompt to completion without the TUI. Nobody can answer, so
 // questions get "user unavailable" and permission asks become denials unless `--yes`.
+import { setFlagsFromString } from 'node:v8';
 import type { TurnOutcome } from '../../core/agent/loop.js';
 import { Engine, projectParts } from '../../core/engine.js';
 import { ConfigError, RunError } from '../../core/errors.js';
@@ -30,6 +31,7 @@ export interface RunIO {
 export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
   requireCredentials(ctx, opts.model);
+  baselineWasmOnly();
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: false,
@@ -72,6 +74,17 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
     process.off('SIGHUP', onSignal);
     await engine.close();
   }
+}
+
+/**
+ * Node's `fetch` (undici, under the provider SDKs) parses HTTP with llhttp, a WebAssembly
+ * module. V8 also compiles it with its optimising tier on background threads, which costs a
+ * one-off ~30 MB of RSS (most of a trivial run's peak) and CPU that a run on a shared machine
+ * feels; the baseline compiler alone parses a model's stream just as well. Set before the
+ * first request compiles the module; the TUI keeps the default for Yoga's layout code.
+ */
+function baselineWasmOnly(): void {
+  setFlagsFromString('--liftoff-only');
 }
 
 function report(outcome: TurnOutcome, opts: RunOptions, io: RunIO): number {

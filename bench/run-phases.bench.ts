@@ -1,0 +1,77 @@
+// The trivial `run` (one instant reply from the fake server), phase by phase, beside bare
+// `node -e 0` timed in the same run: from spawn to the `session.created` event, to the
+// request reaching the server, to `turn.completed`, and from there to the process's exit.
+// Event times come from `--format json` (wall clock of the same machine).
+import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { startFakeServer, text } from '../test/support/fake-anthropic.js';
+import { BIN, cliEnv, fmt, median, tempProject, timeAsync, timeSync } from './support.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const server = await startFakeServer();
+server.setHandler(() => text('ok'));
+const { dir, project } = tempProject('oci-bench-phases-');
+const env = cliEnv(dir, server.url);
+
+interface Phases {
+  created: number;
+  request: number;
+  completed: number;
+  exit: number;
+}
+
+function phased(): Promise<Phases> {
+  return new Promise((resolve, reject) => {
+    const before = server.requests.length;
+    const start = performance.timeOrigin + performance.now();
+    const child = spawn(process.execPath, [BIN, 'run', '--format', 'json', 'say ok'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const end = performance.timeOrigin + performance.now();
+      if (code !== 0) return reject(new Error(`run failed (${code}): ${err}`));
+      const events = out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; ts?: number });
+      const at = (type: string) => events.find((e) => e.type === type)?.ts ?? Number.NaN;
+      const request = server.requests[before]?.receivedAt ?? Number.NaN;
+      resolve({ created: at('session.created') - start, request: request - start, completed: at('turn.completed') - start, exit: end - start });
+    });
+  });
+}
+
+// Interleaved, so both see the same load.
+const node: number[] = [];
+const runs: number[] = [];
+const phases: Phases[] = [];
+for (let i = 0; i <= RUNS; i++) {
+  const n = timeSync(process.execPath, ['-e', '0'], 1)[0]!;
+  const r = await timeAsync(process.execPath, [BIN, 'run', 'say ok'], { cwd: project, env });
+  if (r.code !== 0) throw new Error(`run failed: ${r.stderr}`);
+  const p = await phased();
+  if (i === 0) continue;
+  node.push(n);
+  runs.push(r.wallMs);
+  phases.push(p);
+}
+await server.close();
+rmSync(dir, { recursive: true, force: true });
+
+const m = (pick: (p: Phases) => number) => median(phases.map(pick));
+const nodeMs = median(node);
+const runMs = median(runs);
+console.log(`## Trivial run (one instant reply), interleaved with \`node -e 0\`, median of ${RUNS}`);
+console.log('| measure | median | ratio to `node -e 0` | goal |');
+console.log('|---|---|---|---|');
+console.log(`| \`node -e 0\` | ${fmt(nodeMs)} | 1.00 | |`);
+console.log(`| **\`opencode-ink run "say ok"\`, wall** | ${fmt(runMs)} | **${(runMs / nodeMs).toFixed(2)}×** | ≤ 2× |`);
+console.log('\n| phase (`--format json` run, ms from spawn) | median |');
+console.log('|---|---|');
+console.log(`| \`session.created\` | ${fmt(m((p) => p.created))} |`);
+console.log(`| request reaches the server | ${fmt(m((p) => p.request))} (+${fmt(m((p) => p.request - p.created))}) |`);
+console.log(`| \`turn.completed\` | ${fmt(m((p) => p.completed))} (+${fmt(m((p) => p.completed - p.request))}) |`);
+console.log(`| process exit | ${fmt(m((p) => p.exit))} (+${fmt(m((p) => p.exit - p.completed))}) |\n`);
