@@ -9,6 +9,7 @@ import { modelsCommand } from './commands/models.js';
 import { mcpListCommand } from './commands/mcp.js';
 import { runCommand, type RunOptions } from './commands/run.js';
 import { sessionShow, sessionsList } from './commands/sessions.js';
+import { tuiCommand } from './commands/tui.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
 import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
 import { loadContext, type CliContext } from './context.js';
@@ -110,10 +111,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       const { print, format, yes, resume, trust, ...rest } = opts;
       if (print) return runPrompt(words, { ...rest, format: format ?? 'text', yes: yes ?? false }, trust);
       if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
-      // Loaded on demand: `run` and the listing commands never load Ink or React.
-      const { startTui } = await importUi();
-      performance.mark('ui:loaded');
-      exitCode = await startTui(() => context(trust, true), {
+      // The UI bundle is loaded on demand there: `run` and the listing commands never load Ink or React.
+      exitCode = await tuiCommand(() => context(trust, true), {
         ...rest,
         ...(typeof resume === 'string' ? { session: resume } : {}),
         ...(resume === true ? { pickSession: true } : {}),
@@ -230,28 +229,4 @@ function reportError(err: unknown, debug: boolean, stderr: NodeJS.WritableStream
   if (debug && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
   else stderr.write('(run again with --debug for details)\n');
   return 1;
-}
-
-/**
- * Ink decides at import time, from CI variables, to print only a final frame. A user who
- * has CI set in an interactive shell still has a real terminal, so hide the variables while
- * the UI modules load (and restore them for the tools the agent runs).
- */
-async function importUi(): Promise<typeof import('../ui/launch.js')> {
-  const ciKeys = ['CI', 'CONTINUOUS_INTEGRATION'];
-  const saved = ciKeys.map((k) => [k, process.env[k]] as const);
-  const interactive = process.stdin.isTTY && process.stdout.isTTY;
-  if (interactive) for (const k of ciKeys) delete process.env[k];
-  // Yoga (Ink's layout engine) loads its WebAssembly from an embedded data: URL with
-  // fetch() when fetch exists: that loads Node's whole HTTP client (undici) and decodes the
-  // URL in JavaScript, ~20 ms before the first frame. Without fetch it decodes the bytes
-  // itself. The SDK loads its fetch later, on the first request.
-  const fetchProperty = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
-  if (fetchProperty?.configurable) Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
-  try {
-    return await import('../ui/launch.js');
-  } finally {
-    for (const [k, v] of saved) if (v !== undefined) process.env[k] = v;
-    if (fetchProperty?.configurable) Object.defineProperty(globalThis, 'fetch', fetchProperty);
-  }
 }

@@ -15,7 +15,8 @@ export interface DemoReply {
 
 export interface SseEvent {
   event: string;
-  data: Record<string, unknown>;
+  /** Any JSON value; the Messages API always sends an object with a `type`. */
+  data: unknown;
 }
 
 /** Splits text into small pieces the way a model streams tokens. */
@@ -74,6 +75,7 @@ export function replyEvents(reply: DemoReply, model: string, inputTokens: number
   return events;
 }
 
+/** One SSE frame, framed as the Messages API frames it; the test fake server uses it too. */
 export function encodeEvent(e: SseEvent): string {
   return `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
 }

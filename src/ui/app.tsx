@@ -6,12 +6,11 @@ import { Box, Static, Text, useApp, useStdout } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { PermissionReply } from '../core/events.js';
 import { errorMessage } from '../core/errors.js';
-import { knownModels, modelProblem } from '../core/provider/models.js';
-import type { McpServerState } from '../core/mcp/manager.js';
+import { knownModels } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
 import type { UiCore } from './core-api.js';
-import { ApprovalDialog, approvalChromeRows, choiceRows, diffRows, fitDiffLines, subjectTextRows } from './components/dialogs/ApprovalDialog.js';
-import { AskUserDialog, askUserRows } from './components/dialogs/AskUserDialog.js';
+import { ApprovalDialog, diffRows, fitDiffLines } from './components/dialogs/ApprovalDialog.js';
+import { AskUserDialog } from './components/dialogs/AskUserDialog.js';
 import { PromptInput } from './components/input/PromptInput.js';
 import type { NamedItem } from './components/input/completion.js';
 import { PICKER_CHROME_ROWS, SessionPicker } from './components/session-picker.js';
@@ -26,12 +25,16 @@ import { navigate, siblingPosition } from './navigation.js';
 import { parseUnifiedDiff, type DiffLine } from './render/diff-lines.js';
 import { DiffView } from './render/diff-view.js';
 import { loadHighlighter } from './render/highlight.js';
-import { commandMenu, parseSlash, unknownCommand } from './slash.js';
+import { commandMenu } from './slash.js';
+import { liveBudget } from './app/live-budget.js';
+import { handleSlash, type Overlay, type SlashContext } from './app/slash-commands.js';
+import { usePromptQueue } from './app/use-prompt-queue.js';
 import {
   agentPath,
   createUiStore,
   FrameScheduler,
   isTaskCall,
+  loadTree,
   queuedCount,
   runningCount,
   sessionLabel,
@@ -43,7 +46,6 @@ import {
 } from './state/index.js';
 import { useVisibleState } from './state/use-visible-state.js';
 import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/types.js';
-import { entryRows, fitLive, MIN_SUBJECT_ROWS, taskBlockRows, textRows } from './screens/live-layout.js';
 import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
 
 /** What `/model ` completes to. */
@@ -51,8 +53,7 @@ const MODELS: readonly NamedItem[] = knownModels();
 
 /** A session's title until its first prompt names it (the engine's default). */
 const DEFAULT_TITLE = 'New session';
-/** Left in the transcript where Esc stopped a turn. */
-export const INTERRUPTED = 'Interrupted by user';
+export { INTERRUPTED } from './app/use-prompt-queue.js';
 
 /** Clears the screen and scrollback so a remounted <Static> starts on a clean terminal. */
 const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
@@ -75,8 +76,6 @@ export interface AppProps {
   /** Start with the session picker open (`-r` without an id). */
   openPicker?: boolean;
 }
-
-type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | { kind: 'mcp'; states?: McpServerState[] } | undefined;
 
 type StaticEntry = { key: string; header: true } | (TranscriptEntry & { header?: false });
 
@@ -191,10 +190,8 @@ function Screen(props: ScreenProps) {
   const width = stdout.columns || MAX_WIDTH;
   const leaderPending = useLeaderPending();
   const [row, setRow] = useState<SessionRow | undefined>(() => core.history(rootId)?.session);
-  const [queued, setQueued] = useState<string[]>([]);
   const [notice, setNotice] = useState<string>();
   const [history, setHistory] = useState<readonly string[]>(props.inputHistory?.entries ?? []);
-  const busy = useRef(false);
   const commands: NamedItem[] = useMemo(() => commandMenu(core.commands()), [core]);
   // The prompt's own rows (text, menu), as it reports them; an empty prompt takes three.
   const [inputRows, setInputRows] = useState(3);
@@ -219,108 +216,8 @@ function Screen(props: ScreenProps) {
   // Spinners and elapsed times need only a few updates a second; every frame costs a full redraw.
   const now = useNow(active, 250);
 
-  const send = useCallback(
-    (text: string) => {
-      busy.current = true;
-      store.dispatch({ type: 'ui.user_message', session_id: rootId, text, ts: Date.now() });
-      core
-        .prompt(rootId, text)
-        .then((outcome) => {
-          // Esc stopped the turn: say so where it stopped, or the transcript just ends.
-          if (outcome.status === 'cancelled') {
-            store.dispatch({ type: 'error', session_id: rootId, agent: row?.agent ?? '', path: [rootId], ts: Date.now(), message: INTERRUPTED });
-          }
-        })
-        .catch((err: unknown) => setNotice(errorMessage(err)))
-        .finally(() => {
-          busy.current = false;
-          setQueued((q) => {
-            const [next, ...rest] = q;
-            if (next !== undefined) queueMicrotask(() => send(next));
-            return rest;
-          });
-        });
-    },
-    [core, rootId, store, row?.agent],
-  );
-
-  const runCommand = useCallback(
-    (name: string, args: string): boolean => {
-      switch (name) {
-        case 'exit':
-        case 'quit':
-          props.onExit?.();
-          exit();
-          return true;
-        case 'new': {
-          const created = core.createSession({ agent: row?.agent });
-          props.openRoot(created.id);
-          return true;
-        }
-        case 'sessions':
-          setOverlay({ kind: 'picker' });
-          return true;
-        case 'help':
-          setOverlay({ kind: 'help' });
-          return true;
-        case 'agents':
-          setOverlay({ kind: 'agents' });
-          return true;
-        case 'mcp':
-          setOverlay({ kind: 'mcp' });
-          void (core.mcpStatus?.() ?? Promise.resolve([])).then(
-            (states) => setOverlay({ kind: 'mcp', states }),
-            (err: unknown) => setNotice(errorMessage(err)),
-          );
-          return true;
-        case 'model':
-        case 'agent': {
-          if (!args) {
-            setNotice(name === 'model' ? `Model: ${row?.model ?? '?'} — use /model <provider/id>.` : `Agent: ${row?.agent ?? '?'} — use /agent <name>.`);
-            return true;
-          }
-          // A typo must not silently become the model every later request fails on.
-          const problem = name === 'model' ? modelProblem(args) : undefined;
-          if (problem) {
-            setNotice(problem);
-            return true;
-          }
-          try {
-            const updated = name === 'model' ? core.setModel(rootId, args) : core.setAgent(rootId, args);
-            setRow(updated);
-            setNotice(name === 'model' ? `Model set to ${updated.model}.` : `Agent set to ${updated.agent}.`);
-          } catch (err) {
-            setNotice(errorMessage(err));
-          }
-          return true;
-        }
-        case 'compact':
-          if (busy.current || core.isRunning(rootId)) {
-            setNotice('Wait for the running turn to finish (or press Esc) before compacting.');
-            return true;
-          }
-          busy.current = true;
-          setNotice('Compacting the conversation…');
-          core
-            .compact(rootId, args)
-            .then((result) => setNotice(result ? undefined : 'Nothing to compact yet.'))
-            .catch((err: unknown) => setNotice(errorMessage(err)))
-            .finally(() => {
-              busy.current = false;
-              // Prompts typed meanwhile were queued: send the first now.
-              setQueued((q) => {
-                const [next, ...rest] = q;
-                if (next !== undefined) queueMicrotask(() => send(next));
-                return rest;
-              });
-            });
-          return true;
-        default:
-          return false;
-      }
-    },
-    [core, exit, props, rootId, row, send, setOverlay],
-  );
+  const queue = usePromptQueue({ core, store, rootId, agent: row?.agent, onNotice: setNotice });
+  const { queued, send } = queue;
 
   const onSubmit = useCallback(
     (text: string) => {
@@ -329,18 +226,24 @@ function Screen(props: ScreenProps) {
       setNotice(undefined);
       props.inputHistory?.append(text);
       setHistory((h) => [...h, text]);
-      const slash = parseSlash(trimmed);
-      // Built-ins act on the UI; custom commands are the core's to run.
-      if (slash && runCommand(slash.name, slash.args)) return;
-      const unknown = slash && unknownCommand(slash.name, commands);
-      if (unknown) {
-        setNotice(unknown);
-        return;
-      }
-      if (busy.current || core.isRunning(rootId)) setQueued((q) => [...q, text]);
-      else send(text);
+      const slash: SlashContext = {
+        core,
+        rootId,
+        row,
+        setRow,
+        notify: setNotice,
+        setOverlay,
+        openRoot: props.openRoot,
+        exit: () => {
+          props.onExit?.();
+          exit();
+        },
+        queue,
+      };
+      if (handleSlash(trimmed, commands, slash)) return;
+      queue.submit(text);
     },
-    [commands, core, props.inputHistory, rootId, runCommand, send],
+    [commands, core, exit, props, queue, rootId, row, setOverlay],
   );
 
   // The first prompt from the command line, once.
@@ -416,33 +319,24 @@ function Screen(props: ScreenProps) {
     !call.done &&
     (permission.callId ? call.callId === permission.callId : call.tool === permission.tool);
 
-  // Everything below <Static> must fit the terminal (see screens/live-layout.ts).
+  // Everything below <Static> must fit the terminal (see app/live-budget.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
-  const questionRows = (compact: boolean) => (question ? askUserRows({ question: question.question, options: question.options, waiting }, width, compact) : undefined);
-  const rowOptions = { state, width, expanded, hideDiff: awaitingApproval };
-  const untasked = view.live.filter((e) => !isTaskCall(e.item));
-  const tasks = view.live.filter((e): e is typeof e & { item: ToolCallItem } => isTaskCall(e.item));
-  const untaskedRows = untasked.reduce((n, e) => n + entryRows(e, { ...rowOptions, latestTools: 0 }), 0);
-  const rows = stdout.rows || 24;
-  const fixedRows =
-    inputRows + (isChildView ? 0 : queued.length) + 1 + (notice ? textRows(notice, width) : 0) + (viewed?.thinking ? 1 : 0) + (working ? 1 : 0);
-  // An open panel (help, agents, the picker) takes the live region's place and scrolls within it.
-  const overlayRows = Math.max(6, rows - 1 - fixedRows);
-  // On a short screen the approval dialog drops its margins and lists the choices on one
-  // row, so its header (who asks, which tool) and the command stay in view.
-  const approvalChoices = permission ? choiceRows(permission.always, width - 4) : 4;
-  const compactApproval = permission !== undefined && rows - 1 - fixedRows - approvalChromeRows(waiting.length, width, false, approvalChoices) < MIN_SUBJECT_ROWS;
-  const compactQuestion = !permission && question !== undefined && rows - 1 - fixedRows - (questionRows(false)?.chromeRows ?? 0) < MIN_SUBJECT_ROWS;
-  const asked = questionRows(compactQuestion);
-  const layout = fitLive({
-    rows,
-    fixedRows,
-    dialog: permission
-      ? { chromeRows: approvalChromeRows(waiting.length, width, compactApproval, approvalChoices), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
-      : asked
-        ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
-        : undefined,
-    transcriptRows: (latestTools) => untaskedRows + tasks.reduce((n, e) => n + taskBlockRows(state, e.item, latestTools, 0, 2, 3, expanded), 0),
+  const { layout, overlayRows, compactApproval, compactQuestion } = liveBudget({
+    state,
+    live: view.live,
+    rows: stdout.rows,
+    width,
+    inputRows,
+    queuedRows: isChildView ? 0 : queued.length,
+    notice,
+    thinking: Boolean(viewed?.thinking),
+    working,
+    expanded,
+    permission,
+    question,
+    waiting,
+    diffLines,
+    hideDiff: awaitingApproval,
   });
 
   const liveEntries = view.live.map((entry) =>
@@ -626,24 +520,8 @@ function describeKey(config: KeybindConfig | undefined, action: KeymapAction): s
   return described?.keys[0] ?? action;
 }
 
-/**
- * Loads a stored session and (for trees) all its descendants into the UI store, so a
- * resumed session or an already-finished child renders like one followed live.
- */
 /** The status line's `ctx N%`: the last request's tokens over the model's window. */
 function contextFill(tokens: number | undefined, model: string | undefined, core: UiCore): { contextFill?: number } {
   if (tokens === undefined || !model) return {};
   return { contextFill: tokens / core.modelLimit(model).context };
-}
-
-export function loadTree(core: UiCore, store: UiStore, sessionId: string, recursive: boolean): void {
-  const known = store.getState().sessions[sessionId];
-  // A session the UI followed live already has its items; reloading would drop live fields.
-  if (!known || (store.getState().items[sessionId]?.length ?? 0) === 0) {
-    const loaded = core.history(sessionId);
-    if (!loaded) return;
-    store.loadHistory(sessionId, loaded.messages, { ...loaded.session, children: core.children(sessionId) });
-  }
-  if (!recursive) return;
-  for (const child of core.children(sessionId)) loadTree(core, store, child.id, true);
 }

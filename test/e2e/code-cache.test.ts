@@ -9,20 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache } from '../../src/boot/index.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
+import { waitFor as sharedWaitFor } from '../support/wait.js';
 
 let home: string;
 
 const server = tmuxServer(`oci-cache-${process.pid}`);
 const tmux = server.run;
 
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  return sharedWaitFor(probe, what, { timeoutMs, intervalMs: 50 });
 }
 
 /** Starts the UI (no request is sent, so the API is never reached), types `keys` at once, waits for the first frame. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
+import { waitForText } from '../support/wait.js';
 
 const server = tmuxServer(`oci-keys-${process.pid}`);
 const tmux = server.run;
@@ -15,15 +16,8 @@ const NAME = 'keys';
 
 const screen = () => tmux('capture-pane', '-p', '-t', NAME);
 
-async function waitFor(predicate: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = screen();
-    if (predicate(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what}. Screen:\n${last}`);
+function waitFor(predicate: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+  return waitForText(screen, predicate, what, { timeoutMs, intervalMs: 50 });
 }
 
 /** Writes `data` to the app in a single write: paste-buffer without -p adds no markers. */

@@ -11,17 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, toolUse, text, type FakeServer } from '../support/fake-anthropic.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
+import { waitFor as sharedWaitFor } from '../support/wait.js';
 
 let home: string;
 const server = tmuxServer(`oci-stuck-${process.pid}`);
 const tmux = server.run;
 
 async function waitFor(probe: () => boolean, what: string, timeoutMs = 20_000, name = 'ui'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}. Screen:\n${screen(name)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await sharedWaitFor(probe, what, { timeoutMs, intervalMs: 50, last: () => screen(name) });
 }
 
 /** Direct children of a process, from /proc. */

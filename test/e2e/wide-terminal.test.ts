@@ -5,21 +5,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
+import { waitForText } from '../support/wait.js';
 
 const server = tmuxServer(`oci-wide-${process.pid}`);
 const tmux = server.run;
 let home: string;
 const NAME = 'wide';
 
-async function waitFor(predicate: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = tmux('capture-pane', '-p', '-t', NAME);
-    if (predicate(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what}. Screen:\n${last}`);
+function waitFor(predicate: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+  return waitForText(() => tmux('capture-pane', '-p', '-t', NAME), predicate, what, { timeoutMs, intervalMs: 50 });
 }
 
 describe.runIf(hasTmux || process.env.CI)('a 120-column terminal', () => {

@@ -3,6 +3,7 @@
 // lines, `message_delta` carrying usage, a closing `message_stop`.
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { encodeEvent, type SseEvent } from '../../src/demo/sse.js';
 
 export interface RecordedRequest {
   body: {
@@ -124,10 +125,7 @@ export function toolNames(req: RecordedRequest): string[] {
   return (req.body.tools ?? []).map((t) => t.name);
 }
 
-interface Frame {
-  event: string;
-  data: unknown;
-}
+type Frame = SseEvent;
 
 function chunks(s: string, n: number): string[] {
   if (!s) return [''];
@@ -214,7 +212,7 @@ export async function startFakeServer(): Promise<FakeServer> {
   const send = async (res: ServerResponse, frames: Frame[], delayMs = 0): Promise<void> => {
     for (const f of frames) {
       if (res.destroyed) return;
-      res.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
+      res.write(encodeEvent(f));
       if (delayMs) await sleep(delayMs);
     }
   };

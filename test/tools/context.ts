@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError, type PermissionRequest, type Todo, type Tool, type ToolContext, type ToolResult } from '../../src/core/tools/types.js';
+import { waitFor as sharedWaitFor } from '../support/wait.js';
 
 export interface FakeContext extends ToolContext {
   asks: PermissionRequest[];
@@ -67,9 +68,5 @@ export function removeDir(dir: string): void {
 
 /** Polls a condition until it holds or the deadline passes. */
 export async function waitFor(condition: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await sharedWaitFor(condition, what, { timeoutMs });
 }

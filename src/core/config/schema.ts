@@ -6,10 +6,12 @@ import { AgentConfigEntrySchema } from '../agents/schema.js';
 import { McpConfigSchema } from '../mcp/config.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
 import { CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
+import { DEFAULT_MODEL } from '../provider/models.js';
 
 export { ModelLimitSchema } from './provider-schema.js';
 
-export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-6';
+// The default model is a provider fact, named once in provider/models.ts.
+export { DEFAULT_MODEL };
 export const DEFAULT_AGENT = 'build';
 
 export const DEFAULT_KEYBINDS = {

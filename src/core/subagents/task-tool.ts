@@ -90,5 +90,5 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
     readOnly: false,
     runsTogether: true,
     execute: (args, ctx) => run(args, ctx),
-  }) as unknown as Tool;
+  });
 }

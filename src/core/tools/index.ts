@@ -12,16 +12,16 @@ import { webfetchTool } from './webfetch.js';
 import { writeTool } from './write.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
-  readTool as Tool,
-  writeTool as Tool,
-  editTool as Tool,
-  listTool as Tool,
-  globTool as Tool,
-  grepTool as Tool,
-  bashTool as Tool,
-  webfetchTool as Tool,
-  todowriteTool as Tool,
-  todoreadTool as Tool,
+  readTool,
+  writeTool,
+  editTool,
+  listTool,
+  globTool,
+  grepTool,
+  bashTool,
+  webfetchTool,
+  todowriteTool,
+  todoreadTool,
 ];
 
 export { bashTool, editTool, globTool, grepTool, listTool, readTool, todoreadTool, todowriteTool, webfetchTool, writeTool };

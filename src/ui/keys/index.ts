@@ -1,4 +1,4 @@
-// The UI's one raw keypress layer: keybind parsing, the leader keymap and its hook.
+// The UI's one raw keypress layer: keybind parsing, the leader keymap and the key router.
 
 export { toChord, printableText, splitKeys, keyOfChar, type Chord, type KeyFlags } from './key-event.js';
 export { createKeyStream, cleanPaste, PASTE_START, PASTE_END, BRACKETED_PASTE_ON, BRACKETED_PASTE_OFF, type InputKey, type KeyStream, type StreamEvent } from './key-stream.js';
@@ -13,6 +13,5 @@ export {
   type KeybindConfig,
   type KeymapOptions,
 } from './keymap.js';
-export { useKeymap, type UseKeymapOptions, type KeymapState } from './use-keymap.js';
 export { useRefState } from './ref-state.js';
 export { KeyRouter, useKeys, useLeaderPending, type KeyRouterProps, type KeyHandler } from './key-router.js';

@@ -3,6 +3,7 @@
 
 import { parseKeybind, formatKeybind, chordEquals, type Keybind } from './keybind.js';
 import { toChord, type Chord, type KeyFlags } from './key-event.js';
+import { DEFAULT_KEYBINDS as CONFIG_DEFAULT_KEYBINDS } from '../../core/config/schema.js';
 
 export const KEYMAP_ACTIONS = [
   'session_child_cycle',
@@ -17,14 +18,8 @@ export type KeymapAction = (typeof KEYMAP_ACTIONS)[number];
 /** The `keybinds` config key (DESIGN §3); unknown keys are ignored so config can grow. */
 export type KeybindConfig = { leader?: string } & { [A in KeymapAction]?: string };
 
-export const DEFAULT_KEYBINDS: Required<KeybindConfig> = {
-  leader: 'ctrl+x',
-  session_child_cycle: '<leader>right',
-  session_child_cycle_reverse: '<leader>left',
-  session_parent: '<leader>up',
-  session_child_first: '<leader>down',
-  session_list: '<leader>l',
-};
+// The defaults live once, in the config schema that fills them in.
+export const DEFAULT_KEYBINDS: Required<KeybindConfig> = CONFIG_DEFAULT_KEYBINDS;
 
 export const LEADER_TIMEOUT_MS = 1500;
 

@@ -9,3 +9,4 @@ export { findSafeCut, countLines } from './markdown-split.js';
 export { createUiStore, type UiStore } from './store.js';
 export { FrameScheduler, FRAME_MS, type FrameSource } from './frame-scheduler.js';
 export { useFrameState, useFrameSelector } from './use-frame-state.js';
+export { loadTree } from './load-tree.js';

@@ -1,5 +1,6 @@
 // Shared helpers for driving Ink components through ink-testing-library: key sequences
 // and deadline-based waits (stdin.write is delivered asynchronously, renders follow).
+import { waitFor as sharedWaitFor } from '../../support/wait.js';
 
 export const KEY = {
   up: '\u001B[A',
@@ -30,11 +31,7 @@ export function tick(ms = 0): Promise<void> {
 
 /** Polls until `predicate` holds, failing with the last value seen after the deadline. */
 export async function waitFor(predicate: () => boolean, describe: () => string = () => '', timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`waitFor timed out${describe() ? `; last: ${describe()}` : ''}`);
-    await tick(5);
-  }
+  await sharedWaitFor(predicate, 'the UI condition', { timeoutMs, intervalMs: 5, last: describe });
 }
 
 export async function waitForFrame(lastFrame: () => string | undefined, predicate: (frame: string) => boolean, timeoutMs = 2000): Promise<string> {

@@ -5,6 +5,7 @@ import { isRecord } from '../../state/reducer.js';
 import type { ToolCallItem } from '../../state/types.js';
 import { diffStats, diffStrings, parseUnifiedDiff, type DiffLine } from '../../render/diff-lines.js';
 import { oneLine } from '../../render/text.js';
+import { ASK_USER_TOOL, TASK_TOOL } from '../../../core/subagents/gates.js';
 
 function str(input: Record<string, unknown>, key: string): string | undefined {
   const value = input[key];
@@ -60,9 +61,9 @@ export function toolArgument(call: ToolCallItem): string {
       const todos = input['todos'];
       return Array.isArray(todos) ? `${todos.length} todo${todos.length === 1 ? '' : 's'}` : '';
     }
-    case 'ask_user':
+    case ASK_USER_TOOL:
       return oneLine(str(input, 'question') ?? '');
-    case 'task':
+    case TASK_TOOL:
       return [str(input, 'subagent_type'), str(input, 'description')].filter(Boolean).join(': ');
     default: {
       // Unknown (custom or MCP-like) tools: show the first string argument, if any.

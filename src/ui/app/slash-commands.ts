@@ -1,0 +1,107 @@
+// What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
+// built-in commands (exit, new, sessions, help, agents, mcp, model, agent, compact) through the
+// callbacks it is given, turns an unknown name into a notice, and returns true for both;
+// it returns false for plain prompts and custom commands, which the caller sends to the core
+// (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
+import { errorMessage } from '../../core/errors.js';
+import type { McpServerState } from '../../core/mcp/manager.js';
+import { modelProblem } from '../../core/provider/models.js';
+import type { SessionRow } from '../../core/store/index.js';
+import type { UiCore } from '../core-api.js';
+import type { NamedItem } from '../components/input/completion.js';
+import { parseSlash, unknownCommand } from '../slash.js';
+import type { PromptQueue } from './use-prompt-queue.js';
+
+/** A panel that takes the live region's place. */
+export type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | { kind: 'mcp'; states?: McpServerState[] } | undefined;
+
+export interface SlashContext {
+  core: UiCore;
+  rootId: string;
+  /** The root's stored row: its agent and model. */
+  row: SessionRow | undefined;
+  setRow(row: SessionRow): void;
+  notify(text: string | undefined): void;
+  setOverlay(overlay: Overlay): void;
+  openRoot(id: string): void;
+  /** Leaves the app. */
+  exit(): void;
+  queue: Pick<PromptQueue, 'isBusy' | 'runExclusive'>;
+}
+
+/** Handles `text` if it is a built-in or unknown slash command; see the contract above. */
+export function handleSlash(text: string, menu: readonly NamedItem[], ctx: SlashContext): boolean {
+  const slash = parseSlash(text);
+  if (!slash) return false;
+  // Built-ins act on the UI; custom commands are the core's to run.
+  if (runBuiltinCommand(slash.name, slash.args, ctx)) return true;
+  const unknown = unknownCommand(slash.name, menu);
+  if (!unknown) return false;
+  ctx.notify(unknown);
+  return true;
+}
+
+/** Runs a built-in command; false when `name` is none (a custom command or a typo). */
+export function runBuiltinCommand(name: string, args: string, ctx: SlashContext): boolean {
+  const { core, rootId, row } = ctx;
+  switch (name) {
+    case 'exit':
+    case 'quit':
+      ctx.exit();
+      return true;
+    case 'new': {
+      const created = core.createSession({ agent: row?.agent });
+      ctx.openRoot(created.id);
+      return true;
+    }
+    case 'sessions':
+      ctx.setOverlay({ kind: 'picker' });
+      return true;
+    case 'help':
+      ctx.setOverlay({ kind: 'help' });
+      return true;
+    case 'agents':
+      ctx.setOverlay({ kind: 'agents' });
+      return true;
+    case 'mcp':
+      // The panel opens at once; the servers' states fill it in once they have started.
+      ctx.setOverlay({ kind: 'mcp' });
+      void (core.mcpStatus?.() ?? Promise.resolve([])).then(
+        (states) => ctx.setOverlay({ kind: 'mcp', states }),
+        (err: unknown) => ctx.notify(errorMessage(err)),
+      );
+      return true;
+    case 'model':
+    case 'agent': {
+      if (!args) {
+        ctx.notify(name === 'model' ? `Model: ${row?.model ?? '?'} — use /model <provider/id>.` : `Agent: ${row?.agent ?? '?'} — use /agent <name>.`);
+        return true;
+      }
+      // A typo must not silently become the model every later request fails on.
+      const problem = name === 'model' ? modelProblem(args) : undefined;
+      if (problem) {
+        ctx.notify(problem);
+        return true;
+      }
+      try {
+        const updated = name === 'model' ? core.setModel(rootId, args) : core.setAgent(rootId, args);
+        ctx.setRow(updated);
+        ctx.notify(name === 'model' ? `Model set to ${updated.model}.` : `Agent set to ${updated.agent}.`);
+      } catch (err) {
+        ctx.notify(errorMessage(err));
+      }
+      return true;
+    }
+    case 'compact':
+      if (ctx.queue.isBusy() || core.isRunning(rootId)) {
+        ctx.notify('Wait for the running turn to finish (or press Esc) before compacting.');
+        return true;
+      }
+      ctx.notify('Compacting the conversation…');
+      // Prompts typed meanwhile are queued and sent once it is done.
+      ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify(result ? undefined : 'Nothing to compact yet.')));
+      return true;
+    default:
+      return false;
+  }
+}
