@@ -23,7 +23,7 @@ import type { McpServerConfig } from './mcp/config.js';
 import { McpManager, type McpServerState } from './mcp/manager.js';
 import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
-import { costFunction, limitOf, providerFromConfig, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
+import { costFunction, knownModels, limitOf, providerFromConfig, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import {
@@ -613,6 +613,22 @@ export class Engine {
       maxOutputTokens: this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       contextFor: (model) => ({ limit: this.modelLimit(model), settings: this.options.config.compaction }),
     };
+  }
+
+  /**
+   * The models `/model` offers: the built-in Claude names, then every model the config lists
+   * under a provider (`ollama/qwen3:8b`), each once.
+   */
+  modelChoices(): Array<{ name: string; description: string }> {
+    const configured = Object.entries(this.options.config.provider).flatMap(([provider, entry]) =>
+      Object.keys(entry?.models ?? {}).map((id) => ({ name: `${provider}/${id}`, description: `configured under provider.${provider}` })),
+    );
+    const seen = new Set<string>();
+    return [...knownModels(), ...configured].filter((m) => {
+      if (seen.has(m.name)) return false;
+      seen.add(m.name);
+      return true;
+    });
   }
 
   /** The context window and output limit of a `provider/model`: config override, built-in table, default. */

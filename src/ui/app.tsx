@@ -183,6 +183,8 @@ interface ScreenProps extends AppProps {
 
 function Screen(props: ScreenProps) {
   const { core, store, frames, rootId, viewId, overlay, setOverlay } = props;
+  // Built-in Claude names plus the models the config lists under its providers.
+  const models = useMemo<readonly NamedItem[]>(() => core.modelChoices?.() ?? MODELS, [core]);
   const state = useVisibleState(frames, viewId);
   const { exit } = useApp();
   const { stdout } = useStdout();
@@ -442,7 +444,7 @@ function Screen(props: ScreenProps) {
         history={history}
         commands={commands}
         subagents={subagents}
-        models={MODELS}
+        models={models}
         {...(props.completeFile ? { completeFile: props.completeFile } : {})}
         queued={queued}
         disabled={isChildView}

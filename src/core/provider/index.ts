@@ -11,7 +11,7 @@ import { PRESETS } from './presets.js';
 import { debugFromEnv } from './sdk-log.js';
 import type { Provider } from './types.js';
 
-export { costOf, parseModelRef, resolveModelName, priceOf, limitOf, DEFAULT_LIMIT, DEFAULT_MODEL, MODEL_ALIASES, type ModelLimit, type Price } from './models.js';
+export { costOf, knownModels, parseModelRef, resolveModelName, priceOf, limitOf, DEFAULT_LIMIT, DEFAULT_MODEL, MODEL_ALIASES, type ModelLimit, type Price } from './models.js';
 export { hasCredentials, NO_CREDENTIALS_MESSAGE } from './credentials.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { costFor, modelPrice, missingKeyMessage, providerNames, requireProvider, resolveProvider, type ResolvedProvider } from './configured.js';

@@ -65,4 +65,19 @@ describe('/model in the app', () => {
     await waitForFrame(app.lastFrame, (f) => f.includes('Model set to anthropic/claude-haiku-4-5.'));
     expect(h.engine.history(root.id)?.session.model).toBe('anthropic/claude-haiku-4-5');
   });
+
+  it('completes the models the config lists under another provider', async () => {
+    h = await startHarness({
+      engine: { interactive: true },
+      config: { provider: { local: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', models: { 'qwen3-coder': {} } } } },
+    });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    await press(app.stdin, '/model qwen');
+    await waitForFrame(app.lastFrame, (f) => f.includes('local/qwen3-coder'));
+    await press(app.stdin, KEY.tab, KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Model set to local/qwen3-coder.'));
+    expect(h.engine.history(root.id)?.session.model).toBe('local/qwen3-coder');
+  });
 });
