@@ -4,13 +4,14 @@
 // overall deadline, and each failure is reported as what it was. A retried stream tells
 // the caller to discard what it streamed so far.
 import type Anthropic from '@anthropic-ai/sdk';
-import { AbortedError, RunError, errorMessage } from '../errors.js';
+import { AbortedError, RunError } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
 import { quietSdkCall, sdkLogLevel } from './sdk-log.js';
 import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
 import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
 import { webSearchParams, webSearchResult } from './anthropic-websearch.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec, WebSearchRequest, WebSearchResult } from './types.js';
+import { retryAfter, rootCause } from './http-failure.js';
 
 export interface AnthropicOptions {
   apiKey?: string | undefined;
@@ -163,32 +164,6 @@ function shouldRetry(err: InstanceType<SdkModule['APIError']>): boolean {
   if (header === 'false') return false;
   const status = err.status ?? 0;
   return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/** `retry-after-ms`, else `retry-after` (seconds or an HTTP date); undefined when absent or absurd. */
-function retryAfter(headers: Headers | undefined): number | undefined {
-  if (!headers) return undefined;
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
-  let wait = Number.isNaN(ms) ? undefined : ms;
-  const raw = headers.get('retry-after');
-  if (wait === undefined && raw) {
-    const seconds = Number.parseFloat(raw);
-    wait = Number.isNaN(seconds) ? Date.parse(raw) - Date.now() : seconds * 1000;
-  }
-  return wait !== undefined && wait >= 0 && wait <= 2 ** 31 - 1 ? wait : undefined;
-}
-
-/** The SDK wraps fetch's error, which wraps the socket's: only the innermost says what happened. */
-function rootCause(err: Error): { message: string; code: string | undefined } {
-  let current: Error = err;
-  let code: string | undefined;
-  for (;;) {
-    const c = (current as { code?: unknown }).code;
-    if (typeof c === 'string') code = c;
-    if (!(current.cause instanceof Error)) break;
-    current = current.cause;
-  }
-  return { message: current.message || errorMessage(err), code };
 }
 
 // ---- neutral ↔ wire ----
