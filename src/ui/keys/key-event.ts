@@ -64,7 +64,8 @@ export function printableText(input: string, key: KeyFlags): string {
   return input.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '');
 }
 
-const NO_KEY: Key = {
+/** A key with no flag set: the base every synthesised key starts from. */
+export const NO_KEY: Readonly<Key> = {
   upArrow: false,
   downArrow: false,
   leftArrow: false,

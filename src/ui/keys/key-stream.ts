@@ -8,7 +8,7 @@
 // by the raw chunk, which the caller supplies alongside.
 
 import type { Key } from 'ink';
-import { splitKeys } from './key-event.js';
+import { NO_KEY, splitKeys } from './key-event.js';
 
 export const PASTE_START = '\u001B[200~';
 export const PASTE_END = '\u001B[201~';
@@ -101,27 +101,5 @@ export function cleanPaste(text: string): string {
 }
 
 function pasteKey(): InputKey {
-  return {
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    paste: true,
-  };
+  return { ...NO_KEY, paste: true };
 }
