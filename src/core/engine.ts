@@ -1,7 +1,6 @@
 // The headless core's public API. The UI and the `run` printers only call these methods and
 // listen to the event stream; everything about agents, tools, permissions, persistence and
 // sub-agents happens behind it.
-import { buildSystemPrompt } from './agent/system-prompt.js';
 import type { LiveSession } from './agent/live-session.js';
 import { runTurn, toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, type CompactResult, type ContextDeps } from './context/index.js';
@@ -16,25 +15,16 @@ import type { CommandDefinition, InlineIo } from './commands/index.js';
 import { newId } from './ids.js';
 import { executeTool } from './agent/tool-runner.js';
 import { planPrompt, type PromptPlan } from './prompt-plan.js';
-import { PermissionGate, TreeApprovals, type PermissionQuestion } from './permission/gate.js';
-import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from './permission/rules.js';
 import { findProject, type ProjectInfo } from './project.js';
 import type { McpServerConfig } from './mcp/config.js';
 import { McpManager, type McpServerState } from './mcp/manager.js';
-import { restrictionRulesets } from './trust/narrow.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
-import { costFunction, knownModels, limitOf, providerFromConfig, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
+import { costFunction, knownModels, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import {
-  ASK_USER_TOOL,
   TASK_TOOL,
-  askUserTool,
-  childRoutes,
-  createTaskTool,
   formatTaskResult,
-  offeredSubagents,
-  selectToolNames,
   SubagentSupervisor,
   watchToolLog,
   type ChildRunOptions,
@@ -43,8 +33,10 @@ import {
   withNote,
 } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
-import { createWebsearchTool, WEBSEARCH_TOOL } from './tools/websearch.js';
+import { SessionFactory } from './engine/session-factory.js';
 import type { Tool } from './tools/types.js';
+
+export { agentToolNames } from './engine/session-factory.js';
 
 export interface EngineOptions {
   cwd: string;
@@ -95,18 +87,14 @@ export interface CreateSessionOptions {
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
-/** A root turn with no cap of its own still cannot loop forever. */
-const ROOT_TURN_SAFETY_CAP = 500;
 
 export class Engine {
   private readonly bus = new EventBus();
   private readonly broker: InteractionBroker;
   private readonly live = new Map<string, LiveSession>();
-  private readonly approvals = new Map<string, TreeApprovals>();
   private readonly running = new Set<string>();
   /** Root sessions whose prompt is being prepared (commands inlining files or shell output). */
   private readonly preparing = new Set<string>();
-  private readonly providers = new Map<string, Provider>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
   private readonly supervisor: SubagentSupervisor;
@@ -116,16 +104,24 @@ export class Engine {
   private readonly lastOutcomes = new Map<string, TurnOutcome>();
   /** One set of MCP connections for every session of this engine, children included. */
   readonly mcp: McpManager;
-  /** Rebuilds a session's tool list (when MCP tools appear or change), and the MCP version it was built at. */
-  private readonly toolSelection = new WeakMap<LiveSession, { select: () => Tool[]; version: number }>();
-  private mcpWarned = false;
+  private readonly sessions: SessionFactory;
 
   constructor(private readonly options: EngineOptions) {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
-    this.supervisor = new SubagentSupervisor(this.subagentHost());
     this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd });
+    this.sessions = new SessionFactory({
+      options,
+      project: this.project,
+      tools: this.tools,
+      live: this.live,
+      mcp: this.mcp,
+      broker: this.broker,
+      supervisor: () => this.supervisor,
+      emitFor: this.emitFor.bind(this),
+    });
+    this.supervisor = new SubagentSupervisor(this.subagentHost());
     registerSecrets(providerKeys(options.config.provider));
   }
 
@@ -139,12 +135,12 @@ export class Engine {
 
   /** Agents the user can talk to directly (Tab cycles these). */
   primaryAgents(): AgentDefinition[] {
-    return [...this.options.agents.values()].filter((a) => a.mode !== 'subagent' && !a.hidden);
+    return this.sessions.primaryAgents();
   }
 
   createSession(opts: CreateSessionOptions = {}): SessionRow {
-    const agent = this.primaryAgent(opts.agent ?? this.options.config.default_agent);
-    const model = this.pickModel(opts.model ?? this.options.model, agent);
+    const agent = this.sessions.primaryAgent(opts.agent ?? this.options.config.default_agent);
+    const model = this.sessions.pickModel(opts.model ?? this.options.model, agent);
     const row = this.options.store.createSession({
       agent: agent.name,
       title: opts.title ?? 'New session',
@@ -190,8 +186,8 @@ export class Engine {
   /** Switches the primary agent of an idle root session (Tab in the TUI, `/agent`). */
   setAgent(sessionId: string, agentName: string): SessionRow {
     const row = this.idleRoot(sessionId);
-    const agent = this.primaryAgent(agentName);
-    const model = agent.model && !this.options.model ? this.pickModel(undefined, agent) : row.model;
+    const agent = this.sessions.primaryAgent(agentName);
+    const model = agent.model && !this.options.model ? this.sessions.pickModel(undefined, agent) : row.model;
     this.options.store.updateSession(row.id, { agent: agent.name, model });
     this.live.delete(row.id);
     return this.options.store.getSession(row.id)!;
@@ -202,7 +198,7 @@ export class Engine {
     const row = this.idleRoot(sessionId);
     const resolved = resolveModelName(model, resolveModelName(this.options.config.model));
     // An unknown provider is refused now, with its close matches, not at the next prompt.
-    this.provider(parseModelRef(resolved).provider);
+    this.sessions.provider(parseModelRef(resolved).provider);
     this.options.store.updateSession(row.id, { model: resolved });
     this.live.delete(row.id);
     return this.options.store.getSession(row.id)!;
@@ -228,7 +224,7 @@ export class Engine {
     let session: LiveSession;
     let plan: PromptPlan;
     try {
-      session = this.openSession(row);
+      session = this.sessions.open(row);
       // A cancelled earlier turn leaves an aborted signal behind; inlining needs a live one.
       if (session.controller.signal.aborted) session.controller = new AbortController();
       plan = await planPrompt(text, {
@@ -268,7 +264,7 @@ export class Engine {
     if (!plan.agent) return this.runLive(session, userText(plan.text), undefined, turn);
     // A command's own agent runs this one turn; the session keeps its agent afterwards.
     this.live.delete(row.id);
-    const guest = this.openSession(row, undefined, undefined, plan.agent);
+    const guest = this.sessions.open(row, undefined, undefined, plan.agent);
     try {
       return await this.runLive(guest, userText(plan.text), undefined, turn);
     } finally {
@@ -284,7 +280,7 @@ export class Engine {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.running.has(sessionId) || this.preparing.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before compacting.');
-    const session = this.openSession(row);
+    const session = this.sessions.open(row);
     const root = session.path[0]!;
     this.markBusy(root, +1);
     this.running.add(session.id);
@@ -433,24 +429,6 @@ export class Engine {
     await this.mcp.close();
   }
 
-  /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */
-  private async refreshMcpTools(session: LiveSession): Promise<void> {
-    if (!this.mcp.active) return;
-    const warnings = await this.mcp.start();
-    if (!this.mcpWarned) {
-      this.mcpWarned = true;
-      for (const line of warnings) {
-        if (this.options.onWarning) this.options.onWarning(line);
-        else session.emit('error', { message: line });
-      }
-    }
-    const selection = this.toolSelection.get(session);
-    if (selection && selection.version !== this.mcp.version) {
-      session.tools = selection.select();
-      selection.version = this.mcp.version;
-    }
-  }
-
   /**
    * A child whose turn has ended gives up its memory (history, tools, closures) and its
    * lease: its result has gone to the parent, and a resume or a view reads it back from the
@@ -474,7 +452,7 @@ export class Engine {
     let outcome: TurnOutcome;
     try {
       // Esc while servers start cancels the turn (runTurn sees the aborted signal) instead of waiting.
-      await untilAborted(this.refreshMcpTools(session), session.controller.signal);
+      await untilAborted(this.sessions.refreshMcpTools(session), session.controller.signal);
       outcome = await runTurn(session, this.loopDeps(), input, turn);
     } finally {
       unlink();
@@ -531,7 +509,7 @@ export class Engine {
       openChild: (row, parent, narrow) => {
         // Built afresh every time: a resumed child gets the gates of the parent calling it now.
         this.live.delete(row.id);
-        return this.openSession(row, parent, narrow);
+        return this.sessions.open(row, parent, narrow);
       },
       runChild: (child, input, opts) => this.runLive(child, input, opts),
       // A child another process holds (it resumed it, or runs it) counts as running too.
@@ -606,7 +584,7 @@ export class Engine {
     return {
       resolveModel: (model) => {
         const ref = parseModelRef(model);
-        return { provider: this.provider(ref.provider), modelId: ref.model };
+        return { provider: this.sessions.provider(ref.provider), modelId: ref.model };
       },
       costOf: costFunction(this.options.config),
       persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage).id,
@@ -638,175 +616,9 @@ export class Engine {
     return limitOf(model, entry?.limit);
   }
 
-  private provider(name: string): Provider {
-    let provider = this.providers.get(name);
-    if (!provider) {
-      provider = this.options.providerFor
-        ? this.options.providerFor(name)
-        : providerFromConfig(name, this.options.config);
-      this.providers.set(name, provider);
-    }
-    return provider;
-  }
-
-  /** `agentName` runs the session as another agent than its own (a command's agent, for one turn). */
-  private openSession(row: SessionRow, parent?: LiveSession, narrow?: readonly string[], agentName?: string): LiveSession {
-    const existing = this.live.get(row.id);
-    if (existing) return existing;
-    // One writer per session across processes: a session another live process holds is
-    // refused here, before anything is read into memory or written.
-    this.options.store.leases.acquire(row.id);
-    const agent = this.options.agents.get(agentName ?? row.agent) ?? this.primaryAgent(this.options.config.default_agent);
-    const model = agentName && agent.model ? resolveModelName(agent.model, row.model) : row.model;
-    const own = [this.rulesetFor(agent), ...restrictionRulesets(agent)];
-    const chain = parent ? [...own, ...parent.gate.rulesets] : own;
-    const path = parent ? [...parent.path, row.id] : [row.id];
-    const depth = parent ? parent.depth + 1 : 0;
-    const store = this.options.store;
-    const settings = this.subagentSettings();
-    const emit = <K extends EventType>(type: K, payload: EventPayloads[K]) => this.emitFor(row.id, agent.name, path, type, payload);
-    const routes = parent
-      ? childRoutes(parent, settings)
-      : {
-          askUser: (origin: LiveSession, question: string, options: string[]) => this.broker.askQuestion(origin, question, options),
-          askPermission: (origin: LiveSession, question: PermissionQuestion) => this.broker.askPermission(origin, question),
-        };
-
-    // Tools are built per session: `task` closes over this session as the parent.
-    const self: { current?: LiveSession } = {};
-    // Sub-agent types that `permission.task` denies are not offered to the model.
-    const catalogue = offeredSubagents(this.supervisor.catalogue(), chain);
-    const webSearch = this.webSearchTool(model);
-    const base: Tool[] = [
-      ...this.tools,
-      ...(webSearch ? [webSearch] : []),
-      ...(catalogue.offered.length
-        ? [createTaskTool(catalogue.offered, (args, ctx) => this.supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
-        : []),
-      askUserTool as unknown as Tool,
-    ];
-    // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
-    const selectTools = () => {
-      const candidates = [...base, ...this.mcp.tools()];
-      const gate = selectToolNames({
-        available: candidates.map((t) => t.name),
-        agent,
-        chain,
-        depth,
-        maxDepth: settings.max_depth,
-        parentTools: parent?.tools.map((t) => t.name),
-        narrow,
-      });
-      const chosen = new Set(gate.names);
-      return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
-    };
-    const mcpVersion = this.mcp.version;
-    const gate = selectTools();
-
-    const session: LiveSession = {
-      id: row.id,
-      agentName: agent.name,
-      model,
-      cwd: row.cwd,
-      depth,
-      path,
-      parent,
-      // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
-      systemPrompt: buildSystemPrompt(row.system_prompt ?? agent.prompt, {
-        cwd: row.cwd,
-        projectRoot: this.project.root,
-        isGitRepo: this.project.isGitRepo,
-        platform: process.platform,
-        date: this.options.now?.() ?? new Date(),
-        userDirs: this.options.peerDirs,
-      }),
-      tools: gate.tools,
-      missingToolHints: gate.hints,
-      gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
-      todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
-      askUser: routes.askUser,
-      askPermission: routes.askPermission,
-      maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
-      history: store.loadMessages(row.id),
-      controller: new AbortController(),
-      inbox: [],
-      emit,
-    };
-    self.current = session;
-    this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });
-    this.live.set(row.id, session);
-    return session;
-  }
-
-  /** `websearch` for a model whose provider searches on its own servers (Anthropic); none otherwise. */
-  private webSearchTool(model: string): Tool | undefined {
-    let provider: Provider;
-    let modelId: string;
-    try {
-      const ref = parseModelRef(model);
-      provider = this.provider(ref.provider);
-      modelId = ref.model;
-    } catch {
-      // An unknown provider fails the turn itself, with its own message.
-      return undefined;
-    }
-    const search = provider.webSearch?.bind(provider);
-    return search ? createWebsearchTool((request) => search({ ...request, model: modelId })) : undefined;
-  }
-
-  private approvalsFor(rootId: string): TreeApprovals {
-    let approvals = this.approvals.get(rootId);
-    if (!approvals) {
-      approvals = new TreeApprovals();
-      this.approvals.set(rootId, approvals);
-    }
-    return approvals;
-  }
-
-  private rulesetFor(agent: AgentDefinition): Ruleset {
-    return [...DEFAULT_RULES, ...rulesFromConfig(this.options.config.permission), ...rulesFromConfig(agent.permission)];
-  }
-
-  private primaryAgent(name: string): AgentDefinition {
-    const agent = this.options.agents.get(name);
-    if (!agent || agent.mode === 'subagent') {
-      const names = this.primaryAgents().map((a) => a.name);
-      throw new ConfigError(`Unknown primary agent "${name}": expected one of ${names.join(', ')}.`);
-    }
-    return agent;
-  }
-
-  private pickModel(explicit: string | undefined, agent: AgentDefinition): string {
-    const fallback = resolveModelName(this.options.config.model);
-    if (explicit) return resolveModelName(explicit, fallback);
-    if (agent.model) return resolveModelName(agent.model, fallback);
-    return fallback;
-  }
-
   private emitFor<K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]): void {
     this.bus.emit(makeEvent(type, { session_id: sessionId, agent, path: [...path], ts: Date.now() }, payload));
   }
-}
-
-/**
- * The tool names this agent works with (for `opencode-ink agents`): as a root session, or,
- * for a sub-agent, as a child of the root.
- */
-export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
-  const ruleset = [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
-  return selectToolNames({
-    // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
-    available: [
-      ...BUILTIN_TOOLS.map((t) => t.name),
-      ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
-      ...(hasSubagents ? [TASK_TOOL] : []),
-      ASK_USER_TOOL,
-    ],
-    agent,
-    chain: [ruleset, ...restrictionRulesets(agent)],
-    depth: agent.mode === 'subagent' ? 1 : 0,
-    maxDepth: config.subagents.max_depth,
-  }).names;
 }
 
 /** Resolves when `work` does or `signal` aborts, whichever is first; `work` goes on either way. */

@@ -1,0 +1,256 @@
+// Opens live sessions. Contract: `open` turns a stored session row into the in-memory
+// `LiveSession` a turn runs in — lease taken, agent and model chosen, permission rules chained
+// onto the parent's, approvals shared per root, tools selected through the same gate for
+// built-ins, `task`, `websearch` and MCP, system prompt built — and registers it in the shared
+// `live` map, returning the one already there if any. It also owns the provider cache and
+// brings a session's tool list up to date when MCP tools change. It runs no turns.
+import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { LiveSession } from '../agent/live-session.js';
+import type { AgentDefinition } from '../agents/index.js';
+import type { InteractionBroker } from '../broker.js';
+import type { Config } from '../config/index.js';
+import { ConfigError } from '../errors.js';
+import type { EventPayloads, EventType } from '../events.js';
+import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
+import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../permission/rules.js';
+import type { ProjectInfo } from '../project.js';
+import type { McpManager } from '../mcp/manager.js';
+import { restrictionRulesets } from '../trust/narrow.js';
+import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
+import type { Provider } from '../provider/types.js';
+import type { SessionRow } from '../store/index.js';
+import {
+  ASK_USER_TOOL,
+  TASK_TOOL,
+  askUserTool,
+  childRoutes,
+  createTaskTool,
+  offeredSubagents,
+  selectToolNames,
+  type SubagentSupervisor,
+} from '../subagents/index.js';
+import { BUILTIN_TOOLS } from '../tools/index.js';
+import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
+import type { Tool } from '../tools/types.js';
+import type { EngineOptions } from '../engine.js';
+
+/** A root turn with no cap of its own still cannot loop forever. */
+const ROOT_TURN_SAFETY_CAP = 500;
+
+export interface SessionFactoryDeps {
+  options: EngineOptions;
+  project: ProjectInfo;
+  tools: readonly Tool[];
+  /** Sessions held in memory, shared with the engine and the turn scheduler. */
+  live: Map<string, LiveSession>;
+  mcp: McpManager;
+  broker: InteractionBroker;
+  /** Read lazily: the supervisor is built after the factory (it opens children through it). */
+  supervisor: () => SubagentSupervisor;
+  emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
+}
+
+export class SessionFactory {
+  private readonly approvals = new Map<string, TreeApprovals>();
+  private readonly providers = new Map<string, Provider>();
+  /** Rebuilds a session's tool list (when MCP tools appear or change), and the MCP version it was built at. */
+  private readonly toolSelection = new WeakMap<LiveSession, { select: () => Tool[]; version: number }>();
+  private mcpWarned = false;
+
+  constructor(private readonly deps: SessionFactoryDeps) {}
+
+  /** Agents the user can talk to directly (Tab cycles these). */
+  primaryAgents(): AgentDefinition[] {
+    return [...this.deps.options.agents.values()].filter((a) => a.mode !== 'subagent' && !a.hidden);
+  }
+
+  primaryAgent(name: string): AgentDefinition {
+    const agent = this.deps.options.agents.get(name);
+    if (!agent || agent.mode === 'subagent') {
+      const names = this.primaryAgents().map((a) => a.name);
+      throw new ConfigError(`Unknown primary agent "${name}": expected one of ${names.join(', ')}.`);
+    }
+    return agent;
+  }
+
+  pickModel(explicit: string | undefined, agent: AgentDefinition): string {
+    const fallback = resolveModelName(this.deps.options.config.model);
+    if (explicit) return resolveModelName(explicit, fallback);
+    if (agent.model) return resolveModelName(agent.model, fallback);
+    return fallback;
+  }
+
+  provider(name: string): Provider {
+    let provider = this.providers.get(name);
+    if (!provider) {
+      const options = this.deps.options;
+      provider = options.providerFor ? options.providerFor(name) : providerFromConfig(name, options.config);
+      this.providers.set(name, provider);
+    }
+    return provider;
+  }
+
+  /** `agentName` runs the session as another agent than its own (a command's agent, for one turn). */
+  open(row: SessionRow, parent?: LiveSession, narrow?: readonly string[], agentName?: string): LiveSession {
+    const { options, live, mcp } = this.deps;
+    const existing = live.get(row.id);
+    if (existing) return existing;
+    // One writer per session across processes: a session another live process holds is
+    // refused here, before anything is read into memory or written.
+    options.store.leases.acquire(row.id);
+    const agent = options.agents.get(agentName ?? row.agent) ?? this.primaryAgent(options.config.default_agent);
+    const model = agentName && agent.model ? resolveModelName(agent.model, row.model) : row.model;
+    const own = [this.rulesetFor(agent), ...restrictionRulesets(agent)];
+    const chain = parent ? [...own, ...parent.gate.rulesets] : own;
+    const path = parent ? [...parent.path, row.id] : [row.id];
+    const depth = parent ? parent.depth + 1 : 0;
+    const store = options.store;
+    const settings = options.config.subagents;
+    const emit = <K extends EventType>(type: K, payload: EventPayloads[K]) => this.deps.emitFor(row.id, agent.name, path, type, payload);
+    const routes = parent
+      ? childRoutes(parent, settings)
+      : {
+          askUser: (origin: LiveSession, question: string, choices: string[]) => this.deps.broker.askQuestion(origin, question, choices),
+          askPermission: (origin: LiveSession, question: PermissionQuestion) => this.deps.broker.askPermission(origin, question),
+        };
+
+    // Tools are built per session: `task` closes over this session as the parent.
+    const self: { current?: LiveSession } = {};
+    const supervisor = this.deps.supervisor();
+    // Sub-agent types that `permission.task` denies are not offered to the model.
+    const catalogue = offeredSubagents(supervisor.catalogue(), chain);
+    const webSearch = this.webSearchTool(model);
+    const base: Tool[] = [
+      ...this.deps.tools,
+      ...(webSearch ? [webSearch] : []),
+      ...(catalogue.offered.length
+        ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
+        : []),
+      askUserTool as unknown as Tool,
+    ];
+    // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
+    const selectTools = () => {
+      const candidates = [...base, ...mcp.tools()];
+      const gate = selectToolNames({
+        available: candidates.map((t) => t.name),
+        agent,
+        chain,
+        depth,
+        maxDepth: settings.max_depth,
+        parentTools: parent?.tools.map((t) => t.name),
+        narrow,
+      });
+      const chosen = new Set(gate.names);
+      return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
+    };
+    const mcpVersion = mcp.version;
+    const gate = selectTools();
+
+    const session: LiveSession = {
+      id: row.id,
+      agentName: agent.name,
+      model,
+      cwd: row.cwd,
+      depth,
+      path,
+      parent,
+      // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
+      systemPrompt: buildSystemPrompt(row.system_prompt ?? agent.prompt, {
+        cwd: row.cwd,
+        projectRoot: this.deps.project.root,
+        isGitRepo: this.deps.project.isGitRepo,
+        platform: process.platform,
+        date: options.now?.() ?? new Date(),
+        userDirs: options.peerDirs,
+      }),
+      tools: gate.tools,
+      missingToolHints: gate.hints,
+      gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
+      todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
+      askUser: routes.askUser,
+      askPermission: routes.askPermission,
+      maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
+      history: store.loadMessages(row.id),
+      controller: new AbortController(),
+      inbox: [],
+      emit,
+    };
+    self.current = session;
+    this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });
+    live.set(row.id, session);
+    return session;
+  }
+
+  /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */
+  async refreshMcpTools(session: LiveSession): Promise<void> {
+    const { mcp, options } = this.deps;
+    if (!mcp.active) return;
+    const warnings = await mcp.start();
+    if (!this.mcpWarned) {
+      this.mcpWarned = true;
+      for (const line of warnings) {
+        if (options.onWarning) options.onWarning(line);
+        else session.emit('error', { message: line });
+      }
+    }
+    const selection = this.toolSelection.get(session);
+    if (selection && selection.version !== mcp.version) {
+      session.tools = selection.select();
+      selection.version = mcp.version;
+    }
+  }
+
+  /** `websearch` for a model whose provider searches on its own servers (Anthropic); none otherwise. */
+  private webSearchTool(model: string): Tool | undefined {
+    let provider: Provider;
+    let modelId: string;
+    try {
+      const ref = parseModelRef(model);
+      provider = this.provider(ref.provider);
+      modelId = ref.model;
+    } catch {
+      // An unknown provider fails the turn itself, with its own message.
+      return undefined;
+    }
+    const search = provider.webSearch?.bind(provider);
+    return search ? createWebsearchTool((request) => search({ ...request, model: modelId })) : undefined;
+  }
+
+  private approvalsFor(rootId: string): TreeApprovals {
+    let approvals = this.approvals.get(rootId);
+    if (!approvals) {
+      approvals = new TreeApprovals();
+      this.approvals.set(rootId, approvals);
+    }
+    return approvals;
+  }
+
+  private rulesetFor(agent: AgentDefinition): Ruleset {
+    return agentRuleset(agent, this.deps.options.config);
+  }
+}
+
+/** The rules an agent starts from: defaults, then the config's, then the agent's own. */
+function agentRuleset(agent: AgentDefinition, config: Config): Ruleset {
+  return [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
+}
+
+/**
+ * The tool names this agent works with (for `opencode-ink agents`): as a root session, or,
+ * for a sub-agent, as a child of the root.
+ */
+export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
+  return selectToolNames({
+    // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
+    available: [
+      ...BUILTIN_TOOLS.map((t) => t.name),
+      ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
+      ...(hasSubagents ? [TASK_TOOL] : []),
+      ASK_USER_TOOL,
+    ],
+    agent,
+    chain: [agentRuleset(agent, config), ...restrictionRulesets(agent)],
+    depth: agent.mode === 'subagent' ? 1 : 0,
+    maxDepth: config.subagents.max_depth,
+  }).names;
+}
