@@ -2,15 +2,15 @@
 // listen to the event stream; everything about agents, tools, permissions, persistence and
 // sub-agents happens behind it.
 import type { LiveSession } from './agent/live-session.js';
-import { runTurn, toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
+import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, type CompactResult, type ContextDeps } from './context/index.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
 import type { PeerUserDirs } from './config/paths.js';
-import { ConfigError, errorMessage } from './errors.js';
-import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply, type SessionStatus } from './events.js';
-import type { Message, TextPart, ToolUsePart } from './messages.js';
+import { ConfigError } from './errors.js';
+import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
+import type { Message, ToolUsePart } from './messages.js';
 import type { CommandDefinition, InlineIo } from './commands/index.js';
 import { newId } from './ids.js';
 import { executeTool } from './agent/tool-runner.js';
@@ -22,18 +22,10 @@ import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costFunction, knownModels, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
-import {
-  TASK_TOOL,
-  formatTaskResult,
-  SubagentSupervisor,
-  watchToolLog,
-  type ChildRunOptions,
-  type SubagentHost,
-  type SubagentSettings,
-  withNote,
-} from './subagents/index.js';
+import { TASK_TOOL, SubagentSupervisor, type SubagentHost, type SubagentSettings } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
+import { TurnScheduler } from './engine/turn-scheduler.js';
 import type { Tool } from './tools/types.js';
 
 export { agentToolNames } from './engine/session-factory.js';
@@ -92,19 +84,15 @@ export class Engine {
   private readonly bus = new EventBus();
   private readonly broker: InteractionBroker;
   private readonly live = new Map<string, LiveSession>();
-  private readonly running = new Set<string>();
   /** Root sessions whose prompt is being prepared (commands inlining files or shell output). */
   private readonly preparing = new Set<string>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
   private readonly supervisor: SubagentSupervisor;
-  /** Turns and background tasks still under way, per root session. */
-  private readonly busy = new Map<string, number>();
-  private readonly settleWaiters = new Map<string, Array<() => void>>();
-  private readonly lastOutcomes = new Map<string, TurnOutcome>();
   /** One set of MCP connections for every session of this engine, children included. */
   readonly mcp: McpManager;
   private readonly sessions: SessionFactory;
+  private readonly turns: TurnScheduler;
 
   constructor(private readonly options: EngineOptions) {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
@@ -120,6 +108,13 @@ export class Engine {
       broker: this.broker,
       supervisor: () => this.supervisor,
       emitFor: this.emitFor.bind(this),
+    });
+    this.turns = new TurnScheduler({
+      store: options.store,
+      live: this.live,
+      loopDeps: () => this.loopDeps(),
+      refreshTools: (session) => this.sessions.refreshMcpTools(session),
+      onEvent: (listener) => this.bus.on(listener),
     });
     this.supervisor = new SubagentSupervisor(this.subagentHost());
     registerSecrets(providerKeys(options.config.provider));
@@ -207,7 +202,7 @@ export class Engine {
   private idleRoot(sessionId: string): SessionRow {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
-    if (this.running.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before switching.');
+    if (this.turns.isRunning(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before switching.');
     return row;
   }
 
@@ -219,7 +214,7 @@ export class Engine {
   async prompt(sessionId: string, text: string): Promise<TurnOutcome> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
-    if (this.running.has(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
+    if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
     this.preparing.add(sessionId);
     let session: LiveSession;
     let plan: PromptPlan;
@@ -258,15 +253,15 @@ export class Engine {
           ...(plan.command ? { command: plan.command } : {}),
         },
       };
-      return this.runLive(session, userText(text), undefined, { presetCalls: [call] });
+      return this.turns.runLive(session, userText(text), undefined, { presetCalls: [call] });
     }
     const turn: TurnOptions = plan.model ? { model: resolveModelName(plan.model, session.model) } : {};
-    if (!plan.agent) return this.runLive(session, userText(plan.text), undefined, turn);
+    if (!plan.agent) return this.turns.runLive(session, userText(plan.text), undefined, turn);
     // A command's own agent runs this one turn; the session keeps its agent afterwards.
     this.live.delete(row.id);
     const guest = this.sessions.open(row, undefined, undefined, plan.agent);
     try {
-      return await this.runLive(guest, userText(plan.text), undefined, turn);
+      return await this.turns.runLive(guest, userText(plan.text), undefined, turn);
     } finally {
       this.live.delete(row.id);
     }
@@ -279,37 +274,61 @@ export class Engine {
   async compact(sessionId: string, focus?: string): Promise<CompactResult | undefined> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
-    if (this.running.has(sessionId) || this.preparing.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before compacting.');
+    if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before compacting.');
     const session = this.sessions.open(row);
-    const root = session.path[0]!;
-    this.markBusy(root, +1);
-    this.running.add(session.id);
-    session.controller = new AbortController();
-    const before = this.options.store.getSession(sessionId)?.status ?? 'idle';
-    this.setStatus(session, 'running');
-    try {
-      const { provider, modelId } = this.loopDeps().resolveModel(session.model);
-      const deps: ContextDeps = {
-        provider,
-        modelId,
-        model: session.model,
-        limit: this.modelLimit(session.model),
-        settings: this.options.config.compaction,
-        costOf: costFunction(this.options.config),
-        persist: (message, usage) => this.options.store.appendMessage(session.id, message, usage).id,
-      };
-      const shape = { system: session.systemPrompt, tools: toolSpecs(session.tools) };
-      return await compactSession(session, shape, deps, { reason: 'manual', signal: session.controller.signal, ...(focus?.trim() ? { focus } : {}) });
-    } finally {
-      this.setStatus(session, before === 'running' ? 'idle' : before);
-      this.running.delete(session.id);
-      this.markBusy(root, -1);
-    }
+    return this.turns.exclusive(session, async () => {
+      session.controller = new AbortController();
+      const before = this.options.store.getSession(sessionId)?.status ?? 'idle';
+      this.turns.setStatus(session, 'running');
+      try {
+        const { provider, modelId } = this.loopDeps().resolveModel(session.model);
+        const deps: ContextDeps = {
+          provider,
+          modelId,
+          model: session.model,
+          limit: this.modelLimit(session.model),
+          settings: this.options.config.compaction,
+          costOf: costFunction(this.options.config),
+          persist: (message, usage) => this.options.store.appendMessage(session.id, message, usage).id,
+        };
+        const shape = { system: session.systemPrompt, tools: toolSpecs(session.tools) };
+        return await compactSession(session, shape, deps, { reason: 'manual', signal: session.controller.signal, ...(focus?.trim() ? { focus } : {}) });
+      } finally {
+        this.turns.setStatus(session, before === 'running' ? 'idle' : before);
+      }
+    });
   }
 
   /** Custom commands, for the `/` menu and `/help`. */
   commands(): CommandDefinition[] {
     return [...(this.options.commands ?? new Map<string, CommandDefinition>()).values()];
+  }
+
+  /** Cancels the turn running in a session (and, through its signal, its foreground children). */
+  cancel(sessionId: string): boolean {
+    return this.turns.cancel(sessionId);
+  }
+
+  isRunning(sessionId: string): boolean {
+    return this.turns.isRunning(sessionId);
+  }
+
+  /** Cancels every running turn, children and background tasks included (quitting). */
+  cancelAll(): void {
+    this.turns.cancelAll();
+  }
+
+  /**
+   * Resolves when a root session has nothing left under way: no running turn, no background
+   * task, and no turn started by a background result. `run` waits on this before exiting.
+   */
+  settled(rootId: string): Promise<void> {
+    return this.turns.settled(rootId);
+  }
+
+  /** The outcome of the last turn that ended in this session, e.g. one a background result started. */
+  lastOutcome(sessionId: string): TurnOutcome | undefined {
+    return this.turns.lastOutcome(sessionId);
   }
 
   /** `@file` and `` !`cmd` `` run through the session's own tools and permissions. */
@@ -324,48 +343,6 @@ export class Engine {
       readFile: (path) => run('read', { file_path: path }),
       runShell: (command) => run('bash', { command }),
     };
-  }
-
-  /** Cancels the turn running in a session (and, through its signal, its foreground children). */
-  cancel(sessionId: string): boolean {
-    const session = this.live.get(sessionId);
-    if (!session || !(this.running.has(sessionId) || this.isQueued(sessionId))) return false;
-    session.controller.abort();
-    return true;
-  }
-
-  /** A sub-agent waiting for a free slot (subagents.max_concurrency). */
-  private isQueued(sessionId: string): boolean {
-    return this.options.store.getSession(sessionId)?.status === 'queued';
-  }
-
-  isRunning(sessionId: string): boolean {
-    return this.running.has(sessionId);
-  }
-
-  /** Cancels every running turn, children and background tasks included (quitting). */
-  cancelAll(): void {
-    for (const [id, session] of this.live) {
-      if (this.running.has(id) || this.isQueued(id)) session.controller.abort();
-    }
-  }
-
-  /**
-   * Resolves when a root session has nothing left under way: no running turn, no background
-   * task, and no turn started by a background result. `run` waits on this before exiting.
-   */
-  settled(rootId: string): Promise<void> {
-    if (!this.busy.get(rootId)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const list = this.settleWaiters.get(rootId) ?? [];
-      list.push(resolve);
-      this.settleWaiters.set(rootId, list);
-    });
-  }
-
-  /** The outcome of the last turn that ended in this session, e.g. one a background result started. */
-  lastOutcome(sessionId: string): TurnOutcome | undefined {
-    return this.lastOutcomes.get(sessionId);
   }
 
   /** Sub-agents the model can start with `task`. */
@@ -393,30 +370,6 @@ export class Engine {
     return this.broker.pendingPermissions();
   }
 
-  private async runLive(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
-    const root = session.path[0]!;
-    this.markBusy(root, +1);
-    this.running.add(session.id);
-    try {
-      let next: Message | undefined = input;
-      let outcome: TurnOutcome;
-      let first: TurnOptions | undefined = turn;
-      do {
-        outcome = await this.runOneTurn(session, next, opts, first);
-        first = undefined;
-        // Results of background tasks that arrived as the turn ended start the next one.
-        next = session.inbox.length && outcome.status !== 'cancelled' ? { role: 'user', content: session.inbox.splice(0) } : undefined;
-      } while (next);
-      // Only a root's is asked for (`run` after background results); a child's goes with it.
-      if (!session.parent) this.lastOutcomes.set(session.id, outcome);
-      return outcome;
-    } finally {
-      this.running.delete(session.id);
-      this.releaseChild(session);
-      this.markBusy(root, -1);
-    }
-  }
-
   /** Each MCP server's state and tools (`/mcp`); starts the servers if no session has yet. */
   async mcpStatus(): Promise<McpServerState[]> {
     await this.mcp.start();
@@ -429,55 +382,9 @@ export class Engine {
     await this.mcp.close();
   }
 
-  /**
-   * A child whose turn has ended gives up its memory (history, tools, closures) and its
-   * lease: its result has gone to the parent, and a resume or a view reads it back from the
-   * store. A later background result for it takes it back (`deliver`).
-   */
-  private releaseChild(session: LiveSession): void {
-    if (!session.parent || this.running.has(session.id) || this.live.get(session.id) !== session) return;
-    this.live.delete(session.id);
-    this.options.store.leases.release(session.id);
-  }
-
   /** Sessions held in memory: roots in use and children under way (the rest live in the store). */
   liveSessionCount(): number {
     return this.live.size;
-  }
-
-  private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
-    session.controller = new AbortController();
-    const unlink = linkSignals(session.controller, opts?.links ?? []);
-    this.setStatus(session, 'running');
-    let outcome: TurnOutcome;
-    try {
-      // Esc while servers start cancels the turn (runTurn sees the aborted signal) instead of waiting.
-      await untilAborted(this.sessions.refreshMcpTools(session), session.controller.signal);
-      outcome = await runTurn(session, this.loopDeps(), input, turn);
-    } finally {
-      unlink();
-    }
-    const stopped = outcome.status === 'cancelled' ? opts?.stopReason() : undefined;
-    if (stopped) {
-      this.setStatus(session, 'failed', stopped);
-    } else {
-      if (outcome.status === 'failed') session.emit('error', { message: outcome.error ?? 'The turn failed.' });
-      this.setStatus(session, statusAfter(outcome, session.depth), outcome.error);
-    }
-    session.emit('turn.completed', { usage: outcome.usage, cost: outcome.cost });
-    return outcome;
-  }
-
-  private markBusy(rootId: string, delta: number): void {
-    const count = (this.busy.get(rootId) ?? 0) + delta;
-    if (count > 0) {
-      this.busy.set(rootId, count);
-      return;
-    }
-    this.busy.delete(rootId);
-    const waiters = this.settleWaiters.get(rootId) ?? [];
-    this.settleWaiters.delete(rootId);
-    for (const resolve of waiters) resolve();
   }
 
   private subagentHost(): SubagentHost {
@@ -511,73 +418,17 @@ export class Engine {
         this.live.delete(row.id);
         return this.sessions.open(row, parent, narrow);
       },
-      runChild: (child, input, opts) => this.runLive(child, input, opts),
+      runChild: (child, input, opts) => this.turns.runLive(child, input, opts),
       // A child another process holds (it resumed it, or runs it) counts as running too.
-      isRunning: (id) => this.running.has(id) || this.options.store.leases.otherHolder(id) !== undefined,
+      isRunning: (id) => this.turns.isRunning(id) || this.options.store.leases.otherHolder(id) !== undefined,
       onEvent: (listener) => this.bus.on(listener),
-      deliver: (parent, text) => this.deliver(parent, { type: 'text', text }),
-      trackBackground: (rootId, work) => {
-        this.markBusy(rootId, +1);
-        void work.finally(() => this.markBusy(rootId, -1));
-      },
+      deliver: (parent, text) => this.turns.deliver(parent, { type: 'text', text }),
+      trackBackground: (rootId, work) => this.turns.trackBackground(rootId, work),
     };
-  }
-
-  /**
-   * A background result reaches its parent: folded into a running turn, or starting one. A
-   * sub-agent parent whose own task call has already returned passes what that new turn
-   * produced on to its parent the same way, so the result climbs to someone who reads it.
-   */
-  private deliver(target: LiveSession, part: TextPart): void {
-    // The session may have been reopened (resumed) since the task started: use the live one.
-    // A child released since it returned is taken back, lease and all, as it was.
-    let parent = this.live.get(target.id);
-    if (!parent) {
-      try {
-        this.options.store.leases.acquire(target.id);
-      } catch (err) {
-        target.emit('error', { message: errorMessage(err) });
-        return;
-      }
-      // Another process may have resumed it meanwhile: continue from what is stored.
-      target.history = this.options.store.loadMessages(target.id);
-      this.live.set(target.id, target);
-      parent = target;
-    }
-    parent.inbox.push(part);
-    if (this.running.has(parent.id)) return;
-    const root = parent.path[0]!;
-    // Held until the result has been passed up, so `settled` does not resolve in between.
-    this.markBusy(root, +1);
-    const toolLog = parent.parent ? watchToolLog((l) => this.bus.on(l), parent.id) : undefined;
-    void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) })
-      .then((outcome) => {
-        const grandparent = parent.parent;
-        if (!grandparent) return;
-        const row = this.options.store.getSession(parent.id);
-        const state = outcome.status === 'completed' || outcome.status === 'max_turns' ? 'completed' : outcome.status;
-        const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
-        this.deliver(grandparent, {
-          type: 'text',
-          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text, toolLog?.log())}`,
-        });
-      })
-      .catch((err: unknown) => {
-        parent.emit('error', { message: errorMessage(err) });
-      })
-      .finally(() => {
-        toolLog?.stop();
-        this.markBusy(root, -1);
-      });
   }
 
   private subagentSettings(): SubagentSettings {
     return this.options.config.subagents;
-  }
-
-  private setStatus(session: LiveSession, status: SessionStatus, error?: string): void {
-    this.options.store.updateSession(session.id, { status, ...(error ? { error } : {}) });
-    session.emit('session.status', { status, ...(error ? { reason: error } : {}) });
   }
 
   private loopDeps(): LoopDeps {
@@ -618,45 +469,6 @@ export class Engine {
 
   private emitFor<K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]): void {
     this.bus.emit(makeEvent(type, { session_id: sessionId, agent, path: [...path], ts: Date.now() }, payload));
-  }
-}
-
-/** Resolves when `work` does or `signal` aborts, whichever is first; `work` goes on either way. */
-function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    work.then(done, (err: unknown) => {
-      signal.removeEventListener('abort', done);
-      reject(err);
-    });
-  });
-}
-
-/** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */
-function linkSignals(controller: AbortController, signals: readonly AbortSignal[]): () => void {
-  const abort = () => controller.abort();
-  for (const signal of signals) {
-    if (signal.aborted) controller.abort();
-    else signal.addEventListener('abort', abort, { once: true });
-  }
-  return () => {
-    for (const signal of signals) signal.removeEventListener('abort', abort);
-  };
-}
-
-function statusAfter(outcome: TurnOutcome, depth: number): SessionStatus {
-  switch (outcome.status) {
-    case 'failed':
-      return 'failed';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return depth === 0 ? 'idle' : 'completed';
   }
 }
 

@@ -1,0 +1,258 @@
+// Runs turns in live sessions. Contract: `runLive` runs a turn to completion (and the follow-up
+// turns that background results queued in the inbox), keeping the session's stored status and
+// `session.status`/`turn.completed` events true; `deliver` hands a background result to its
+// parent, starting a turn there when none runs and passing that turn's result further up.
+// Every turn, exclusive operation and background task counts against its root, and `settled`
+// resolves once a root has none left. A child whose turn ended is released from memory.
+import type { LiveSession } from '../agent/live-session.js';
+import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from '../agent/loop.js';
+import { errorMessage } from '../errors.js';
+import type { EventListener, SessionStatus } from '../events.js';
+import type { Message, TextPart } from '../messages.js';
+import type { SessionStore } from '../store/index.js';
+import { formatTaskResult, watchToolLog, withNote, type ChildRunOptions } from '../subagents/index.js';
+
+export interface TurnSchedulerDeps {
+  store: SessionStore;
+  /** Sessions held in memory, shared with the engine and the session factory. */
+  live: Map<string, LiveSession>;
+  loopDeps: () => LoopDeps;
+  /** Brings a session's tools up to date (MCP servers starting) before its turn calls the model. */
+  refreshTools: (session: LiveSession) => Promise<void>;
+  onEvent: (listener: EventListener) => () => void;
+}
+
+export class TurnScheduler {
+  private readonly running = new Set<string>();
+  /** Turns and background tasks still under way, per root session. */
+  private readonly busy = new Map<string, number>();
+  private readonly settleWaiters = new Map<string, Array<() => void>>();
+  private readonly lastOutcomes = new Map<string, TurnOutcome>();
+
+  constructor(private readonly deps: TurnSchedulerDeps) {}
+
+  isRunning(sessionId: string): boolean {
+    return this.running.has(sessionId);
+  }
+
+  /** Cancels the turn running in a session (and, through its signal, its foreground children). */
+  cancel(sessionId: string): boolean {
+    const session = this.deps.live.get(sessionId);
+    if (!session || !(this.running.has(sessionId) || this.isQueued(sessionId))) return false;
+    session.controller.abort();
+    return true;
+  }
+
+  /** Cancels every running turn, children and background tasks included (quitting). */
+  cancelAll(): void {
+    for (const [id, session] of this.deps.live) {
+      if (this.running.has(id) || this.isQueued(id)) session.controller.abort();
+    }
+  }
+
+  /** A sub-agent waiting for a free slot (subagents.max_concurrency). */
+  private isQueued(sessionId: string): boolean {
+    return this.deps.store.getSession(sessionId)?.status === 'queued';
+  }
+
+  /**
+   * Resolves when a root session has nothing left under way: no running turn, no background
+   * task, and no turn started by a background result. `run` waits on this before exiting.
+   */
+  settled(rootId: string): Promise<void> {
+    if (!this.busy.get(rootId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.settleWaiters.get(rootId) ?? [];
+      list.push(resolve);
+      this.settleWaiters.set(rootId, list);
+    });
+  }
+
+  /** The outcome of the last turn that ended in a root session, e.g. one a background result started. */
+  lastOutcome(sessionId: string): TurnOutcome | undefined {
+    return this.lastOutcomes.get(sessionId);
+  }
+
+  /** Counts `work` (a background task) against its root until it ends. */
+  trackBackground(rootId: string, work: Promise<unknown>): void {
+    this.markBusy(rootId, +1);
+    void work.finally(() => this.markBusy(rootId, -1));
+  }
+
+  /** Runs `work` holding the session as running (no turn starts meanwhile), like a turn. */
+  async exclusive<T>(session: LiveSession, work: () => Promise<T>): Promise<T> {
+    const root = session.path[0]!;
+    this.markBusy(root, +1);
+    this.running.add(session.id);
+    try {
+      return await work();
+    } finally {
+      this.running.delete(session.id);
+      this.markBusy(root, -1);
+    }
+  }
+
+  setStatus(session: LiveSession, status: SessionStatus, error?: string): void {
+    this.deps.store.updateSession(session.id, { status, ...(error ? { error } : {}) });
+    session.emit('session.status', { status, ...(error ? { reason: error } : {}) });
+  }
+
+  async runLive(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
+    const root = session.path[0]!;
+    this.markBusy(root, +1);
+    this.running.add(session.id);
+    try {
+      let next: Message | undefined = input;
+      let outcome: TurnOutcome;
+      let first: TurnOptions | undefined = turn;
+      do {
+        outcome = await this.runOneTurn(session, next, opts, first);
+        first = undefined;
+        // Results of background tasks that arrived as the turn ended start the next one.
+        next = session.inbox.length && outcome.status !== 'cancelled' ? { role: 'user', content: session.inbox.splice(0) } : undefined;
+      } while (next);
+      // Only a root's is asked for (`run` after background results); a child's goes with it.
+      if (!session.parent) this.lastOutcomes.set(session.id, outcome);
+      return outcome;
+    } finally {
+      this.running.delete(session.id);
+      this.releaseChild(session);
+      this.markBusy(root, -1);
+    }
+  }
+
+  /**
+   * A background result reaches its parent: folded into a running turn, or starting one. A
+   * sub-agent parent whose own task call has already returned passes what that new turn
+   * produced on to its parent the same way, so the result climbs to someone who reads it.
+   */
+  deliver(target: LiveSession, part: TextPart): void {
+    const { live, store } = this.deps;
+    // The session may have been reopened (resumed) since the task started: use the live one.
+    // A child released since it returned is taken back, lease and all, as it was.
+    let parent = live.get(target.id);
+    if (!parent) {
+      try {
+        store.leases.acquire(target.id);
+      } catch (err) {
+        target.emit('error', { message: errorMessage(err) });
+        return;
+      }
+      // Another process may have resumed it meanwhile: continue from what is stored.
+      target.history = store.loadMessages(target.id);
+      live.set(target.id, target);
+      parent = target;
+    }
+    parent.inbox.push(part);
+    if (this.running.has(parent.id)) return;
+    const root = parent.path[0]!;
+    // Held until the result has been passed up, so `settled` does not resolve in between.
+    this.markBusy(root, +1);
+    const toolLog = parent.parent ? watchToolLog((l) => this.deps.onEvent(l), parent.id) : undefined;
+    void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) })
+      .then((outcome) => {
+        const grandparent = parent.parent;
+        if (!grandparent) return;
+        const row = store.getSession(parent.id);
+        const state = outcome.status === 'completed' || outcome.status === 'max_turns' ? 'completed' : outcome.status;
+        const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
+        this.deliver(grandparent, {
+          type: 'text',
+          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text, toolLog?.log())}`,
+        });
+      })
+      .catch((err: unknown) => {
+        parent.emit('error', { message: errorMessage(err) });
+      })
+      .finally(() => {
+        toolLog?.stop();
+        this.markBusy(root, -1);
+      });
+  }
+
+  /**
+   * A child whose turn has ended gives up its memory (history, tools, closures) and its
+   * lease: its result has gone to the parent, and a resume or a view reads it back from the
+   * store. A later background result for it takes it back (`deliver`).
+   */
+  private releaseChild(session: LiveSession): void {
+    const { live, store } = this.deps;
+    if (!session.parent || this.running.has(session.id) || live.get(session.id) !== session) return;
+    live.delete(session.id);
+    store.leases.release(session.id);
+  }
+
+  private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
+    session.controller = new AbortController();
+    const unlink = linkSignals(session.controller, opts?.links ?? []);
+    this.setStatus(session, 'running');
+    let outcome: TurnOutcome;
+    try {
+      // Esc while servers start cancels the turn (runTurn sees the aborted signal) instead of waiting.
+      await untilAborted(this.deps.refreshTools(session), session.controller.signal);
+      outcome = await runTurn(session, this.deps.loopDeps(), input, turn);
+    } finally {
+      unlink();
+    }
+    const stopped = outcome.status === 'cancelled' ? opts?.stopReason() : undefined;
+    if (stopped) {
+      this.setStatus(session, 'failed', stopped);
+    } else {
+      if (outcome.status === 'failed') session.emit('error', { message: outcome.error ?? 'The turn failed.' });
+      this.setStatus(session, statusAfter(outcome, session.depth), outcome.error);
+    }
+    session.emit('turn.completed', { usage: outcome.usage, cost: outcome.cost });
+    return outcome;
+  }
+
+  private markBusy(rootId: string, delta: number): void {
+    const count = (this.busy.get(rootId) ?? 0) + delta;
+    if (count > 0) {
+      this.busy.set(rootId, count);
+      return;
+    }
+    this.busy.delete(rootId);
+    const waiters = this.settleWaiters.get(rootId) ?? [];
+    this.settleWaiters.delete(rootId);
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** Resolves when `work` does or `signal` aborts, whichever is first; `work` goes on either way. */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    work.then(done, (err: unknown) => {
+      signal.removeEventListener('abort', done);
+      reject(err);
+    });
+  });
+}
+
+/** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */
+function linkSignals(controller: AbortController, signals: readonly AbortSignal[]): () => void {
+  const abort = () => controller.abort();
+  for (const signal of signals) {
+    if (signal.aborted) controller.abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  }
+  return () => {
+    for (const signal of signals) signal.removeEventListener('abort', abort);
+  };
+}
+
+function statusAfter(outcome: TurnOutcome, depth: number): SessionStatus {
+  switch (outcome.status) {
+    case 'failed':
+      return 'failed';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return depth === 0 ? 'idle' : 'completed';
+  }
+}
