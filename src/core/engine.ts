@@ -1,6 +1,11 @@
 // The headless core's public API. The UI and the `run` printers only call these methods and
 // listen to the event stream; everything about agents, tools, permissions, persistence and
-// sub-agents happens behind it.
+// sub-agents happens behind it. The engine is a façade: `engine/session-factory.ts` opens live
+// sessions (rules, approvals, tools, system prompt), `engine/turn-scheduler.ts` runs turns,
+// delivers background results and tracks when a root has settled, and
+// `engine/subagent-host.ts` connects the sub-agent supervisor to both. What stays here is
+// what the front ends call: sessions and their settings, prompts and commands, compaction,
+// questions and permission replies, models and MCP status.
 import type { LiveSession } from './agent/live-session.js';
 import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, type CompactResult, type ContextDeps } from './context/index.js';
@@ -22,10 +27,11 @@ import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costFunction, knownModels, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
-import { TASK_TOOL, SubagentSupervisor, type SubagentHost, type SubagentSettings } from './subagents/index.js';
+import { TASK_TOOL, SubagentSupervisor } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
+import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
 
 export { agentToolNames } from './engine/session-factory.js';
@@ -116,7 +122,16 @@ export class Engine {
       refreshTools: (session) => this.sessions.refreshMcpTools(session),
       onEvent: (listener) => this.bus.on(listener),
     });
-    this.supervisor = new SubagentSupervisor(this.subagentHost());
+    this.supervisor = new SubagentSupervisor(
+      subagentHost({
+        options,
+        live: this.live,
+        sessions: this.sessions,
+        turns: this.turns,
+        onEvent: (listener) => this.bus.on(listener),
+        emitFor: this.emitFor.bind(this),
+      }),
+    );
     registerSecrets(providerKeys(options.config.provider));
   }
 
@@ -385,50 +400,6 @@ export class Engine {
   /** Sessions held in memory: roots in use and children under way (the rest live in the store). */
   liveSessionCount(): number {
     return this.live.size;
-  }
-
-  private subagentHost(): SubagentHost {
-    return {
-      settings: this.subagentSettings(),
-      store: this.options.store,
-      agent: (name) => this.options.agents.get(name),
-      subagents: () =>
-        [...this.options.agents.values()].filter((a) => (a.mode === 'subagent' || a.mode === 'all') && !a.disable),
-      resolveModel: (name, fallback) => resolveModelName(name, fallback),
-      createChild: (parent, fields) => {
-        const row = this.options.store.createSession({
-          ...fields,
-          parent_id: parent.id,
-          status: 'queued',
-          cwd: parent.cwd,
-          depth: parent.depth + 1,
-        });
-        this.emitFor(row.id, row.agent, [...parent.path, row.id], 'session.created', {
-          parent_id: parent.id,
-          title: row.title,
-          tool_call_id: fields.tool_call_id,
-          task_description: fields.task_description,
-          depth: row.depth,
-        });
-        this.emitFor(row.id, row.agent, [...parent.path, row.id], 'session.status', { status: 'queued' });
-        return row;
-      },
-      openChild: (row, parent, narrow) => {
-        // Built afresh every time: a resumed child gets the gates of the parent calling it now.
-        this.live.delete(row.id);
-        return this.sessions.open(row, parent, narrow);
-      },
-      runChild: (child, input, opts) => this.turns.runLive(child, input, opts),
-      // A child another process holds (it resumed it, or runs it) counts as running too.
-      isRunning: (id) => this.turns.isRunning(id) || this.options.store.leases.otherHolder(id) !== undefined,
-      onEvent: (listener) => this.bus.on(listener),
-      deliver: (parent, text) => this.turns.deliver(parent, { type: 'text', text }),
-      trackBackground: (rootId, work) => this.turns.trackBackground(rootId, work),
-    };
-  }
-
-  private subagentSettings(): SubagentSettings {
-    return this.options.config.subagents;
   }
 
   private loopDeps(): LoopDeps {

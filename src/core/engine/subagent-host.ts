@@ -1,0 +1,63 @@
+// Connects the sub-agent supervisor to the engine's parts. Contract: `subagentHost` returns the
+// `SubagentHost` the supervisor works through — children are created in the store (announced
+// with `session.created` and a queued `session.status`), opened afresh by the session factory
+// under the parent calling them now, run and delivered to by the turn scheduler, and a child
+// counts as running while this engine runs it or another process holds its lease.
+import type { LiveSession } from '../agent/live-session.js';
+import type { EventListener, EventPayloads, EventType } from '../events.js';
+import { resolveModelName } from '../provider/index.js';
+import type { SubagentHost } from '../subagents/index.js';
+import type { EngineOptions } from '../engine.js';
+import type { SessionFactory } from './session-factory.js';
+import type { TurnScheduler } from './turn-scheduler.js';
+
+export interface SubagentHostDeps {
+  options: EngineOptions;
+  /** Sessions held in memory, shared with the engine, the factory and the scheduler. */
+  live: Map<string, LiveSession>;
+  sessions: SessionFactory;
+  turns: TurnScheduler;
+  onEvent: (listener: EventListener) => () => void;
+  emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
+}
+
+export function subagentHost(deps: SubagentHostDeps): SubagentHost {
+  const { options, live, sessions, turns, emitFor } = deps;
+  const store = options.store;
+  return {
+    settings: options.config.subagents,
+    store,
+    agent: (name) => options.agents.get(name),
+    subagents: () => [...options.agents.values()].filter((a) => (a.mode === 'subagent' || a.mode === 'all') && !a.disable),
+    resolveModel: (name, fallback) => resolveModelName(name, fallback),
+    createChild: (parent, fields) => {
+      const row = store.createSession({
+        ...fields,
+        parent_id: parent.id,
+        status: 'queued',
+        cwd: parent.cwd,
+        depth: parent.depth + 1,
+      });
+      emitFor(row.id, row.agent, [...parent.path, row.id], 'session.created', {
+        parent_id: parent.id,
+        title: row.title,
+        tool_call_id: fields.tool_call_id,
+        task_description: fields.task_description,
+        depth: row.depth,
+      });
+      emitFor(row.id, row.agent, [...parent.path, row.id], 'session.status', { status: 'queued' });
+      return row;
+    },
+    openChild: (row, parent, narrow) => {
+      // Built afresh every time: a resumed child gets the gates of the parent calling it now.
+      live.delete(row.id);
+      return sessions.open(row, parent, narrow);
+    },
+    runChild: (child, input, opts) => turns.runLive(child, input, opts),
+    // A child another process holds (it resumed it, or runs it) counts as running too.
+    isRunning: (id) => turns.isRunning(id) || store.leases.otherHolder(id) !== undefined,
+    onEvent: deps.onEvent,
+    deliver: (parent, text) => turns.deliver(parent, { type: 'text', text }),
+    trackBackground: (rootId, work) => turns.trackBackground(rootId, work),
+  };
+}
