@@ -126,7 +126,7 @@ export class SessionFactory {
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
-      askUserTool as unknown as Tool,
+      askUserTool,
     ];
     // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
     const selectTools = () => {

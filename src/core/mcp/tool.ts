@@ -40,7 +40,7 @@ export function createMcpTool(server: string, info: McpToolInfo, call: McpCall):
           : output;
       return { output: capped, ...(isError ? { isError: true } : {}), metadata: { server, tool: info.name } };
     },
-  }) as unknown as Tool;
+  });
 }
 
 /** The server's schema minus keys the Messages API does not take at the top level. */

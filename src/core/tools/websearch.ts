@@ -51,5 +51,5 @@ export function createWebsearchTool(search: WebSearch): Tool {
       const output = [result.text || 'The search found nothing to answer the query.', ...(sources.length ? ['', 'Sources:', ...sources] : [])].join('\n');
       return { output, metadata: { sources: result.sources } };
     },
-  }) as unknown as Tool;
+  });
 }
