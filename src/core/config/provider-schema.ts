@@ -19,6 +19,14 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/**
+ * A provider's `baseURL`. Empty is allowed: an unset `{env:…}` becomes '' and then means
+ * "the default endpoint" (the SDK's, or the preset's).
+ */
+export const BaseUrlSchema = z
+  .string()
+  .refine((v) => v === '' || isHttpUrl(v), { message: 'must be an http:// or https:// URL' });
+
 /** `models.<id>.limit`: the model's context window and output cap, in tokens. */
 export const ModelLimitSchema = z.strictObject({
   context: z.number().int().positive().optional(),
@@ -40,11 +48,7 @@ export const ModelEntrySchema = z.strictObject({
 
 export const CustomProviderSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPES).optional(),
-  // Empty is allowed: an unset `{env:…}` becomes '' and then means "the preset's default".
-  baseURL: z
-    .string()
-    .refine((v) => v === '' || isHttpUrl(v), { message: 'must be an http:// or https:// URL' })
-    .optional(),
+  baseURL: BaseUrlSchema.optional(),
   apiKey: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   models: z.record(z.string(), ModelEntrySchema).optional(),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
 import { McpConfigSchema } from '../mcp/config.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
-import { CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
+import { BaseUrlSchema, CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
 import { DEFAULT_MODEL } from '../provider/models.js';
 
 export { ModelLimitSchema } from './provider-schema.js';
@@ -23,15 +23,6 @@ export const DEFAULT_KEYBINDS = {
   session_list: '<leader>l',
 } as const;
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 
 /** When and how a session's context is compacted (DESIGN §12). */
 export const CompactionSchema = z.strictObject({
@@ -42,11 +33,7 @@ export const CompactionSchema = z.strictObject({
 
 const AnthropicProviderSchema = z.strictObject({
   apiKey: z.string().optional(),
-  // Empty is allowed: an unset `{env:ANTHROPIC_BASE_URL}` becomes '' and then means "the SDK default".
-  baseURL: z
-    .string()
-    .refine((v) => v === '' || isHttpUrl(v), { message: 'must be an http:// or https:// URL' })
-    .optional(),
+  baseURL: BaseUrlSchema.optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
   idleTimeoutMs: z.number().int().min(1000).optional(),
   requestTimeoutMs: z.number().int().min(1000).optional(),

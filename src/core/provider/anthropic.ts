@@ -8,7 +8,7 @@ import { AbortedError, RunError } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
 import { quietSdkCall, sdkLogLevel } from './sdk-log.js';
 import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
-import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
+import { AttemptFailed, retryPolicyOf, withRetries, type Failure } from './retry.js';
 import { webSearchParams, webSearchResult } from './anthropic-websearch.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec, WebSearchRequest, WebSearchResult } from './types.js';
 import { retryAfter, rootCause } from './http-failure.js';
@@ -73,12 +73,7 @@ export class AnthropicProvider implements Provider {
     const params = toWireParams(request);
     const baseURL = this.options.baseURL || DEFAULT_BASE_URL;
     return withRetries({
-      policy: {
-        maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-        baseDelayMs: this.options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-        idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
-        requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_RETRY_POLICY.requestTimeoutMs,
-      },
+      policy: retryPolicyOf(this.options),
       signal: request.signal,
       service: SERVICE,
       deadlineKey: 'provider.anthropic.requestTimeoutMs',

@@ -8,7 +8,7 @@ import type OpenAI from 'openai';
 import { AbortedError, RunError } from '../errors.js';
 import { retryAfter, rootCause } from './http-failure.js';
 import { ReplyAssembler, toWireMessages, toWireTools } from './openai-wire.js';
-import { AttemptFailed, DEFAULT_RETRY_POLICY, withRetries, type Failure } from './retry.js';
+import { AttemptFailed, retryPolicyOf, withRetries, type Failure } from './retry.js';
 import { sdkLogLevel } from './sdk-log.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent } from './types.js';
 
@@ -98,12 +98,7 @@ export class OpenAICompatibleProvider implements Provider {
       ...(tools.length ? { tools } : {}),
     };
     return withRetries({
-      policy: {
-        maxRetries: this.options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-        baseDelayMs: this.options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-        idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
-        requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_RETRY_POLICY.requestTimeoutMs,
-      },
+      policy: retryPolicyOf(this.options),
       signal: request.signal,
       service: this.service,
       deadlineKey: `provider.${this.options.name}.requestTimeoutMs`,

@@ -44,6 +44,24 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   requestTimeoutMs: 120_000,
 };
 
+/** A provider's retry settings, each falling back to the default when not configured. */
+export interface RetrySettings {
+  maxRetries?: number | undefined;
+  retryBaseDelayMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
+  requestTimeoutMs?: number | undefined;
+}
+
+/** The policy a provider's settings give (the same for every provider type). */
+export function retryPolicyOf(settings: RetrySettings): RetryPolicy {
+  return {
+    maxRetries: settings.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    baseDelayMs: settings.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+    idleTimeoutMs: settings.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_RETRY_POLICY.requestTimeoutMs,
+  };
+}
+
 const MAX_RETRY_DELAY_MS = 30_000;
 
 /** How a provider describes one failed attempt. */
