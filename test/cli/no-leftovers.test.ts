@@ -4,12 +4,13 @@
 // SIGINT ends the program at once even while a command ignores SIGTERM and a pool thread
 // is stuck.
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCli, runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { text, toolResults, toolUse } from '../support/fake-anthropic.js';
 import { waitFor } from '../tools/context.js';
+import { liveProcessesWhere } from '../support/processes.js';
 
 const linux = existsSync('/proc/self/environ');
 let ctx: CliProject;
@@ -28,19 +29,7 @@ afterEach(async () => {
 
 /** Live (non-zombie) processes whose command line contains `needle`, or is exactly it with `exact`. */
 function liveProcesses(needle: string, exact = false): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if ((exact ? cmdline === `${needle} ` : cmdline.includes(needle)) && state !== 'Z' && state !== 'X') found.push(Number(pid));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found;
+  return liveProcessesWhere((cmdline) => (exact ? cmdline === `${needle} ` : cmdline.includes(needle)));
 }
 
 function uniqueSleep(): string {

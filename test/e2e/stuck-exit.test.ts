@@ -12,6 +12,7 @@ import { startFakeServer, toolUse, text, type FakeServer } from '../support/fake
 import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { waitFor as sharedWaitFor } from '../support/wait.js';
+import { liveProcessesWhere } from '../support/processes.js';
 
 let home: string;
 const server = tmuxServer(`oci-stuck-${process.pid}`);
@@ -53,19 +54,7 @@ function killUi(name: string): void {
 
 /** Live (non-zombie) processes whose command line is exactly `sleep <d>`, or contains `d` with `loose`. */
 function sleeps(d: string, loose = false): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if ((loose ? cmdline.includes(d) : cmdline === `sleep ${d} `) && state !== 'Z' && state !== 'X') found.push(Number(pid));
-    } catch {
-      // gone
-    }
-  }
-  return found;
+  return liveProcessesWhere((cmdline) => (loose ? cmdline.includes(d) : cmdline === `sleep ${d} `));
 }
 
 function screen(name: string): string {

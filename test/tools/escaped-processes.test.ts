@@ -2,32 +2,17 @@
 // disown) are still found through the environment marker and ended: when the command ends,
 // times out or is cancelled (test/cli/no-leftovers.test.ts covers the program's exit). Each test's sleeps have a duration
 // unique to the test, which is how they are found in /proc afterwards.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bashTool } from '../../src/core/tools/bash.js';
 import { PROCESS_MARKER_VAR } from '../../src/core/tools/process.js';
 import { makeContext, removeDir, run, waitFor, type FakeContext } from './context.js';
+import { liveProcesses } from '../support/processes.js';
 
 const linux = existsSync('/proc/self/environ');
 const dirs: string[] = [];
 const durations: string[] = [];
 
-/** Live (non-zombie) processes whose command line contains `needle`. */
-function liveProcesses(needle: string): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (cmdline.includes(needle) && state !== 'Z' && state !== 'X') found.push(Number(pid));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found;
-}
 
 /** A sleep duration no other test or process uses. */
 function uniqueSleep(): string {
