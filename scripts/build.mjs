@@ -1,13 +1,13 @@
 // Bundles the CLI into dist/ with esbuild. Dependencies are bundled (fewer files to resolve
 // at start-up) except native better-sqlite3; dynamic imports (the SDK, the TUI) become
-// separate chunks loaded only when used. Beside them: dist/tui.js, the same CLI as one
-// script for the interactive UI, compiled with V8's code cache (scripts/tui-script.mjs),
-// and dist/boot.js, which bin/opencode-ink.js loads to pick one or the other.
+// separate chunks loaded only when used. Beside them: dist/tui.js and dist/run.js, the same
+// CLI as one script each for the interactive UI and for `run`, compiled with V8's code cache
+// (scripts/cli-script.mjs), and dist/boot.js, which bin/opencode-ink.js loads to pick one.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { graphemeShims } from './grapheme-plugins.mjs';
-import { buildTuiScript } from './tui-script.mjs';
+import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
 
 /**
@@ -36,7 +36,7 @@ rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // Ink's text measuring without ICU for plain text (src/shims/).
 const shims = graphemeShims();
 
-/** What the ES module build and dist/tui.js share. */
+/** What the ES module build and the code-cached scripts share. */
 const common = {
   bundle: true,
   platform: 'node',
@@ -71,7 +71,20 @@ const esm = await build({
   metafile: true,
 });
 
-await buildTuiScript({ options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' });
+const script = { options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' };
+await buildCliScript({ ...script, name: 'tui' });
+// `run` and `-p` (dist/boot.js picks this script for nothing else) always need a model SDK,
+// and never the UI or the editor protocol.
+const unreachable = (what) => `throw new Error('dist/run.js does not include ${what}: start it from dist/cli.js');`;
+await buildCliScript({
+  ...script,
+  name: 'run',
+  inline: ['@anthropic-ai/sdk', 'openai'],
+  stubs: {
+    'src/cli/commands/tui.ts': `export function tuiCommand(): never { ${unreachable('the interactive UI')} }`,
+    'src/acp/index.ts': `export function runAcp(): never { ${unreachable('the editor protocol')} }`,
+  },
+});
 
 // Small and self-contained: the `run` path pays for it before loading dist/cli.js.
 await build({

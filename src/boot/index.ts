@@ -1,8 +1,9 @@
 // Loaded by bin/opencode-ink.js (as dist/boot.js) to pick how the CLI starts. The
-// interactive UI runs from dist/tui.js, the whole CLI as one classic script that V8 can
-// compile from a code cache (Node 20 has none for ES modules): the first start stores the
-// compiled code once the first frame is drawn, later starts skip most of the compiling.
-// Every other command imports dist/cli.js, the ES module bundle, which never loads the UI.
+// interactive UI runs from dist/tui.js and `run` (or `-p`) from dist/run.js: the CLI as one
+// classic script each, which V8 can compile from a code cache (Node 20 has none for ES
+// modules). The first start stores the compiled code once the UI's first frame is drawn, or
+// once the run is over; later starts skip most of the compiling. Every other command imports
+// dist/cli.js, the ES module bundle, which never loads the UI.
 //
 // The cache is an optimisation only: a missing, corrupt or rejected file means compiling as
 // usual, and failing to write one is ignored.
@@ -22,8 +23,10 @@ export type Main = (argv: string[], hooks?: StartupHooks) => Promise<number>;
 /** Arguments that name a command (or help) rather than the interactive UI. */
 const COMMAND_WORDS = new Set(['run', 'sessions', 'agents', 'acp', 'help', '--help', '-h', '--version', '-v', '-p', '--print']);
 
-/** The hash the build writes into dist/tui.js's first line. */
-const SCRIPT_HASH = /\/\*opencode-ink-tui:([0-9a-f]{32})\*\//;
+/** The script's name and hash, which the build writes into its first line. */
+const SCRIPT_MARK = /\/\*opencode-ink-script:(tui|run):([0-9a-f]{32})\*\//;
+
+export type ScriptName = 'tui' | 'run';
 
 const MAGIC = Buffer.from('OCV8');
 const HEADER_BYTES = MAGIC.length + 20; // magic, then the SHA-1 of the V8 data
@@ -31,6 +34,17 @@ const HEADER_BYTES = MAGIC.length + 20; // magic, then the SHA-1 of the V8 data
 /** Whether these arguments start the interactive UI (a guess: only the speed differs if wrong). */
 export function wantsTui(argv: readonly string[], interactive: boolean): boolean {
   return interactive && !argv.some((a) => COMMAND_WORDS.has(a));
+}
+
+/**
+ * The code-cached script that serves these arguments, if any. dist/run.js lacks the UI, so
+ * it is picked only when the first argument makes it certain that no UI starts: `run`, or
+ * `-p` (with which the top-level command always prints instead).
+ */
+export function scriptFor(argv: readonly string[], interactive: boolean): ScriptName | undefined {
+  const first = argv[0];
+  if (first === 'run' || first === '-p' || first === '--print') return 'run';
+  return wantsTui(argv, interactive) ? 'tui' : undefined;
 }
 
 /** Where the code cache lives: under OPENCODE_INK_DATA_DIR, else the XDG cache folder; undefined when that is not an absolute path. */
@@ -43,12 +57,13 @@ export function codeCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   return isAbsolute(dir) ? dir : undefined;
 }
 
-/** The CLI's `main`: from dist/tui.js for the interactive UI, else from dist/cli.js. */
+/** The CLI's `main`: from dist/tui.js for the interactive UI, dist/run.js for `run`, else from dist/cli.js. */
 export async function loadMain(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Main> {
   performance.mark('boot:start');
   const here = dirname(fileURLToPath(import.meta.url));
-  if (wantsTui(argv, Boolean(process.stdin.isTTY && process.stdout.isTTY))) {
-    const script = loadScript(join(here, 'tui.js'), codeCacheDir(env));
+  const name = scriptFor(argv, Boolean(process.stdin.isTTY && process.stdout.isTTY));
+  if (name) {
+    const script = loadScript(join(here, `${name}.js`), codeCacheDir(env));
     if (script) {
       // In the start-up trace (OPENCODE_INK_TRACE_STARTUP): whether the cache was used.
       performance.mark(`boot:code-cache-${script.cache}`);
@@ -67,25 +82,29 @@ type ScriptFactory = (
 
 export interface LoadedScript {
   main: Main;
-  /** `used`: compiled from the cache; `stale`: none or rejected, written after the first frame; `off`: no cache folder. */
+  /** `used`: compiled from the cache; `stale`: none or rejected, written later; `off`: no cache folder. */
   cache: 'used' | 'stale' | 'off';
 }
 
 /**
  * Compiles and runs the script at `file` (using and later writing a code cache in `cacheDir`)
- * and returns its `main`; undefined when the file is missing or not a TUI script.
+ * and returns its `main`; undefined when the file is missing or not one of the CLI's scripts.
+ * A stale cache is written once the compiled code worth caching has run: for the UI after
+ * its first frame, for `run` when `main` returns (then synchronously: the process exits next).
  */
 export function loadScript(file: string, cacheDir: string | undefined): LoadedScript | undefined {
   let source: string;
   try {
-    source = fs().readFileSync(file, 'utf8');
+    // The build keeps the scripts ASCII (scripts/cli-script.mjs): Latin-1 reads the same text, faster.
+    source = fs().readFileSync(file, 'latin1');
   } catch {
     return undefined;
   }
-  const hash = SCRIPT_HASH.exec(source.slice(0, 500))?.[1];
-  if (!hash) return undefined;
+  const mark = SCRIPT_MARK.exec(source.slice(0, 500));
+  if (!mark) return undefined;
+  const [, name, hash] = mark;
   // V8 rejects data from another V8 version or flags; the name keeps one per Node version.
-  const cacheFile = cacheDir ? join(cacheDir, `tui-${hash}-${process.version}-${process.arch}.v8`) : undefined;
+  const cacheFile = cacheDir ? join(cacheDir, `${name}-${hash}-${process.version}-${process.arch}.v8`) : undefined;
   const cachedData = cacheFile ? readCodeCache(cacheFile) : undefined;
   const vm = require('node:vm') as typeof import('node:vm');
   const script = new vm.Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
@@ -96,19 +115,27 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
   const { main } = factory(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href));
   if (!cacheFile) return { main, cache: 'off' };
   if (!stale) return { main, cache: 'used' };
-  // The compiled code worth caching is what the start-up ran: write it after the first frame.
   let saved = false;
   const save = () => {
     if (saved) return;
     saved = true;
-    setImmediate(() => {
-      try {
-        writeCodeCache(cacheFile, script.createCachedData());
-      } catch {
-        // no cache this time
-      }
-    });
+    try {
+      writeCodeCache(cacheFile, script.createCachedData());
+    } catch {
+      // no cache this time
+    }
   };
+  if (name === 'run') {
+    return {
+      cache: 'stale',
+      main: async (argv, hooks) => {
+        const code = await main(argv, hooks);
+        save();
+        return code;
+      },
+    };
+  }
+  // The compiled code worth caching is what the start-up ran: write it after the first frame.
   return {
     cache: 'stale',
     main: (argv, hooks) =>
@@ -116,7 +143,7 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
         ...hooks,
         onFirstFrame: () => {
           hooks?.onFirstFrame?.();
-          save();
+          setImmediate(save);
         },
       }),
   };
@@ -158,11 +185,11 @@ export function writeCodeCache(file: string, data: Uint8Array): boolean {
     }
     return false;
   }
-  const hash = /^tui-([0-9a-f]{32})-/.exec(basename(file))?.[1];
+  const [, script, hash] = /^(\w+)-([0-9a-f]{32})-/.exec(basename(file)) ?? [];
   try {
     for (const name of readdirSync(dir)) {
-      const other = /^tui-([0-9a-f]{32})-.*\.v8(\.\d+\.tmp)?$/.exec(name);
-      if (other && other[1] !== hash) rmSync(join(dir, name), { force: true });
+      const other = /^(\w+)-([0-9a-f]{32})-.*\.v8(\.\d+\.tmp)?$/.exec(name);
+      if (other && other[1] === script && other[2] !== hash) rmSync(join(dir, name), { force: true });
     }
   } catch {
     // stale caches stay; they are only unused files

@@ -1,12 +1,13 @@
 // The loader behind bin/opencode-ink.js: which bundle it picks, and the V8 code cache of the
-// interactive UI's script: where it lives, that a missing, corrupt or rejected cache only
-// costs a normal compile, and that writing one is atomic and never throws.
+// scripts for the interactive UI and for `run`: where it lives, when it is written, that a
+// missing, corrupt or rejected cache only costs a normal compile, and that writing one is
+// atomic and never throws.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheDir, loadScript, readCodeCache, wantsTui, writeCodeCache } from '../../src/boot/index.js';
+import { codeCacheDir, loadScript, readCodeCache, scriptFor, wantsTui, writeCodeCache, type ScriptName } from '../../src/boot/index.js';
 
 let dir: string;
 
@@ -17,16 +18,16 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const HASH = 'ab'.repeat(16);
 
-/** A script in dist/tui.js's shape whose `main` draws its "first frame" and returns 7. */
-function writeScript(file: string, hash = HASH): void {
+/** A script in dist/tui.js's (or run.js's) shape whose `main` draws its "first frame" and returns 7 + its argument count. */
+function writeScript(file: string, hash = HASH, name: ScriptName = 'tui'): void {
   const body = [
-    'var __ocTui = { main: async (argv, hooks) => { hooks?.onFirstFrame?.(); return argv.length + 7; },',
+    'var __ocCli = { main: async (argv, hooks) => { hooks?.onFirstFrame?.(); return argv.length + 7; },',
     // Enough code for V8 to have something to cache, compiled by running it.
     ...Array.from({ length: 50 }, (_, i) => `f${i}: (x) => x * ${i} + String(x).length,`),
     '};',
-    'for (const k of Object.keys(__ocTui)) if (k !== "main") __ocTui[k](3);',
+    'for (const k of Object.keys(__ocCli)) if (k !== "main") __ocCli[k](3);',
   ].join('\n');
-  writeFileSync(file, `(function (require, __ocImportMeta, __ocImport) {"use strict";/*opencode-ink-tui:${hash}*/\n${body}\nreturn __ocTui;\n})\n`);
+  writeFileSync(file, `(function (require, __ocImportMeta, __ocImport) {"use strict";/*opencode-ink-script:${name}:${hash}*/\n${body}\nreturn __ocCli;\n})\n`);
 }
 
 const nextTick = () => new Promise((resolve) => setImmediate(resolve));
@@ -37,6 +38,25 @@ describe('wantsTui', () => {
     expect(wantsTui(['fix the tests', '-m', 'anthropic/x'], true)).toBe(true);
     expect(wantsTui([], false)).toBe(false);
     for (const word of ['run', 'sessions', 'agents', 'help', '--help', '-h', '--version', '-p', '--print']) expect(wantsTui([word, 'x'], true)).toBe(false);
+  });
+});
+
+describe('scriptFor', () => {
+  it('serves `run` and `-p` from dist/run.js, in a terminal or not', () => {
+    for (const interactive of [true, false]) {
+      expect(scriptFor(['run', 'say ok'], interactive)).toBe('run');
+      expect(scriptFor(['-p', 'say ok'], interactive)).toBe('run');
+      expect(scriptFor(['--print', '-m', 'x/y', 'say ok'], interactive)).toBe('run');
+    }
+  });
+
+  it('leaves arguments that only might not start the UI to dist/cli.js, which has it', () => {
+    // `--agent run` starts the UI with an agent named "run": dist/run.js cannot draw it.
+    expect(scriptFor(['--agent', 'run'], true)).toBeUndefined();
+    expect(scriptFor(['--debug', 'run', 'x'], true)).toBeUndefined();
+    expect(scriptFor(['sessions'], true)).toBeUndefined();
+    expect(scriptFor([], false)).toBeUndefined();
+    expect(scriptFor(['fix the tests'], true)).toBe('tui');
   });
 });
 
@@ -88,11 +108,12 @@ describe('the cache file', () => {
     }
   });
 
-  it('removes the caches of other builds but keeps other Node versions of this one', () => {
+  it('removes the caches of other builds but keeps other Node versions and the other script', () => {
     const other = 'cd'.repeat(16);
-    for (const name of [`tui-${other}-v1-x64.v8`, `tui-${other}-v1-x64.v8.123.tmp`, `tui-${HASH}-v2-x64.v8`, 'unrelated.txt']) writeFileSync(join(dir, name), 'x');
+    const names = [`tui-${other}-v1-x64.v8`, `tui-${other}-v1-x64.v8.123.tmp`, `tui-${HASH}-v2-x64.v8`, `run-${other}-v1-x64.v8`, 'unrelated.txt'];
+    for (const name of names) writeFileSync(join(dir, name), 'x');
     writeCodeCache(join(dir, `tui-${HASH}-v1-x64.v8`), Buffer.from('x'));
-    expect(readdirSync(dir).sort()).toEqual([`tui-${HASH}-v1-x64.v8`, `tui-${HASH}-v2-x64.v8`, 'unrelated.txt']);
+    expect(readdirSync(dir).sort()).toEqual([`run-${other}-v1-x64.v8`, `tui-${HASH}-v1-x64.v8`, `tui-${HASH}-v2-x64.v8`, 'unrelated.txt']);
   });
 });
 
@@ -111,6 +132,20 @@ describe('loadScript', () => {
     const files = readdirSync(cache);
     expect(files).toEqual([`tui-${HASH}-${process.version}-${process.arch}.v8`]);
 
+    const second = loadScript(script, cache);
+    expect(second?.cache).toBe('used');
+    expect(await second!.main([])).toBe(7);
+  });
+
+  it("writes run's cache as `main` returns, before the process may exit, then compiles from it", async () => {
+    const script = join(dir, 'run.js');
+    writeScript(script, HASH, 'run');
+    const cache = join(dir, 'cache');
+    const first = loadScript(script, cache);
+    expect(first?.cache).toBe('stale');
+    expect(await first!.main(['run', 'x'])).toBe(9);
+    // No tick in between: bin/opencode-ink.js exits right after `main`.
+    expect(readdirSync(cache)).toEqual([`run-${HASH}-${process.version}-${process.arch}.v8`]);
     const second = loadScript(script, cache);
     expect(second?.cache).toBe('used');
     expect(await second!.main([])).toBe(7);
@@ -160,12 +195,24 @@ describe('loadScript', () => {
   });
 });
 
-describe('the built dist/tui.js', () => {
+describe.each(['tui', 'run'])('the built dist/%s.js', (name) => {
+  const text = () => readFileSync(join(import.meta.dirname, '..', '..', 'dist', `${name}.js`), 'utf8');
+
   it('names its code cache by the hash of its content', () => {
-    const text = readFileSync(join(import.meta.dirname, '..', '..', 'dist', 'tui.js'), 'utf8');
-    const firstLine = text.slice(0, text.indexOf('\n'));
-    const hash = /opencode-ink-tui:([0-9a-f]{32})/.exec(firstLine)?.[1];
-    const body = text.slice(text.indexOf('\n') + 1, text.lastIndexOf('return __ocTui;'));
+    const source = text();
+    const firstLine = source.slice(0, source.indexOf('\n'));
+    const hash = new RegExp(`opencode-ink-script:${name}:([0-9a-f]{32})`).exec(firstLine)?.[1];
+    const body = source.slice(source.indexOf('\n') + 1, source.lastIndexOf('return __ocCli;'));
     expect(hash).toBe(createHash('sha256').update(body).digest('hex').slice(0, 32));
+  });
+});
+
+describe('the built dist/run.js', () => {
+  it('carries neither the UI nor the editor protocol, and has the model SDKs inside', () => {
+    const source = readFileSync(join(import.meta.dirname, '..', '..', 'dist', 'run.js'), 'utf8');
+    expect(source).not.toContain('react-reconciler');
+    expect(source).not.toContain('session/prompt');
+    expect(source).toContain('dist/run.js does not include the interactive UI');
+    expect(source).toMatch(/class Anthropic\w* extends BaseAnthropic/);
   });
 });

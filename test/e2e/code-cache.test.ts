@@ -2,11 +2,14 @@
 // times over the same data folder: the first start writes the V8 code cache once its first
 // frame is drawn, the second compiles from it (and leaves it alone), and a corrupt cache
 // costs nothing but a normal start that replaces it. Keys typed during start-up arrive.
+// `run` does the same from dist/run.js, writing its cache when the run is over.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache } from '../../src/boot/index.js';
+import { runCli, startCliProject } from '../support/cli.js';
+import { text } from '../support/fake-anthropic.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { waitFor as sharedWaitFor } from '../support/wait.js';
@@ -81,4 +84,35 @@ describe.runIf(hasTmux || process.env.CI)('the code cache of the interactive UI'
     await waitFor(() => (readCodeCache(path) ? true : undefined), 'the replaced cache');
     expect(cacheFiles()).toEqual([file]);
   }, 60_000);
+});
+
+describe('the code cache of `run`', () => {
+  it('is written by the first run, used by the next, and not rejected for the flags a run sets', async () => {
+    const p = await startCliProject();
+    try {
+      p.server.setHandler(() => text('ok'));
+      const cacheDir = join(p.dir, 'data', 'cache');
+      const files = () => readdirSync(cacheDir).filter((name) => name.endsWith('.v8'));
+      const first = await runCli(['run', 'say ok'], { cwd: p.project, env: p.env });
+      expect(first).toMatchObject({ code: 0, stdout: 'ok\n' });
+      // Written before the process exits: no waiting needed.
+      const [file] = files();
+      expect(file).toMatch(/^run-[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+\.v8$/);
+      const path = join(cacheDir, file!);
+      const written = readFileSync(path);
+
+      // A run that V8 refused the cache to (after a changed flag, say) would write it anew.
+      const second = await runCli(['-p', 'say ok again'], { cwd: p.project, env: p.env });
+      expect(second).toMatchObject({ code: 0, stdout: 'ok\n' });
+      expect(files()).toEqual([file]);
+      expect(readFileSync(path).equals(written)).toBe(true);
+
+      writeFileSync(path, 'OCV8 this is not a code cache');
+      expect(await runCli(['run', 'once more'], { cwd: p.project, env: p.env })).toMatchObject({ code: 0, stdout: 'ok\n' });
+      expect(readCodeCache(path)).toBeDefined();
+      expect(p.server.requests).toHaveLength(3);
+    } finally {
+      await p.close();
+    }
+  }, 30_000);
 });

@@ -31,7 +31,15 @@ export interface RunIO {
 export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
   requireCredentials(ctx, opts.model);
-  baselineWasmOnly();
+  const restoreFlags = baselineWasmOnly();
+  try {
+    return await runToCompletion(ctx, prompt, opts, io);
+  } finally {
+    restoreFlags();
+  }
+}
+
+async function runToCompletion(ctx: CliContext, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: false,
@@ -82,9 +90,17 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
  * one-off ~30 MB of RSS (most of a trivial run's peak) and CPU that a run on a shared machine
  * feels; the baseline compiler alone parses a model's stream just as well. Set before the
  * first request compiles the module; the TUI keeps the default for Yoga's layout code.
+ *
+ * Any changed V8 flag makes V8 reject code caches made under other flags: Node's own, for
+ * its internal modules, so undici (which every request loads: the SDKs build `Headers`) is
+ * loaded first; and ours (src/boot), written after the run, so the flag is reset then.
+ * Returns the reset.
  */
-function baselineWasmOnly(): void {
+function baselineWasmOnly(): () => void {
+  void globalThis.Headers;
   setFlagsFromString('--liftoff-only');
+  // The flag also turns off these two by implication, and V8 keeps them off unless told.
+  return () => setFlagsFromString('--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
 }
 
 function report(outcome: TurnOutcome, opts: RunOptions, io: RunIO): number {

@@ -1,12 +1,14 @@
-// Builds dist/tui.js: the CLI with the interactive UI as one classic script (not an ES
-// module), which dist/boot.js compiles with V8's code cache. Node 20 cannot cache the
-// compiled code of ES modules (module.enableCompileCache is Node 22), and compiling ~1.8 MB
-// of JavaScript is a large part of the time to the first frame.
+// Builds the CLI as one classic script (not an ES module), which dist/boot.js compiles with
+// V8's code cache: Node 20 cannot cache the compiled code of ES modules
+// (module.enableCompileCache is Node 22), and compiling megabytes of JavaScript is a large
+// part of a start. Two are built: dist/tui.js for the interactive UI, dist/run.js for `run`.
 //
-// The code is the same as dist/cli.js and its chunks, bundled without splitting: the UI is
-// still evaluated only when the CLI asks for it. Packages the CLI imports lazily (the SDK,
-// highlight.js, turndown, execa) stay out: the script imports dist/'s own ES module chunks
-// for them, through a function the loader passes in, so they load as before.
+// The code is the same as dist/cli.js and its chunks, bundled without splitting: modules
+// imported lazily are still evaluated only when the CLI asks for them. Packages the CLI
+// imports lazily (highlight.js, turndown, execa, and the model SDKs unless `inline` names
+// them) stay out: the script imports dist/'s own ES module chunks for them, through a
+// function the loader passes in, so they load as before. `stubs` replaces source modules the
+// script can never reach (the UI in dist/run.js) so that it does not carry their code.
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -18,13 +20,16 @@ const LAZY = 'oc-lazy-chunk:';
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** The script's parameters, in the order dist/boot.js passes them. */
-const TUI_SCRIPT_PARAMETERS = ['require', '__ocImportMeta', '__ocImport'];
+const SCRIPT_PARAMETERS = ['require', '__ocImportMeta', '__ocImport'];
 
 /**
- * `options`: the esbuild options of the ES module build (bundling, defines, plugins);
- * `esmMetafile`: that build's metafile, to find the chunk of each lazily imported package.
+ * Writes dist/<name>.js. `options`: the esbuild options of the ES module build (bundling,
+ * defines, plugins); `esmMetafile`: that build's metafile, to find the chunk of each lazily
+ * imported package; `inline`: packages bundled into the script although imported lazily;
+ * `stubs`: source file (relative to the repository) → the module that replaces it.
  */
-export async function buildTuiScript({ options, esmMetafile, entry, outdir }) {
+export async function buildCliScript({ name, options, esmMetafile, entry, outdir, inline = [], stubs = {} }) {
+  const file = `${name}.js`;
   const cwd = process.cwd();
   const chunkOfEntry = new Map();
   for (const [file, output] of Object.entries(esmMetafile.outputs)) {
@@ -36,6 +41,7 @@ export async function buildTuiScript({ options, esmMetafile, entry, outdir }) {
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.kind !== 'dynamic-import' || args.pluginData?.lazy || builtins.has(args.path)) return undefined;
+        if (inline.some((pkg) => args.path === pkg || args.path.startsWith(`${pkg}/`))) return undefined;
         const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { lazy: true } });
         if (resolved.errors.length || resolved.external) return undefined;
         const chunk = chunkOfEntry.get(resolved.path);
@@ -57,10 +63,20 @@ export async function buildTuiScript({ options, esmMetafile, entry, outdir }) {
     },
   };
 
+  // Unreachable modules, replaced so that the script does not carry (or parse) their code.
+  const stubbed = {
+    name: 'stubbed-modules',
+    setup(b) {
+      const byPath = new Map(Object.entries(stubs).map(([path, contents]) => [resolve(cwd, path), contents]));
+      if (byPath.size === 0) return;
+      b.onLoad({ filter: /\.tsx?$/ }, (args) => (byPath.has(args.path) ? { contents: byPath.get(args.path), loader: 'ts' } : undefined));
+    },
+  };
+
   const bundled = await build({
     ...options,
     entryPoints: [entry],
-    outfile: join(outdir, 'tui.js'),
+    outfile: join(outdir, file),
     format: 'esm',
     splitting: false,
     write: false,
@@ -68,54 +84,56 @@ export async function buildTuiScript({ options, esmMetafile, entry, outdir }) {
     sourcemap: 'inline',
     banner: {},
     define: { ...options.define, 'import.meta': '__ocImportMeta' },
-    plugins: [externalPackages, ...options.plugins, lazyPackages],
+    plugins: [externalPackages, stubbed, ...options.plugins, lazyPackages],
   });
-  assertNoSharedModules(esmMetafile, lazyChunks, bundled.metafile);
+  assertNoSharedModules(file, esmMetafile, lazyChunks, bundled.metafile);
 
   const esm = bundled.outputFiles.find((f) => f.path.endsWith('.js')).text;
   const withImports = esm.replaceAll(`import("${LAZY}`, '__ocImport("');
-  if (withImports.includes(LAZY)) throw new Error('tui.js: a lazy chunk import was not rewritten');
+  if (withImports.includes(LAZY)) throw new Error(`${file}: a lazy chunk import was not rewritten`);
   // An immediately invoked function instead of a module: imports become require() calls
   // (dynamic ones too) and `module`/`exports` stay undefined, as in an ES module.
   const script = await transform(withImports, {
     format: 'iife',
-    globalName: '__ocTui',
+    globalName: '__ocCli',
     platform: 'node',
     target: options.target,
     supported: { 'dynamic-import': false },
     minifyWhitespace: true,
     sourcemap: 'external',
-    sourcefile: 'tui.js',
+    sourcefile: file,
     legalComments: 'none',
     logLevel: 'warning',
   });
 
   // The hash names the code cache: V8 itself only checks that the source length matches.
   const hash = createHash('sha256').update(script.code).digest('hex').slice(0, 32);
-  const text = `(function (${TUI_SCRIPT_PARAMETERS.join(', ')}) {"use strict";/*opencode-ink-tui:${hash}*/\n${script.code}return __ocTui;\n})\n//# sourceMappingURL=tui.js.map\n`;
+  const text = `(function (${SCRIPT_PARAMETERS.join(', ')}) {"use strict";/*opencode-ink-script:${name}:${hash}*/\n${script.code}return __ocCli;\n})\n//# sourceMappingURL=${file}.map\n`;
+  // dist/boot.js reads the script as Latin-1, which is only the same text for ASCII.
+  if (/[\u0080-\uffff]/.test(text)) throw new Error(`${file}: the script is not ASCII (esbuild's charset option?)`);
   // Fails the build on anything only a module may contain (import.meta, import/export).
-  new vm.Script(text, { filename: 'tui.js' });
+  new vm.Script(text, { filename: file });
   const map = JSON.parse(script.map);
   map.mappings = `;${map.mappings}`; // the wrapper's first line
-  map.file = 'tui.js';
-  writeFileSync(join(outdir, 'tui.js'), text);
-  writeFileSync(join(outdir, 'tui.js.map'), JSON.stringify(map));
+  map.file = file;
+  writeFileSync(join(outdir, file), text);
+  writeFileSync(join(outdir, `${file}.map`), JSON.stringify(map));
 }
 
 /**
  * The lazily imported chunks must not hold a second copy of any module the script bundles,
  * but the stateless text shims, which esbuild places with its runtime helpers.
  */
-function assertNoSharedModules(esmMetafile, lazyChunks, scriptMetafile) {
+function assertNoSharedModules(file, esmMetafile, lazyChunks, scriptMetafile) {
   const stateless = (input) => input.startsWith('src/shims/') || input.startsWith('grapheme-shims:');
   const bundledInputs = new Set(Object.keys(scriptMetafile.inputs).filter((input) => !stateless(input)));
   const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const output = esmMetafile.outputs[file];
+  const visit = (chunk) => {
+    if (seen.has(chunk)) return;
+    seen.add(chunk);
+    const output = esmMetafile.outputs[chunk];
     for (const input of Object.keys(output.inputs)) {
-      if (bundledInputs.has(input)) throw new Error(`tui.js: ${input} would be loaded twice (in tui.js and in ${file})`);
+      if (bundledInputs.has(input)) throw new Error(`${file}: ${input} would be loaded twice (in ${file} and in ${chunk})`);
     }
     for (const imported of output.imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
   };
