@@ -24,12 +24,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Wall time in ms of a synchronous child process, `runs` times (after one warm-up). */
+/** Wall time in ms of a synchronous child process, `runs` times (after one warm-up), in baseEnv() unless told. */
 export function timeSync(cmd: string, args: string[], runs: number, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): number[] {
   const times: number[] = [];
   for (let i = 0; i <= runs; i++) {
     const start = performance.now();
-    const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     const elapsed = performance.now() - start;
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.toString()}`);
     if (i > 0) times.push(elapsed);
@@ -70,9 +70,23 @@ export function tempProject(prefix: string): { dir: string; project: string } {
   return { dir, project };
 }
 
-export function cliEnv(dir: string, serverUrl: string): NodeJS.ProcessEnv {
+/**
+ * The environment every timed process starts with, bare `node -e 0` included, so that ratios
+ * compare like with like: PATH, and NODE_EXTRA_CA_CERTS when this machine sets it (Node then
+ * reads and parses that certificate file at every start: ~30 ms here, before any of our code).
+ * `withCaCerts: false` drops it, for the figures without that cost.
+ */
+export function baseEnv(withCaCerts = true): NodeJS.ProcessEnv {
+  const certs = process.env.NODE_EXTRA_CA_CERTS;
+  return { PATH: process.env.PATH, ...(withCaCerts && certs ? { NODE_EXTRA_CA_CERTS: certs } : {}) };
+}
+
+/** Whether this machine sets NODE_EXTRA_CA_CERTS (see baseEnv). */
+export const MACHINE_SETS_CA_CERTS = Boolean(process.env.NODE_EXTRA_CA_CERTS);
+
+export function cliEnv(dir: string, serverUrl: string, withCaCerts = true): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH,
+    ...baseEnv(withCaCerts),
     HOME: dir,
     OPENCODE_INK_CONFIG_DIR: join(dir, 'config'),
     OPENCODE_INK_DATA_DIR: join(dir, 'data'),
