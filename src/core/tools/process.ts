@@ -62,32 +62,83 @@ function statFields(pid: string): string[] | undefined {
 /**
  * Live processes carrying one of the markers, by marker. Only processes of our own user are
  * readable, which is also all we may signal.
+ *
+ * A process in the middle of execve has a new address space whose environment is not yet
+ * set up: its environ reads as empty for that moment (a command that ends as its
+ * background child execs, `(setsid sleep 9 &)`, is caught there). Such processes are read
+ * again after a few milliseconds; kernel threads, which never have an environment, are not.
  */
 export function markedProcesses(markers: Iterable<string>): Map<string, number[]> {
   const wanted = new Map<string, string>();
   for (const marker of markers) wanted.set(`${PROCESS_MARKER_VAR}=${marker}`, marker);
   const found = new Map<string, number[]>();
   if (!hasProc || wanted.size === 0) return found;
-  for (const pid of procPids()) {
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
-    if (!environ.includes(PROCESS_MARKER_VAR)) continue;
+  const note = (pid: string, environ: string) => {
+    if (!environ.includes(PROCESS_MARKER_VAR)) return;
     for (const entry of environ.split('\0')) {
       const marker = wanted.get(entry);
       if (marker === undefined) continue;
       const state = statFields(pid)?.[0];
-      if (state === undefined || state === 'Z' || state === 'X') break;
+      if (state === undefined || state === 'Z' || state === 'X') return;
       const list = found.get(marker) ?? [];
       list.push(Number(pid));
       found.set(marker, list);
-      break;
+      return;
     }
+  };
+  let unread: string[] = [];
+  for (const pid of procPids()) {
+    const environ = readEnviron(pid);
+    if (environ === '' && mayBeExecing(pid)) unread.push(pid);
+    else if (environ) note(pid, environ);
+  }
+  for (let attempt = 0; attempt < EXEC_RETRIES && unread.length > 0; attempt++) {
+    pause(EXEC_RETRY_MS);
+    const again: string[] = [];
+    for (const pid of unread) {
+      const environ = readEnviron(pid);
+      if (environ === '') again.push(pid);
+      else if (environ) note(pid, environ);
+    }
+    unread = again.filter(mayBeExecing);
   }
   return found;
+}
+
+const EXEC_RETRIES = 4;
+const EXEC_RETRY_MS = 5;
+
+/** The environment block, '' when empty, undefined when unreadable (gone, or another user's). */
+function readEnviron(pid: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether an empty environment may be a moment of execve in one of our commands: a live
+ * process (not a zombie) started after this one, as everything our commands start is. Kernel
+ * threads and processes started with no environment at all (a container's init) are older.
+ */
+function mayBeExecing(pid: string): boolean {
+  const fields = statFields(pid);
+  if (!fields || fields[0] === 'Z' || fields[0] === 'X') return false;
+  return Number(fields[STARTTIME_FIELD]) >= ownStartTime();
+}
+
+/** Index of `starttime` (field 22 of /proc/<pid>/stat) among the fields after the command name. */
+const STARTTIME_FIELD = 19;
+let started: number | undefined;
+function ownStartTime(): number {
+  started ??= Number(statFields(String(process.pid))?.[STARTTIME_FIELD] ?? 0);
+  return started;
+}
+
+/** Blocks this thread for `ms` (the scans are synchronous, and the wait is rare and short). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Live (non-zombie) processes of a group; an approximation from kill(0) without /proc. */
