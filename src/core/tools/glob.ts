@@ -2,7 +2,7 @@
 // for are usually the ones being worked on; .gitignore'd files are hidden like in list/grep.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
+import type fg from 'fast-glob';
 import { z } from 'zod';
 import { IgnoreFilter } from './ignore-files.js';
 import { displayPath, ensureAccess, isInside, realTarget, resolvePath } from './paths.js';
@@ -82,11 +82,13 @@ export const globTool = defineTool({
     // (followSymbolicLinks only governs deeper levels), and braces can name several, as in
     // "{link,src}/*". Any that leads out of the already checked root is checked too.
     const realRoot = await realTarget(root);
-    for (const task of fg.generateTasks(pattern, options)) {
+    // Loaded on first use: its modules (and the CPU count it reads) cost every start otherwise.
+    const { default: glob } = await import('fast-glob');
+    for (const task of glob.generateTasks(pattern, options)) {
       const folder = path.resolve(root, task.base);
       if (!isInside(realRoot, await realTarget(folder))) await ensureAccess(ctx, folder);
     }
-    const found = await fg(pattern, options);
+    const found = await glob(pattern, options);
     ctx.signal.throwIfAborted();
     // .gitignore rules apply from where the search started, as before the pattern's fixed
     // prefix became the root: "dist/*.js" stays hidden like "**/*.js" would.

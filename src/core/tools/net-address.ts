@@ -18,16 +18,21 @@ const RANGES: Array<{ kind: string; network: string; prefix: number; type: 'ipv4
   { kind: 'link-local', network: 'fe80::', prefix: 10, type: 'ipv6' },
 ];
 
-const LISTS = RANGES.map((range) => {
-  const list = new BlockList();
-  list.addSubnet(range.network, range.prefix, range.type);
-  return { kind: range.kind, list };
-});
+// Built on first use: every start loads this module, few fetch a page.
+let lists: Array<{ kind: string; list: BlockList }> | undefined;
+function rangeLists(): Array<{ kind: string; list: BlockList }> {
+  lists ??= RANGES.map((range) => {
+    const list = new BlockList();
+    list.addSubnet(range.network, range.prefix, range.type);
+    return { kind: range.kind, list };
+  });
+  return lists;
+}
 
 /** `loopback`, `private`, `link-local`…, or undefined for a public address (or no IP at all). */
 export function nonPublicKind(address: string): string | undefined {
   const family = isIP(address);
   if (family === 0) return undefined;
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  return LISTS.find(({ list }) => list.check(address, type))?.kind;
+  return rangeLists().find(({ list }) => list.check(address, type))?.kind;
 }
