@@ -72,7 +72,8 @@ const esm = await build({
 });
 
 const script = { options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' };
-await buildCliScript({ ...script, name: 'tui' });
+// marked is imported lazily (after the first frame) but belongs with the UI's cached code.
+await buildCliScript({ ...script, name: 'tui', inline: ['marked'] });
 // `run` and `-p` (dist/boot.js picks this script for nothing else) always need a model SDK,
 // and never the UI or the editor protocol.
 const unreachable = (what) => `throw new Error('dist/run.js does not include ${what}: start it from dist/cli.js');`;

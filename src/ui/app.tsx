@@ -25,6 +25,7 @@ import { navigate, siblingPosition } from './navigation.js';
 import { parseUnifiedDiff, type DiffLine } from './render/diff-lines.js';
 import { DiffView } from './render/diff-view.js';
 import { loadHighlighter } from './render/highlight.js';
+import { loadMarkdown } from './render/markdown.js';
 import { commandMenu } from './slash.js';
 import { liveBudget } from './app/live-budget.js';
 import { handleSlash, type Overlay, type SlashContext } from './app/slash-commands.js';
@@ -96,7 +97,10 @@ export function App(props: AppProps) {
   }, []);
   useEffect(() => () => frames.dispose(), [frames]);
   // After the first frame is on screen.
-  useEffect(() => void loadHighlighter(), []);
+  useEffect(() => {
+    void loadMarkdown();
+    void loadHighlighter();
+  }, []);
   useEffect(() => props.core.on((event) => store.dispatch(event)), [props.core, store]);
 
   // A clean re-print: clear the terminal, then remount <Static> under a new key.

@@ -8,6 +8,7 @@ import { render } from 'ink';
 import type { Config } from '../core/config/index.js';
 import { exitNowIfStuck } from '../core/exit-now.js';
 import { App } from './app.js';
+import { loadMarkdown } from './render/markdown.js';
 import type { UiCore } from './core-api.js';
 import { INK_RENDER_OPTIONS } from './render/ink-options.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './keys/key-stream.js';
@@ -54,6 +55,8 @@ export interface RenderOptions {
 
 /** Renders the app and keeps the terminal sane on quit, SIGINT/SIGTERM and crashes. */
 export async function renderTui(engine: TuiCore, opts: RenderOptions): Promise<number> {
+  // The first frame formats markdown only when it shows messages; else marked loads after it.
+  if (opts.initialPrompt || (engine.history(opts.rootId)?.messages.length ?? 0) > 0) await loadMarkdown();
   const traced = traceFirstWrite();
   const instance = render(
     <App

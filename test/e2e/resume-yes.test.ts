@@ -47,7 +47,8 @@ function start(name: string, args: string[], cols = 100, rows = 30): Term {
 describe.runIf(hasTmux || process.env.CI)('the top-level -r and --yes in a terminal', () => {
   beforeAll(async () => {
     ctx = await startCliProject();
-    ctx.server.enqueue(text('The answer is forty-two.'));
+    // Markdown: a resumed transcript is formatted from the first frame on.
+    ctx.server.enqueue(text('The answer is **forty-two**.'));
     const made = await runCli(['run', 'remember the answer'], { cwd: ctx.project, env: ctx.env });
     expect(made.code).toBe(0);
     const listed = JSON.parse((await runCli(['sessions', '--json'], { cwd: ctx.project, env: ctx.env })).stdout) as Array<{ id: string }>;
@@ -70,8 +71,9 @@ describe.runIf(hasTmux || process.env.CI)('the top-level -r and --yes in a termi
 
   it('-r <id> opens that session with its transcript', async () => {
     const t = start('by-id', ['-r', sessionId]);
-    const screen = await t.waitFor((s) => s.includes('The answer is forty-two.'), 'the resumed transcript');
-    expect(screen).toContain('remember the answer');
+    const screen = await t.waitFor((s) => s.includes('The answer is') && s.includes('remember the answer'), 'the resumed transcript');
+    expect(screen).toContain('The answer is forty-two.');
+    expect(screen).not.toContain('**');
     expect(screen).not.toContain(AUTO_APPROVE_BADGE);
   });
 

@@ -1,6 +1,6 @@
 // Rendering helpers shared by transcript, dialogs and trees: markdown, code, diffs, text fitting.
 
-export { Markdown, lexMarkdown, type MarkdownProps } from './markdown.js';
+export { Markdown, lexMarkdown, loadMarkdown, type MarkdownProps } from './markdown.js';
 export { CodeBlock, type CodeBlockProps } from './code-block.js';
 export { highlightLines, loadHighlighter, resolveLanguage, type Segment } from './highlight.js';
 export { DiffView, type DiffViewProps } from './diff-view.js';

@@ -2,8 +2,8 @@
 // Text here, so terminal layout (indent, wrapping, width) stays under our control.
 
 import { Box, Text } from 'ink';
-import { memo, useMemo, type ReactNode } from 'react';
-import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
+import { memo, useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { Lexer, MarkedToken, Token, Tokens } from 'marked';
 import { MAX_WIDTH, roleColor } from '../theme.js';
 import { CodeBlock } from './code-block.js';
 import { decodeEntities, inlinePlain, renderInline } from './markdown-inline.js';
@@ -16,12 +16,32 @@ export interface MarkdownProps {
   width?: number;
 }
 
+// marked builds its grammar when it loads, a few ms of start-up: it is loaded before the
+// first frame only when that frame shows text (launch.tsx), otherwise right after it.
+let lexer: typeof Lexer | undefined;
+let loading: Promise<void> | undefined;
+
+export function loadMarkdown(): Promise<void> {
+  loading ??= import('marked').then((mod) => {
+    lexer = mod.Lexer;
+  });
+  return loading;
+}
+
+/** The text's markdown tokens; before marked has loaded, the text as one plain block. */
 export function lexMarkdown(text: string): Token[] {
-  return Lexer.lex(text, { gfm: true });
+  if (!lexer) return [{ type: 'text', raw: text, text }];
+  return lexer.lex(text, { gfm: true });
 }
 
 export const Markdown = memo(function Markdown({ text, width = MAX_WIDTH }: MarkdownProps) {
-  const tokens = useMemo(() => lexMarkdown(text), [text]);
+  // Drawn before marked has loaded (the app loads it right after the first frame): drawn
+  // again, formatted, once it has.
+  const [formatted, setFormatted] = useState(lexer !== undefined);
+  useEffect(() => {
+    if (!formatted) void loadMarkdown().then(() => setFormatted(true));
+  }, [formatted]);
+  const tokens = useMemo(() => lexMarkdown(text), [text, formatted]);
   return <Box flexDirection="column">{renderBlocks(tokens, width, 'b', true)}</Box>;
 });
 

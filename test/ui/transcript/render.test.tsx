@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { render } from 'ink-testing-library';
-import { Markdown } from '../../../src/ui/render/markdown.js';
+import { Markdown, loadMarkdown } from '../../../src/ui/render/markdown.js';
 import { DiffView } from '../../../src/ui/render/diff-view.js';
 import { diffStats, diffStrings, parseUnifiedDiff } from '../../../src/ui/render/diff-lines.js';
 import { highlightLines, loadHighlighter } from '../../../src/ui/render/highlight.js';
@@ -10,6 +10,9 @@ import { createTwoFilesPatch } from 'diff';
 const frame = (el: React.ReactElement) => render(el).lastFrame() ?? '';
 
 describe('Markdown', () => {
+  // The app loads marked once its first frame is drawn (or before it, for a transcript).
+  beforeAll(() => loadMarkdown());
+
   it('renders headings, emphasis, inline code and links as text + url', () => {
     const out = frame(<Markdown text={'# Title\n\nSome **bold**, *it* and `code` — see [docs](https://x.dev/d).'} />);
     expect(out).toContain('Title');

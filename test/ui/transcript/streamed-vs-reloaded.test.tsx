@@ -3,10 +3,14 @@
 // store: the pieces that move into <Static> keep the blank lines between them.
 import { render } from 'ink-testing-library';
 import { Box } from 'ink';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TranscriptEntryView } from '../../../src/ui/components/transcript/TranscriptItem.js';
 import { createUiState, loadHistory, transcriptView, type SessionMeta, type UiInput, type UiState } from '../../../src/ui/state/index.js';
 import { entryRows } from '../../../src/ui/screens/live-layout.js';
+import { loadMarkdown } from '../../../src/ui/render/markdown.js';
+
+// The app loads marked once its first frame is drawn (or before it, for a transcript).
+beforeAll(() => loadMarkdown());
 import { ev, run, usage } from '../state/fixtures.js';
 
 const SID = 'root';

@@ -1,15 +1,18 @@
 // Widths come from string-width, as Ink's own: emoji and CJK take two cells, a family
 // emoji (one ZWJ grapheme) two, so tables line up and the cursor steps over whole emoji.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { render, cleanup } from 'ink-testing-library';
 import stringWidth from 'string-width';
-import { Markdown } from '../../../src/ui/render/markdown.js';
+import { Markdown, loadMarkdown } from '../../../src/ui/render/markdown.js';
 import { layoutTable } from '../../../src/ui/render/table-layout.js';
 import { displayWidth, truncate } from '../../../src/ui/render/text.js';
 import { wrappedRows } from '../../../src/ui/screens/live-layout.js';
 import * as ed from '../../../src/ui/components/input/editor.js';
 import { PromptInput } from '../../../src/ui/components/input/index.js';
 import { KEY, press, tick, waitFor } from '../keys/harness.js';
+
+// The app loads marked once its first frame is drawn (or before it, for a transcript).
+beforeAll(() => loadMarkdown());
 
 afterEach(() => cleanup());
 
