@@ -60,6 +60,33 @@ describe('config and data directories', () => {
 });
 
 describe('loadConfig', () => {
+  it("lets a project file add models to a provider that the user's file defines", () => {
+    const project = join(root, 'project');
+    mkdirSync(join(project, '.git'), { recursive: true });
+    const user = write(join(root, 'config', 'config.json'), JSON.stringify({ provider: { local: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:11434/v1' } } }));
+    const mine = write(join(project, '.opencoderc.json'), JSON.stringify({ provider: { local: { models: { 'qwen3:8b': { limit: { context: 32768 } } } } } }));
+    const { config, sources } = loadConfig({ cwd: project, env });
+    expect(sources).toEqual([user, mine]);
+    expect(config.provider.local).toMatchObject({ type: 'openai-compatible', baseURL: 'http://127.0.0.1:11434/v1', models: { 'qwen3:8b': { limit: { context: 32768 } } } });
+  });
+
+  it('names the file that set a provider no file gives a type, not every file read', () => {
+    const project = join(root, 'project');
+    mkdirSync(join(project, '.git'), { recursive: true });
+    write(join(root, 'config', 'config.json'), JSON.stringify({ model: 'anthropic/claude-sonnet-4-6' }));
+    const mine = write(join(project, '.opencoderc.json'), JSON.stringify({ provider: { local: { models: { m: {} } } } }));
+    let caught: unknown;
+    try {
+      loadConfig({ cwd: project, env });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as ConfigError).message;
+    expect(message.startsWith(`${mine}: `)).toBe(true);
+    expect(message).toContain('provider.local.type');
+  });
+
   it('returns the defaults when no file exists', () => {
     const project = join(root, 'project');
     mkdirSync(join(project, '.git'), { recursive: true });

@@ -1,6 +1,8 @@
 // Reads the configuration: defaults → `<config dir>/config.json` → `.opencoderc.json` files
 // from the git root down to the working directory (nearer wins). Each file is parsed and
-// validated on its own so that an error names the file the user has to fix.
+// validated on its own so that an error names the file the user has to fix; what only the
+// files together can satisfy (a provider's `type`, given in one file, its `models` in
+// another) is checked on the merged result, naming the files that set that entry.
 import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -9,7 +11,7 @@ import { describeIssue } from './issues.js';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.js';
 import { deepMerge, isPlainObject, substituteEnv } from './merge.js';
 import { configDir } from './paths.js';
-import { ConfigSchema, type Config } from './schema.js';
+import { ConfigFileSchema, ConfigSchema, type Config } from './schema.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
 
 export const GLOBAL_CONFIG_FILE = 'config.json';
@@ -57,22 +59,35 @@ export function loadConfig({ cwd, env, narrowing }: LoadConfigOptions): LoadedCo
     { file: join(configDir(env), GLOBAL_CONFIG_FILE), narrowing: undefined },
     ...projectConfigDirs(cwd).map((dir) => ({ file: join(dir, PROJECT_CONFIG_FILE), narrowing })),
   ];
-  const sources: string[] = [];
+  const read: Array<{ file: string; data: Record<string, unknown> }> = [];
   let merged: Record<string, unknown> = {};
   for (const { file, narrowing: cut } of candidates) {
     const data = readConfigFile(file, env, cut);
     if (data === undefined) continue;
-    sources.push(file);
+    read.push({ file, data });
     merged = deepMerge(merged, data);
   }
+  const sources = read.map((r) => r.file);
   const result = ConfigSchema.safeParse(merged);
   if (!result.success) {
-    // Each file was valid on its own, so only a combination can fail here; name them all.
+    // Each file was valid on its own, so only a combination can fail here: name the files
+    // that set the entry at fault (`provider.<name>`), else all of them.
     const issue = result.error.issues[0];
     const what = issue ? describeIssue(ConfigSchema, merged, issue) : 'is invalid.';
-    throw new ConfigError(`${sources.join(' + ') || 'default configuration'}: ${what}`);
+    const entry = issue?.path.slice(0, 2).map(String) ?? [];
+    const setting = read.filter((r) => entry.length > 0 && hasPath(r.data, entry)).map((r) => r.file);
+    throw new ConfigError(`${(setting.length ? setting : sources).join(' + ') || 'default configuration'}: ${what}`);
   }
   return { config: result.data, sources };
+}
+
+function hasPath(data: Record<string, unknown>, path: readonly string[]): boolean {
+  let current: unknown = data;
+  for (const key of path) {
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return false;
+    current = current[key];
+  }
+  return true;
 }
 
 /**
@@ -107,10 +122,10 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv, narrowing?:
     narrowing.noteEnvReferences(file, JSON.stringify(data));
   }
   data = substituteEnv(data, narrowing ? {} : env);
-  const result = ConfigSchema.safeParse(data);
+  const result = ConfigFileSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new ConfigError(`${file}: ${issue ? describeIssue(ConfigSchema, data, issue) : 'is invalid.'}`);
+    throw new ConfigError(`${file}: ${issue ? describeIssue(ConfigFileSchema, data, issue) : 'is invalid.'}`);
   }
   if (!isPlainObject(data)) throw new ConfigError(`${file}: the top level must be an object.`);
   return narrowing ? narrowing.takeProjectParts(file, data, isPlainObject(data.permission) ? result.data.permission : undefined) : data;

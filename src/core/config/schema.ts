@@ -67,12 +67,19 @@ export const KeybindsSchema = z.strictObject({
   session_list: z.string().min(1).default(DEFAULT_KEYBINDS.session_list),
 });
 
-export const ConfigSchema = z.strictObject({
+// `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
+const ProvidersSchema = z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema);
+
+/**
+ * One config file on its own. Files add up (a project file may give `models` to a provider
+ * the user's file defines), so the rules about a whole provider entry are left to
+ * ConfigSchema, which checks the merged result.
+ */
+export const ConfigFileSchema = z.strictObject({
   $schema: z.string().optional(),
   model: z.string().min(1).default(DEFAULT_MODEL),
   default_agent: z.string().min(1).default(DEFAULT_AGENT),
-  // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
-  provider: z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema).superRefine(requireProviderType).prefault({}),
+  provider: ProvidersSchema.prefault({}),
   agent: z.record(z.string(), AgentConfigEntrySchema).prefault({}),
   command: z.record(z.string(), CommandConfigSchema).prefault({}),
   permission: PermissionConfigSchema.prefault({}),
@@ -80,6 +87,11 @@ export const ConfigSchema = z.strictObject({
   keybinds: KeybindsSchema.prefault({}),
   compaction: CompactionSchema.prefault({}),
   mcp: McpConfigSchema.prefault({}),
+});
+
+/** The whole configuration: the files merged, each provider complete. */
+export const ConfigSchema = ConfigFileSchema.extend({
+  provider: ProvidersSchema.superRefine(requireProviderType).prefault({}),
 });
 
 /** The validated configuration, every default filled in. */
