@@ -74,13 +74,12 @@ const esm = await build({
 const script = { options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' };
 // marked is imported lazily (after the first frame) but belongs with the UI's cached code.
 await buildCliScript({ ...script, name: 'tui', inline: ['marked'] });
-// `run` and `-p` (dist/boot.js picks this script for nothing else) always need a model SDK,
-// and never the UI or the editor protocol.
+// `run` and `-p` (dist/boot.js picks this script for nothing else) never need the UI or the
+// editor protocol.
 const unreachable = (what) => `throw new Error('dist/run.js does not include ${what}: start it from dist/cli.js');`;
 await buildCliScript({
   ...script,
   name: 'run',
-  inline: ['@anthropic-ai/sdk', 'openai'],
   stubs: {
     'src/cli/commands/tui.ts': `export function tuiCommand(): never { ${unreachable('the interactive UI')} }`,
     'src/acp/index.ts': `export function runAcp(): never { ${unreachable('the editor protocol')} }`,

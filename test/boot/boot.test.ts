@@ -208,11 +208,13 @@ describe.each(['tui', 'run'])('the built dist/%s.js', (name) => {
 });
 
 describe('the built dist/run.js', () => {
-  it('carries neither the UI nor the editor protocol, and has the model SDKs inside', () => {
+  it('carries neither the UI nor the editor protocol, and has the Anthropic client inside', () => {
     const source = readFileSync(join(import.meta.dirname, '..', '..', 'dist', 'run.js'), 'utf8');
     expect(source).not.toContain('react-reconciler');
     expect(source).not.toContain('session/prompt');
     expect(source).toContain('dist/run.js does not include the interactive UI');
-    expect(source).toMatch(/class Anthropic\w* extends BaseAnthropic/);
+    expect(source).toMatch(/MessagesClient\w*=class extends BaseAnthropic/);
+    // Only the Messages API: the SDK's full client class is left out.
+    expect(source).not.toMatch(/class Anthropic\w* extends BaseAnthropic/);
   });
 });

@@ -398,11 +398,14 @@ describe('errors and configuration', () => {
     expect(() => createProvider('openia', { env: {} })).toThrow(/^Unknown provider "openia": expected one of anthropic, openai, ollama, .*Did you mean "openai"\?$/);
   });
 
-  it('loads the SDK lazily rather than at import time', () => {
+  it('loads the SDK lazily rather than at import time, and only its Messages API', () => {
     // Startup speed depends on this: a static value import would load the SDK with the CLI.
     const source = readFileSync(join(import.meta.dirname, '../../src/core/provider/anthropic.ts'), 'utf8');
-    const valueImports = source.split('\n').filter((line) => /^import\s+(?!type\b).*['"]@anthropic-ai\/sdk['"]/.test(line));
+    const valueImports = source.split('\n').filter((line) => /^import\s+(?!type\b).*['"](@anthropic-ai\/sdk|\.\/anthropic-sdk\.js)['"]/.test(line));
     expect(valueImports).toEqual([]);
-    expect(source).toMatch(/import\(\s*'@anthropic-ai\/sdk'\s*\)/);
+    expect(source).toMatch(/import\(\s*'\.\/anthropic-sdk\.js'\s*\)/);
+    // The package's main entry attaches every API the SDK has; the subpaths do not.
+    const sdk = readFileSync(join(import.meta.dirname, '../../src/core/provider/anthropic-sdk.ts'), 'utf8');
+    expect(sdk).not.toMatch(/from '@anthropic-ai\/sdk'/);
   });
 });

@@ -4,6 +4,7 @@
 // overall deadline, and each failure is reported as what it was. A retried stream tells
 // the caller to discard what it streamed so far.
 import type Anthropic from '@anthropic-ai/sdk';
+import type { MessagesClient } from './anthropic-sdk.js';
 import { AbortedError, RunError } from '../errors.js';
 import type { AssistantPart, Message, Part, Usage } from '../messages.js';
 import { quietSdkCall, sdkLogLevel } from './sdk-log.js';
@@ -37,28 +38,28 @@ const SERVICE = 'Anthropic API';
 /** Socket-level codes of a connection the other side dropped, rather than one never made. */
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
-type SdkModule = typeof import('@anthropic-ai/sdk');
+type SdkModule = typeof import('./anthropic-sdk.js');
 let sdk: Promise<SdkModule> | undefined;
 /** The SDK is loaded on first use: commands that never call the model do not pay for it. */
 function loadSdk(): Promise<SdkModule> {
-  sdk ??= import('@anthropic-ai/sdk');
+  sdk ??= import('./anthropic-sdk.js');
   return sdk;
 }
 
 export class AnthropicProvider implements Provider {
   readonly id = 'anthropic';
-  private client: Anthropic | undefined;
+  private client: MessagesClient | undefined;
 
   constructor(private readonly options: AnthropicOptions) {}
 
-  private async getClient(): Promise<{ client: Anthropic; mod: SdkModule }> {
+  private async getClient(): Promise<{ client: MessagesClient; mod: SdkModule }> {
     const mod = await loadSdk();
     // Exactly one credential, always passed explicitly: the SDK refuses two, and one passed
     // in code stops it reading the environment for another behind our back.
     const { apiKey, authToken } = this.options;
     const credential = apiKey ? { apiKey } : authToken ? { authToken } : undefined;
     if (!credential) throw new RunError(NO_CREDENTIALS_MESSAGE);
-    this.client ??= new mod.default({
+    this.client ??= new mod.MessagesClient({
       ...credential,
       ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
       maxRetries: 0,
