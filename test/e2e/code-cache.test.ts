@@ -77,6 +77,8 @@ describe.runIf(hasTmux || process.env.CI)('the code cache of the interactive UI'
       }
     }, 'the start-up trace');
     expect(trace).toContain('boot:code-cache-used');
+    // Nothing on the first frame needs Node's fetch (Yoga's loader used to fetch its own wasm).
+    expect(trace).toContain('"undici:before-first-frame":0');
     expect(statSync(path).mtimeMs).toBe(written);
 
     writeFileSync(path, 'OCV8 this is not a code cache');
