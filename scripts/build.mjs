@@ -4,8 +4,10 @@
 // CLI as one script each for the interactive UI and for `run`, compiled with V8's code cache
 // (scripts/cli-script.mjs), and dist/boot.js, which bin/opencode-ink.js loads to pick one.
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { graphemeShims } from './grapheme-plugins.mjs';
 import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
@@ -100,6 +102,16 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
 });
+
+// The scripts' code caches for the first start after installing (src/boot seedCodeCache),
+// each made in a Node process of its own with default flags, as the program starts.
+for (const name of ['tui', 'run']) {
+  const made = spawnSync(process.execPath, ['--input-type=module', '-e', `const boot = await import(${JSON.stringify(pathToFileURL(join('dist', 'boot.js')).href)}); if (!boot.seedCodeCache(${JSON.stringify(join('dist', `${name}.js`))})) process.exit(1);`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (made.status !== 0) console.warn(`dist/${name}.js: no code cache made for the first start (${made.stderr.toString().trim().split('\n')[0] || `exit ${made.status}`}).`);
+}
 
 // The published event protocol (docs/events.md), exported as `opencode-ink/events.schema.json`.
 await writeEventsSchema('dist');

@@ -8,7 +8,7 @@
 // The cache is an optimisation only: a missing, corrupt or rejected file means compiling as
 // usual, and failing to write one is ignored.
 import { createRequire } from 'node:module';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StartupHooks } from '../cli/main.js';
 
@@ -82,8 +82,23 @@ type ScriptFactory = (
 
 export interface LoadedScript {
   main: Main;
-  /** `used`: compiled from the cache; `stale`: none or rejected, written later; `off`: no cache folder. */
-  cache: 'used' | 'stale' | 'off';
+  /**
+   * `used`: compiled from the user's cache; `seeded`: from the one the build made (see
+   * seedCodeCache), the user's written later; `stale`: none or rejected, written later;
+   * `off`: no cache folder.
+   */
+  cache: 'used' | 'seeded' | 'stale' | 'off';
+}
+
+/** The cache file of script `name` with content `hash`, for this Node version and architecture. */
+function cacheFileName(name: string, hash: string): string {
+  // V8 rejects data from another V8 version or flags; the name keeps one per Node version.
+  return `${name}-${hash}-${process.version}-${process.arch}.v8`;
+}
+
+/** Where the build leaves its cache of the scripts beside them (dist/cache). */
+export function seedCacheDir(scriptFile: string): string {
+  return join(dirname(scriptFile), 'cache');
 }
 
 /**
@@ -103,18 +118,21 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
   const mark = SCRIPT_MARK.exec(source.slice(0, 500));
   if (!mark) return undefined;
   const [, name, hash] = mark;
-  // V8 rejects data from another V8 version or flags; the name keeps one per Node version.
-  const cacheFile = cacheDir ? join(cacheDir, `${name}-${hash}-${process.version}-${process.arch}.v8`) : undefined;
-  const cachedData = cacheFile ? readCodeCache(cacheFile) : undefined;
+  const cacheFile = cacheDir ? join(cacheDir, cacheFileName(name!, hash!)) : undefined;
+  const userData = cacheFile ? readCodeCache(cacheFile) : undefined;
+  // The first start after installing has no cache of its own yet: the build's, if it made one.
+  const cachedData = userData ?? readCodeCache(join(seedCacheDir(file), cacheFileName(name!, hash!)));
   const vm = require('node:vm') as typeof import('node:vm');
   const script = new vm.Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
   performance.mark('boot:compiled');
-  const stale = cachedData === undefined || script.cachedDataRejected === true;
+  const compiledFromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   const url = pathToFileURL(file).href;
   const factory = script.runInThisContext() as ScriptFactory;
   const { main } = factory(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href));
   if (!cacheFile) return { main, cache: 'off' };
-  if (!stale) return { main, cache: 'used' };
+  if (compiledFromCache && userData) return { main, cache: 'used' };
+  // The build's cache holds the start-up code only: the user's, written later, holds more.
+  const cache = compiledFromCache ? 'seeded' : 'stale';
   let saved = false;
   const save = () => {
     if (saved) return;
@@ -127,7 +145,7 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
   };
   if (name === 'run') {
     return {
-      cache: 'stale',
+      cache,
       main: async (argv, hooks) => {
         const code = await main(argv, hooks);
         save();
@@ -137,7 +155,7 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
   }
   // The compiled code worth caching is what the start-up ran: write it after the first frame.
   return {
-    cache: 'stale',
+    cache,
     main: (argv, hooks) =>
       main(argv, {
         ...hooks,
@@ -147,6 +165,27 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
         },
       }),
   };
+}
+
+/**
+ * Run by the build (scripts/build.mjs), in a process of its own: compiles the script at
+ * `file`, evaluates its modules as every start does (no command runs) and writes the
+ * compiled code to seedCacheDir(file), so that the first start after installing need not
+ * compile from scratch. Returns the file written, or undefined when that failed (the build
+ * goes on: the cache is an optimisation).
+ */
+export function seedCodeCache(scriptFile: string): string | undefined {
+  const file = resolve(scriptFile);
+  const source = fs().readFileSync(file, 'latin1');
+  const mark = SCRIPT_MARK.exec(source.slice(0, 500));
+  if (!mark) return undefined;
+  const vm = require('node:vm') as typeof import('node:vm');
+  const script = new vm.Script(source, { filename: file });
+  const url = pathToFileURL(file).href;
+  (script.runInThisContext() as ScriptFactory)(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href));
+  const target = join(seedCacheDir(file), cacheFileName(mark[1]!, mark[2]!));
+  // Readable by everyone: a global install is shared by the machine's users.
+  return writeCodeCache(target, script.createCachedData(), 0o644) ? target : undefined;
 }
 
 function sha1(data: Uint8Array): Buffer {
@@ -169,13 +208,13 @@ export function readCodeCache(file: string): Buffer | undefined {
  * Writes `data` to `file` atomically (a temporary file renamed over it) and removes caches
  * of other builds beside it. Never throws: a cache that cannot be written is skipped.
  */
-export function writeCodeCache(file: string, data: Uint8Array): boolean {
+export function writeCodeCache(file: string, data: Uint8Array, mode = 0o600): boolean {
   const { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } = fs();
   const dir = dirname(file);
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(temp, Buffer.concat([MAGIC, sha1(data), data]), { mode: 0o600 });
+    writeFileSync(temp, Buffer.concat([MAGIC, sha1(data), data]), { mode });
     renameSync(temp, file);
   } catch {
     try {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCacheDir, loadScript, readCodeCache, scriptFor, wantsTui, writeCodeCache, type ScriptName } from '../../src/boot/index.js';
+import { codeCacheDir, loadScript, readCodeCache, scriptFor, seedCacheDir, seedCodeCache, wantsTui, writeCodeCache, type ScriptName } from '../../src/boot/index.js';
 
 let dir: string;
 
@@ -149,6 +149,34 @@ describe('loadScript', () => {
     const second = loadScript(script, cache);
     expect(second?.cache).toBe('used');
     expect(await second!.main([])).toBe(7);
+  });
+
+  it("starts from the build's cache beside the script until the user's own is written", async () => {
+    const script = join(dir, 'run.js');
+    writeScript(script, HASH, 'run');
+    const seeded = seedCodeCache(script);
+    expect(seeded).toBe(join(seedCacheDir(script), `run-${HASH}-${process.version}-${process.arch}.v8`));
+    expect(readCodeCache(seeded!)).toBeDefined();
+    const userCache = join(dir, 'user-cache');
+
+    const first = loadScript(script, userCache);
+    expect(first?.cache).toBe('seeded');
+    expect(await first!.main(['run'])).toBe(8);
+    // The user's cache holds what the run compiled too; from now on it is the one used.
+    expect(readdirSync(userCache)).toEqual([`run-${HASH}-${process.version}-${process.arch}.v8`]);
+    expect(loadScript(script, userCache)?.cache).toBe('used');
+  });
+
+  it("compiles as usual when the build's cache is rejected or corrupt", async () => {
+    const script = join(dir, 'tui.js');
+    writeScript(script);
+    const seed = join(seedCacheDir(script), `tui-${HASH}-${process.version}-${process.arch}.v8`);
+    writeCodeCache(seed, Buffer.alloc(4096, 7));
+    expect(loadScript(script, join(dir, 'user-cache'))?.cache).toBe('stale');
+    writeFileSync(seed, 'OCV8 not a cache at all');
+    const loaded = loadScript(script, join(dir, 'user-cache-2'));
+    expect(loaded?.cache).toBe('stale');
+    expect(await loaded!.main([])).toBe(7);
   });
 
   it('compiles as usual when V8 rejects the cache, and replaces it', async () => {

@@ -58,6 +58,15 @@ describe.runIf(hasTmux || process.env.CI)('the code cache of the interactive UI'
   it('is written after the first start, used by the next, and replaced when corrupt', async () => {
     await startUi('first');
     const [file] = await waitFor(() => (cacheFiles().length ? cacheFiles() : undefined), 'the cache file');
+    // The very first start compiled from the cache the build left in dist/cache.
+    const firstTrace = await waitFor(() => {
+      try {
+        return readFileSync(join(home, 'trace-first.jsonl'), 'utf8') || undefined;
+      } catch {
+        return undefined;
+      }
+    }, 'the first start-up trace');
+    expect(firstTrace).toContain('boot:code-cache-seeded');
     expect(cacheFiles()).toEqual([file]);
     expect(file).toMatch(/^tui-[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+\.v8$/);
     const path = join(home, 'data', 'cache', file!);
