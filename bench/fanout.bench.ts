@@ -4,8 +4,8 @@
 // the last child request reaching the server.
 //
 // "Warm" runs share one data folder, as a user's runs do, so they start from the V8 code
-// cache the first run wrote (src/boot); "cold" runs each get a new folder, as the first run
-// after installing or upgrading does.
+// cache the first run wrote (src/boot); "first" runs each get a new folder, as the first run
+// after installing or upgrading does (they start from the build's cache in dist/cache).
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstUserText } from '../test/support/conversations.js';
@@ -66,7 +66,7 @@ const m = (samples: Sample[], pick: (s: Sample) => number) => median(samples.map
 await server.close();
 
 console.log(`## Fan-out (10 children × 300 ms model latency, max_concurrency 10, median of ${RUNS})`);
-console.log('| measure | warm (code cache) | cold (first run) | target |');
+console.log('| measure | warm (code cache) | first run after installing | target |');
 console.log('|---|---|---|---|');
 console.log(`| wall time, whole process | ${fmt(m(warm, (s) => s.wall))} | ${fmt(m(cold, (s) => s.wall))} | ≤ 550 ms (issue 14; floor ≈ 450 ms) |`);
 console.log(`| peak RSS | ${m(warm, (s) => s.rss).toFixed(0)} MB | ${m(cold, (s) => s.rss).toFixed(0)} MB | ≤ 80 MB (issue 14) |`);
