@@ -22,7 +22,8 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
   if (!read.ok) return { ok: false, reason: read.reason };
   const fields = read.data;
   const content = read.body;
-  const result = AgentFieldsSchema.safeParse(fields);
+  // jitless: a handful of files per start; see config/load.ts.
+  const result = AgentFieldsSchema.safeParse(fields, { jitless: true });
   if (!result.success) {
     const issue = result.error.issues[0];
     return { ok: false, reason: issue ? describeIssue(AgentFieldsSchema, fields, issue) : 'invalid front-matter' };
