@@ -4,6 +4,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeEvent, type SseEvent } from '../../src/demo/sse.js';
+import { RequestLog, closeServer } from './fake-server-common.js';
 
 export interface RecordedRequest {
   body: {
@@ -204,10 +205,10 @@ function messageFrames(r: Extract<ScriptedReply, { type: 'message' }>, model: st
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startFakeServer(): Promise<FakeServer> {
-  const requests: RecordedRequest[] = [];
+  const log = new RequestLog<RecordedRequest>();
+  const requests = log.requests;
   const queue: ScriptedReply[] = [];
   let handler: ReplyHandler | undefined;
-  const waiters = new Set<() => void>();
 
   const send = async (res: ServerResponse, frames: Frame[], delayMs = 0): Promise<void> => {
     for (const f of frames) {
@@ -297,8 +298,8 @@ export async function startFakeServer(): Promise<FakeServer> {
         headers: req.headers,
         receivedAt: performance.timeOrigin + performance.now(),
       };
-      const index = requests.push(recorded) - 1;
-      for (const w of [...waiters]) w();
+      log.record(recorded);
+      const index = requests.length - 1;
       res.on('close', () => {
         recorded.finishedAt = performance.timeOrigin + performance.now();
       });
@@ -321,26 +322,7 @@ export async function startFakeServer(): Promise<FakeServer> {
     setHandler: (h) => {
       handler = h;
     },
-    waitForRequests(n, timeoutMs = 5000) {
-      if (requests.length >= n) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (requests.length < n) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`Only ${requests.length} of ${n} requests arrived within ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiters.add(check);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    waitForRequests: (n, timeoutMs) => log.waitFor(n, timeoutMs),
+    close: () => closeServer(server),
   };
 }

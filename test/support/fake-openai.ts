@@ -4,6 +4,7 @@
 // usage chunk with empty `choices` (when `stream_options.include_usage` asks), `data: [DONE]`.
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RequestLog, closeServer } from './fake-server-common.js';
 
 export interface OpenAIRecordedRequest {
   body: {
@@ -109,9 +110,9 @@ function splitText(text: string, pieces: number): string[] {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
-  const requests: OpenAIRecordedRequest[] = [];
+  const log = new RequestLog<OpenAIRecordedRequest>();
+  const requests = log.requests;
   const queue: OpenAIReply[] = [];
-  const waiters = new Set<() => void>();
 
   const respond = async (res: ServerResponse, recorded: OpenAIRecordedRequest): Promise<void> => {
     const scripted = queue.shift() ?? { type: 'http_error', status: 400, message: 'no scripted reply' };
@@ -179,8 +180,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
         return;
       }
       const recorded: OpenAIRecordedRequest = { body, headers: req.headers, url: req.url };
-      requests.push(recorded);
-      for (const w of [...waiters]) w();
+      log.record(recorded);
       respond(res, recorded).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: String(err) } }));
@@ -194,26 +194,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     enqueue: (...replies) => queue.push(...replies),
-    waitForRequests(n, timeoutMs = 5000) {
-      if (requests.length >= n) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (requests.length < n) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`Only ${requests.length} of ${n} requests arrived within ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiters.add(check);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    waitForRequests: (n, timeoutMs) => log.waitFor(n, timeoutMs),
+    close: () => closeServer(server),
   };
 }
