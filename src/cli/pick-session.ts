@@ -17,12 +17,22 @@ export interface SessionChoice {
   agent?: string;
 }
 
-type SessionSource = Pick<Engine, 'getSession' | 'mostRecentRoot' | 'createSession'>;
+type SessionSource = Pick<Engine, 'getSession' | 'resolveSessionId' | 'mostRecentRoot' | 'createSession'>;
+
+/** The full id of the session `text` names (an id or a unique prefix); ConfigError otherwise. */
+export function sessionIdFrom(source: Pick<SessionSource, 'resolveSessionId'>, text: string, listing: string): string {
+  const match = source.resolveSessionId(text);
+  if (match.kind === 'found') return match.id;
+  if (match.kind === 'ambiguous') {
+    throw new ConfigError(`Session id "${text}" matches more than one session (${match.ids.join(', ')}, …); give more characters (see ${listing}).`);
+  }
+  throw new ConfigError(`No session with id "${text}" (see ${listing}).`);
+}
 
 /** Resolves to the id of the root session to work in; throws ConfigError for an id it cannot use. */
 export function pickSession(engine: SessionSource, choice: SessionChoice): string {
   if (choice.session !== undefined) {
-    const row = engine.getSession(choice.session);
+    const row = engine.getSession(sessionIdFrom(engine, choice.session, 'opencode-ink sessions'));
     if (!row) throw new ConfigError(`No session with id "${choice.session}" (see opencode-ink sessions).`);
     if (row.parent_id) {
       const root = rootOf(engine, row);

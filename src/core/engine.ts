@@ -26,7 +26,7 @@ import { McpManager, type McpServerState } from './mcp/manager.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costFunction, knownModels, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
-import type { SessionRow, SessionStore, SessionSummary } from './store/index.js';
+import type { SessionIdMatch, SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import { TASK_TOOL, SubagentSupervisor } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
@@ -171,6 +171,11 @@ export class Engine {
 
   getSession(id: string): SessionRow | undefined {
     return this.options.store.getSession(id);
+  }
+
+  /** A session named by its full id or a unique prefix of it. */
+  resolveSessionId(text: string): SessionIdMatch {
+    return this.options.store.resolveSessionId(text);
   }
 
   /** A stored session with its messages, for views that load history on demand. */

@@ -36,4 +36,17 @@ describe('pickSession', () => {
     expect(h.engine.getSession(created)).toMatchObject({ agent: 'plan', parent_id: null });
     expect(() => pickSession(h.engine, { session: 'ses_unknown' })).toThrow('No session with id "ses_unknown"');
   });
+
+  it('takes a unique prefix of an id, with or without ses_, and names the matches of an ambiguous one', () => {
+    const first = h.engine.createSession().id;
+    const second = h.engine.createSession().id;
+    // Ids made in one millisecond share all but their last characters.
+    let common = 0;
+    while (first[common] === second[common]) common++;
+    expect(pickSession(h.engine, { session: first.slice(0, common + 1) })).toBe(first);
+    expect(pickSession(h.engine, { session: second.slice('ses_'.length, common + 1) })).toBe(second);
+    expect(() => pickSession(h.engine, { session: first.slice(0, common) })).toThrow(`matches more than one session (${first}, ${second}, …)`);
+    expect(() => pickSession(h.engine, { session: `${first}x` })).toThrow(`No session with id "${first}x"`);
+    expect(() => pickSession(h.engine, { session: '' })).toThrow('No session with id ""');
+  });
 });

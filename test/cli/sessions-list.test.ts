@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
-import { sessionsList } from '../../src/cli/commands/sessions.js';
+import { sessionShow, sessionsList } from '../../src/cli/commands/sessions.js';
 import { SessionStore } from '../../src/core/store/index.js';
 
 let dir: string | undefined;
@@ -27,4 +27,13 @@ it('indents each sub-agent session by its depth under its parent', () => {
   expect(line(mid.id).startsWith(`  ${mid.id}`)).toBe(true);
   expect(line(leaf.id).startsWith(`    ${leaf.id}`)).toBe(true);
   expect(lines.findIndex((l) => l.includes(leaf.id))).toBeGreaterThan(lines.findIndex((l) => l.includes(mid.id)));
+});
+
+it('shows a session named by a unique prefix of its id', () => {
+  dir = mkdtempSync(join(tmpdir(), 'oci-list-'));
+  store = SessionStore.open(dir);
+  const root = store.createSession({ status: 'completed', model: 'anthropic/claude-sonnet-4-6', cwd: dir, agent: 'build', title: 'the only one', depth: 0 });
+  const shown = sessionShow({ store } as unknown as CliContext, root.id.slice(0, 12), { json: false });
+  expect(shown.split('\n')[1]).toContain(`id ${root.id}`);
+  expect(() => sessionShow({ store } as unknown as CliContext, 'ses_Z', { json: false })).toThrow('No session with id "ses_Z"');
 });

@@ -4,6 +4,7 @@ import type { Message } from '../../core/messages.js';
 import type { SessionTree } from '../../core/store/index.js';
 import type { CliContext } from '../context.js';
 import { formatCost, formatTime, formatTokens, table } from '../format.js';
+import { sessionIdFrom } from '../pick-session.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 
 export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolean }): string {
@@ -27,7 +28,8 @@ export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolea
   ]));
 }
 
-export function sessionShow(ctx: CliContext, id: string, opts: { json: boolean }): string {
+export function sessionShow(ctx: CliContext, idOrPrefix: string, opts: { json: boolean }): string {
+  const id = sessionIdFrom(ctx.store, idOrPrefix, 'opencode-ink sessions --all');
   const session = ctx.store.getSession(id);
   if (!session) throw new ConfigError(`No session with id "${id}" (see opencode-ink sessions --all).`);
   const tree = ctx.store.tree(id);

@@ -107,6 +107,8 @@ const DESCENDANTS = `
     SELECT s.id FROM sessions s JOIN sub ON s.parent_id = sub.id
   )`;
 
+export type SessionIdMatch = { kind: 'found'; id: string } | { kind: 'ambiguous'; ids: string[] } | { kind: 'none' };
+
 export class SessionStore {
   readonly file: string;
   /** This store's writer leases on sessions (one owner per store instance). */
@@ -167,6 +169,8 @@ export class SessionStore {
         INSERT INTO sessions (id, parent_id, agent, title, task_description, tool_call_id, status, model, cwd, depth, owner_pid, system_prompt, created_at, updated_at)
         VALUES (@id, @parent_id, @agent, @title, @task_description, @tool_call_id, @status, @model, @cwd, @depth, @owner_pid, @system_prompt, @now, @now)`),
       getSession: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
+      // Ids sharing a prefix sort together right after it, so two rows from the index decide uniqueness.
+      idsFrom: db.prepare<[string], { id: string }>('SELECT id FROM sessions WHERE id >= ? ORDER BY id LIMIT 2'),
       children: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE parent_id = ? ORDER BY id'),
       nextSeq: db.prepare<[string], { next: number }>('SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM messages WHERE session_id = ?'),
       insertMessage: db.prepare(`
@@ -235,6 +239,21 @@ export class SessionStore {
 
   getSession(id: string): SessionRow | undefined {
     return this.stmt.getSession.get(id);
+  }
+
+  /**
+   * A session named by its full id or a unique prefix of it (like git), with or without the
+   * `ses_` prefix: `found`, `ambiguous` (two of the matches named) or `none`.
+   */
+  resolveSessionId(text: string): SessionIdMatch {
+    if (text === '') return { kind: 'none' };
+    if (this.getSession(text)) return { kind: 'found', id: text };
+    for (const prefix of text.includes('_') ? [text] : [text, `ses_${text}`]) {
+      const ids = this.stmt.idsFrom.all(prefix).map((row) => row.id).filter((id) => id.startsWith(prefix));
+      if (ids.length === 1) return { kind: 'found', id: ids[0]! };
+      if (ids.length > 1) return { kind: 'ambiguous', ids };
+    }
+    return { kind: 'none' };
   }
 
   updateSession(id: string, update: SessionUpdate): void {
