@@ -58,6 +58,8 @@ describe('opencode-ink models', () => {
     expect(result.stdout).toMatch(/^local\s+openai-compatible\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+set\s+config$/m);
     expect(result.stdout).toMatch(/^local\/qwen3-coder\s+32\.8k\s+4\.1k\s+0\.1\s+0\.2$/m);
     expect(result.stdout).toMatch(/^ollama\/<model>\s+-\s+-\s+0\s+0$/m);
+    // Claude models show the output limit requests are made with, not "-".
+    expect(result.stdout).toMatch(/^anthropic\/claude-sonnet-4-6\s+200\.0k\s+64\.0k\s+3\s+15$/m);
     expect(result.stdout).not.toContain('sk-local-secret');
   });
 });

@@ -2,13 +2,11 @@
 // config names) with its models' context windows and prices. Keys are never printed, only
 // whether one is there.
 import type { ModelEntry } from '../../core/config/provider-schema.js';
-import { modelPrice, providerNames, resolveProvider, type ResolvedProvider } from '../../core/provider/index.js';
+import { limitOf, modelPrice, providerNames, resolveProvider, type ResolvedProvider } from '../../core/provider/index.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { CliContext } from '../context.js';
 import { formatTokens, table } from '../format.js';
 
-/** Claude models all have this window unless the config says otherwise. */
-const ANTHROPIC_CONTEXT = 200_000;
 const ANTHROPIC_URL = 'https://api.anthropic.com';
 
 export interface ModelListing {
@@ -54,8 +52,10 @@ function listing(provider: ResolvedProvider, id: string, entry: ModelEntry, ctx:
   const price = modelPrice(ref, ctx.config, ctx.env);
   return {
     id: ref,
-    context: entry.limit?.context ?? (provider.type === 'anthropic' ? ANTHROPIC_CONTEXT : null),
-    output: entry.limit?.output ?? null,
+    // Claude models' limits come from the same table the requests use; other servers' models
+    // are unknown until the config says.
+    context: provider.type === 'anthropic' ? limitOf(`anthropic/${id}`, entry.limit).context : (entry.limit?.context ?? null),
+    output: provider.type === 'anthropic' ? limitOf(`anthropic/${id}`, entry.limit).output : (entry.limit?.output ?? null),
     cost: { input: price.input, output: price.output },
   };
 }
