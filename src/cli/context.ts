@@ -114,6 +114,8 @@ export function loadContext(opts: LoadOptions): CliContext {
   const store = SessionStore.open(dataDir(opts.env));
   // A session still marked running belongs to a process that died mid-turn.
   store.markInterrupted();
+  // Sessions opened and never prompted would top the listings and be what `-c` reopens.
+  store.removeEmptyRoots();
   const context = (parts: ProjectContext): CliContext => ({
     ...parts,
     cwd: opts.cwd,

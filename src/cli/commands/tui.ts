@@ -109,7 +109,11 @@ async function runTui(ui: Ui, load: () => CliContext, opts: TuiOptions): Promise
       afterFirstFrame,
       ...(banner ? { banner } : {}),
     })
-    .finally(() => indexing.abort());
+    .finally(() => {
+      indexing.abort();
+      // Quitting without sending anything (here or in a session /new opened) leaves no session behind.
+      ctx.store.removeEmptyRoots();
+    });
 }
 
 function assertInteractiveTerminal(): void {

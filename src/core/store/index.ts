@@ -203,6 +203,14 @@ export class SessionStore {
       running: db.prepare<[], Pick<SessionRow, 'id' | 'owner_pid'>>(
         "SELECT id, owner_pid FROM sessions WHERE status IN ('running', 'queued')",
       ),
+      // A root nobody ever prompted: no message and no sub-agent session under it.
+      emptyRoots: db.prepare<[], Pick<SessionRow, 'id'>>(`
+        SELECT id FROM sessions s WHERE parent_id IS NULL
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+          AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = s.id)`),
+      deleteTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
+      deleteLease: db.prepare('DELETE FROM leases WHERE session_id = ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
       interrupt: db.prepare("UPDATE sessions SET status = 'interrupted', owner_pid = NULL, updated_at = @now WHERE id = @id"),
       getTodos: db.prepare<[string], { items: string }>('SELECT items FROM todos WHERE session_id = ?'),
       setTodos: db.prepare(`
@@ -397,6 +405,28 @@ export class SessionStore {
       })
       .immediate();
     return marked;
+  }
+
+  /**
+   * Deletes root sessions that were opened and never prompted (the TUI started and quit, a
+   * crash before the first message), so they top no listing and `-c` skips them. A session
+   * another live process holds (a window open right now, about to be prompted) is left alone.
+   * Returns the ids removed.
+   */
+  removeEmptyRoots(): string[] {
+    const removed: string[] = [];
+    this.db
+      .transaction(() => {
+        for (const { id } of this.stmt.emptyRoots.all()) {
+          if (this.leases.otherHolder(id)) continue;
+          this.stmt.deleteTodos.run(id);
+          this.stmt.deleteLease.run(id);
+          this.stmt.deleteSession.run(id);
+          removed.push(id);
+        }
+      })
+      .immediate();
+    return removed;
   }
 
   private answerInterruptedCalls(sessionId: string): void {
