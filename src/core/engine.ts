@@ -8,7 +8,7 @@
 // questions and permission replies, models and MCP status.
 import type { LiveSession } from './agent/live-session.js';
 import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
-import { compactSession, type CompactResult, type ContextDeps } from './context/index.js';
+import { compactSession, manualCompactionSkip, type CompactResult, type CompactSkipped, type ContextDeps } from './context/index.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
@@ -289,9 +289,10 @@ export class Engine {
 
   /**
    * Compacts a session by hand (`/compact [focus]`): older turns become a stored summary
-   * message. Undefined when the session is too short to have anything to summarise.
+   * message. When there is nothing older than the recent turns, or too little for a summary
+   * to save anything, nothing is sent and the answer says which.
    */
-  async compact(sessionId: string, focus?: string): Promise<CompactResult | undefined> {
+  async compact(sessionId: string, focus?: string): Promise<CompactResult | CompactSkipped> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError('Wait for the running turn to finish (or press Esc) before compacting.');
@@ -311,8 +312,11 @@ export class Engine {
           costOf: costFunction(this.options.config),
           persist: (message, usage) => this.options.store.appendMessage(session.id, message, usage).id,
         };
+        const skip = manualCompactionSkip(session.history, deps.limit);
+        if (skip) return skip;
         const shape = { system: session.systemPrompt, tools: toolSpecs(session.tools) };
-        return await compactSession(session, shape, deps, { reason: 'manual', signal: session.controller.signal, ...(focus?.trim() ? { focus } : {}) });
+        const result = await compactSession(session, shape, deps, { reason: 'manual', signal: session.controller.signal, ...(focus?.trim() ? { focus } : {}) });
+        return result ?? { skipped: 'nothing-older', olderTokens: 0 };
       } finally {
         this.turns.setStatus(session, before === 'running' ? 'idle' : before);
       }

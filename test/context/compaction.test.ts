@@ -1,7 +1,7 @@
 // Context management end to end (DESIGN §12): the real engine, store and Anthropic SDK against
 // the fake server, which answers 400 `prompt is too long` past a small configured window.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SUMMARY_PREFIX, compactionMark } from '../../src/core/context/index.js';
+import { MIN_SUMMARISED_TOKENS, SUMMARY_PREFIX, compactionMark } from '../../src/core/context/index.js';
 import type { CoreEvent } from '../../src/core/events.js';
 import { readTool } from '../../src/core/tools/read.js';
 import type { Tool } from '../../src/core/tools/types.js';
@@ -182,24 +182,25 @@ describe('/compact by hand and resuming', () => {
   it('summarises with the focus, keeps recent turns verbatim and continues from the summary, in a new engine too', async () => {
     const harness = await start({ 'a.txt': 'alpha' }, { provider: { anthropic: { models: { 'claude-test': { limit: { context: 100_000 } } } } } });
     harness.server.setContextWindow(undefined);
-    harness.server.setHandler((req) => (isSummaryRequest(req) ? text('The user said hello three times.') : text(`reply ${harness.server.requests.length}`)));
+    // Replies long enough that summarising the oldest turn saves something.
+    harness.server.setHandler((req) => (isSummaryRequest(req) ? text('The user said hello three times.') : text(`reply ${harness.server.requests.length} ${'and more '.repeat(1_000)}`)));
     const session = harness.engine.createSession();
     for (const p of ['first question', 'second question', 'third question']) await harness.engine.prompt(session.id, p);
 
     const result = await harness.engine.compact(session.id, 'the greetings');
-    expect(result).toBeDefined();
+    if ('skipped' in result) throw new Error(`compaction skipped: ${result.skipped}`);
     const summaryReq = harness.server.requests.find(isSummaryRequest)!;
     const instruction = JSON.stringify(summaryReq.body.messages);
     expect(instruction).toContain('Focus especially on: the greetings');
     expect(instruction).toContain('first question');
     expect(summaryReq.body.tools ?? []).toEqual([]);
     const event = compactedEvents(harness.events)[0]!;
-    expect(event).toMatchObject({ session_id: session.id, reason: 'manual', summary_message_id: result!.summaryMessageId, context_window: 100_000 });
+    expect(event).toMatchObject({ session_id: session.id, reason: 'manual', summary_message_id: result.summaryMessageId, context_window: 100_000 });
 
     // Stored: everything, plus the summary as its own message.
     const rows = harness.store.messageRows(session.id);
     expect(rows).toHaveLength(7);
-    expect(rows[6]!.id).toBe(result!.summaryMessageId);
+    expect(rows[6]!.id).toBe(result.summaryMessageId);
 
     const check = (req: RecordedRequest) => {
       const sent = JSON.stringify(req.body.messages);
@@ -227,9 +228,22 @@ describe('/compact by hand and resuming', () => {
   it('has nothing to compact in an empty session and refuses a running one', async () => {
     const harness = await start({});
     const session = harness.engine.createSession();
-    await expect(harness.engine.compact(session.id)).resolves.toBeUndefined();
+    await expect(harness.engine.compact(session.id)).resolves.toEqual({ skipped: 'nothing-older', olderTokens: 0 });
     await expect(harness.engine.compact('nope')).rejects.toThrow(/No session with id "nope"/);
     expect(harness.server.requests).toHaveLength(0);
+  });
+
+  it('sends nothing when the older turns are too short for a summary to save anything', async () => {
+    const harness = await start({});
+    harness.server.setHandler(() => text('short reply'));
+    const session = harness.engine.createSession();
+    for (const p of ['first question', 'second question', 'third question']) await harness.engine.prompt(session.id, p);
+    const result = await harness.engine.compact(session.id);
+    expect(result).toMatchObject({ skipped: 'too-short' });
+    expect('skipped' in result && result.olderTokens).toBeGreaterThan(0);
+    expect('skipped' in result && result.olderTokens).toBeLessThan(MIN_SUMMARISED_TOKENS);
+    expect(harness.server.requests.filter(isSummaryRequest)).toHaveLength(0);
+    expect(harness.store.messageRows(session.id)).toHaveLength(6);
   });
 });
 

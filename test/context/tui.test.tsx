@@ -28,11 +28,15 @@ describe('/compact in the TUI', () => {
   it('compacts by hand with a focus, says so in the transcript and shows the context fill', async () => {
     h = await startHarness({
       engine: { interactive: true },
-      config: { provider: { anthropic: { models: { 'claude-sonnet-4-6': { limit: { context: 10_000 } } } } } },
+      config: { provider: { anthropic: { models: { 'claude-sonnet-4-6': { limit: { context: 40_000 } } } } } },
     });
     const harness = h;
+    // The first answer is long, so summarising it saves tokens and the fill visibly drops.
+    let answers = 0;
     harness.server.setHandler((req) =>
-      systemText(req).includes('You summarise a coding session') ? text('Summary: two questions asked.') : text('answer', { input_tokens: 4200, output_tokens: 10 }),
+      systemText(req).includes('You summarise a coding session')
+        ? text('Summary: two questions asked.')
+        : text(`answer ${'in detail '.repeat(answers++ === 0 ? 3_000 : 10)}`, { input_tokens: 24_000, output_tokens: 10 }),
     );
     const root = harness.engine.createSession();
     app = render(<App core={harness.engine} rootId={root.id} />);
@@ -41,8 +45,8 @@ describe('/compact in the TUI', () => {
       await press(app.stdin, q, KEY.enter);
       await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
     }
-    // 4,210 of 10,000 tokens.
-    await waitForFrame(app.lastFrame, (f) => f.includes('ctx 42%'));
+    // 24,010 of 40,000 tokens.
+    await waitForFrame(app.lastFrame, (f) => f.includes('ctx 60%'));
 
     await press(app.stdin, '/compact the questions');
     await press(app.stdin, KEY.escape, KEY.enter);
@@ -53,7 +57,25 @@ describe('/compact in the TUI', () => {
     const event = harness.events.find((e): e is Extract<CoreEvent, { type: 'session.compacted' }> => e.type === 'session.compacted')!;
     expect(event.reason).toBe('manual');
     // The fill now reflects the compacted request, not the last reply's.
-    await waitForFrame(app.lastFrame, (f) => !f.includes('ctx 42%') && /ctx \d+%/.test(f));
+    await waitForFrame(app.lastFrame, (f) => !f.includes('ctx 60%') && /ctx \d+%/.test(f));
+  });
+
+  it('says why nothing was compacted when the older turns are too short, and sends nothing', async () => {
+    h = await startHarness({ engine: { interactive: true } });
+    const harness = h;
+    harness.server.setHandler(() => text('short answer'));
+    const root = harness.engine.createSession();
+    app = render(<App core={harness.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    for (const q of ['question one', 'question two', 'question three']) {
+      await press(app.stdin, q, KEY.enter);
+      await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+    }
+    await press(app.stdin, '/compact');
+    await press(app.stdin, KEY.escape, KEY.enter);
+    const screen = await waitForFrame(app.lastFrame, (f) => f.includes('Nothing compacted'));
+    expect(screen.replace(/\s+/g, ' ')).toMatch(/Nothing compacted: the turns before the most recent ones come to only ~\d+ tokens, about what a summary of them would take\./);
+    expect(harness.server.requests.filter((r) => systemText(r).includes('You summarise'))).toHaveLength(0);
   });
 });
 

@@ -44,6 +44,20 @@ export interface CompactResult {
   cost: number;
 }
 
+/** Why `/compact` did nothing: no turns older than the recent ones, or too few to be worth a summary. */
+export interface CompactSkipped {
+  skipped: 'nothing-older' | 'too-short';
+  /** Estimated tokens of the turns a summary would replace. */
+  olderTokens: number;
+}
+
+/**
+ * Below this, the turns a summary would replace are about as long as the summary itself
+ * (its sections and the continuation note alone take a few hundred tokens): summarising by
+ * hand would save nothing, or add to the request.
+ */
+export const MIN_SUMMARISED_TOKENS = 2_000;
+
 /** Of the window, what the verbatim recent turns may take after a compaction. */
 const KEEP_SHARE = 0.3;
 /** Recent user turns kept verbatim when they fit. */
@@ -135,6 +149,15 @@ export interface CompactOptions {
   focus?: string;
   pruned?: number;
   tokensBefore?: number;
+}
+
+/** Whether summarising `history` by hand is worth it; undefined when it is. */
+export function manualCompactionSkip(history: readonly Message[], limit: ModelLimit): CompactSkipped | undefined {
+  const active = activeHistory(history);
+  const cut = chooseCut(active, limit.context * KEEP_SHARE);
+  if (cut === undefined) return { skipped: 'nothing-older', olderTokens: 0 };
+  const olderTokens = tokensOfChars(JSON.stringify(active.slice(0, cut)).length);
+  return olderTokens < MIN_SUMMARISED_TOKENS ? { skipped: 'too-short', olderTokens } : undefined;
 }
 
 /**

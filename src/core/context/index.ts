@@ -8,6 +8,8 @@ export {
   compactSession,
   estimateRequest,
   isPromptTooLong,
+  manualCompactionSkip,
+  MIN_SUMMARISED_TOKENS,
   prepareRequest,
   recordRequestSize,
   requestMessages,
@@ -15,6 +17,7 @@ export {
   type CompactOptions,
   type CompactReason,
   type CompactResult,
+  type CompactSkipped,
   type ContextDeps,
   type PreparedRequest,
 } from './compact.js';

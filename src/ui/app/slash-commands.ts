@@ -3,6 +3,7 @@
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
+import type { CompactSkipped } from '../../core/context/index.js';
 import { errorMessage } from '../../core/errors.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
 import { modelProblem } from '../../core/provider/models.js';
@@ -99,9 +100,19 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
       }
       ctx.notify('Compacting the conversation…');
       // Prompts typed meanwhile are queued and sent once it is done.
-      ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify(result ? undefined : 'Nothing to compact yet.')));
+      ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify('skipped' in result ? skippedCompaction(result) : undefined)));
       return true;
     default:
       return false;
   }
+}
+
+/** Why `/compact` sent nothing, in the user's terms. */
+export function skippedCompaction(result: CompactSkipped): string {
+  if (result.skipped === 'nothing-older') return 'Nothing to compact yet: the conversation is only its most recent turns, which stay verbatim.';
+  return `Nothing compacted: the turns before the most recent ones come to only ~${roughTokens(result.olderTokens)} tokens, about what a summary of them would take.`;
+}
+
+function roughTokens(n: number): string {
+  return n < 1000 ? String(n) : `${(n / 1000).toFixed(1)}k`;
 }
