@@ -8,7 +8,8 @@
 // land). Protected, at any depth below the working directory (and anywhere outside it):
 // `.git/`, `.opencode/`, `.claude/` (any file below them, or a file of that name),
 // `.opencoderc.json`, `.mcp.json`; and anywhere in the user's config and data dirs and
-// OpenCode's user folder. `AGENTS.md` / `CLAUDE.md` are not: they are instructions people ask
+// OpenCode's user folder (except, for a session working in a tree inside the data dir — a
+// sub-agent's worktree — the files of that tree). `AGENTS.md` / `CLAUDE.md` are not: they are instructions people ask
 // the model to maintain (both peers' `/init` writes them), and they change no permission and
 // run nothing by themselves. `controlFilesOfShell` applies the same test to what a bash line
 // writes through redirections and `tee`, as far as the parser sees. `controlFileGuard` gives
@@ -41,10 +42,10 @@ const CONTROL_NAMES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The user's own folders this program reads its settings, agents, sessions and trust from. */
-function userFolders(env: NodeJS.ProcessEnv): { dir: string; controls: string }[] {
+function userFolders(env: NodeJS.ProcessEnv): { dir: string; controls: string; holdsWorktrees?: boolean }[] {
   return [
     { dir: configDir(env), controls: "opencode-ink's user configuration" },
-    { dir: dataDir(env), controls: "opencode-ink's sessions and project trust" },
+    { dir: dataDir(env), controls: "opencode-ink's sessions and project trust", holdsWorktrees: true },
     { dir: peerUserDirs(env).opencode, controls: "OpenCode's and opencode-ink's user agents and instructions" },
   ];
 }
@@ -57,12 +58,12 @@ export async function controlFileAt(target: string, cwd: string, env: NodeJS.Pro
   const [realCwd, real] = await Promise.all([realTarget(path.resolve(cwd)), realTarget(resolvePath(cwd, target))]);
   const shown = displayPath(realCwd, real);
   const inProject = isInside(realCwd, real);
-  for (const { dir, controls } of userFolders(env)) {
+  for (const { dir, controls, holdsWorktrees } of userFolders(env)) {
     const realDir = await realTarget(path.resolve(dir));
     if (!isInside(realDir, real)) continue;
     // A session working inside the data dir (a sub-agent's worktree) may change its own tree;
     // the segment rules below still guard that tree's `.git` and settings.
-    if (inProject && isInside(realDir, realCwd) && realCwd !== realDir) continue;
+    if (holdsWorktrees && inProject && isInside(realDir, realCwd) && realCwd !== realDir) continue;
     return { path: shown, controls };
   }
   // Inside the project only the part below it counts, so a project that itself lives under a
