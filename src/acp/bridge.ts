@@ -300,7 +300,8 @@ export class Bridge {
       { optionId: 'always', name: `Always allow ${always.join(', ')}`, kind: 'allow_always' },
       { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
     ];
-    const title = `${this.label(event.path)}: ${event.subject}`;
+    // Why a rule-allowed request is still asked (a control file) comes first: it is the point.
+    const title = event.reason ? `${this.label(event.path)}: ${event.reason}\n${event.subject}` : `${this.label(event.path)}: ${event.subject}`;
     // A child's call was never announced on the root's stream: the request describes it fully.
     const toolCall = this.toolCallFor(event.call_id, event.request_id, title, event.tool);
     this.queue = this.queue.then(() => {

@@ -5,13 +5,14 @@
 import type { LiveSession } from './agent/live-session.js';
 import type { PermissionReply } from './events.js';
 import { newId } from './ids.js';
-import { grantCovers, type PermissionOutcome, type PermissionQuestion } from './permission/gate.js';
+import { unattendedRefusal } from './permission/control-files.js';
+import { answerSettles, type PermissionOutcome, type PermissionQuestion } from './permission/gate.js';
 import type { QuestionOutcome } from './tools/types.js';
 
 export interface BrokerMode {
   /** Someone (the TUI) can answer questions and permission requests. */
   interactive: boolean;
-  /** Approve every request that would ask (`run --yes`). Never overrides a deny rule. */
+  /** Approve every request that would ask (`run --yes`). Never overrides a deny rule, nor approves a control-file write. */
   autoApprove: boolean;
 }
 
@@ -59,14 +60,19 @@ export class InteractionBroker {
         patterns: question.patterns,
         always: question.always ?? question.patterns,
         call_id: question.callId,
+        ...(question.mustAsk !== undefined ? { reason: question.mustAsk } : {}),
       });
     if (!this.mode.interactive || this.mode.autoApprove) {
       announce();
-      const reply: PermissionReply = this.mode.autoApprove ? 'once' : 'reject';
+      const controlFiles = question.controlFiles ?? [];
+      // `--yes` approves what the rules left open, never a write to the program's own control files.
+      const reply: PermissionReply = this.mode.autoApprove && controlFiles.length === 0 ? 'once' : 'reject';
       session.emit('permission.replied', { request_id: id, reply });
-      return Promise.resolve(
-        reply === 'once' ? { reply } : { reply, message: `${question.tool} (${question.subject.split('\n')[0]}) ${NON_INTERACTIVE_DENIAL}` },
-      );
+      if (reply === 'once') return Promise.resolve({ reply });
+      const message = controlFiles.length
+        ? unattendedRefusal(question.tool, controlFiles, this.mode.autoApprove)
+        : `${question.tool} (${question.subject.split('\n')[0]}) ${NON_INTERACTIVE_DENIAL}`;
+      return Promise.resolve({ reply, message });
     }
     // Registered before it is announced, so a listener may answer it straight away.
     const outcome = new Promise<PermissionOutcome>((resolve) => {
@@ -107,10 +113,9 @@ export class InteractionBroker {
   /** An "always" grant also answers other pending requests of the same tree that it now covers. */
   private resolveCoveredBy(granted: PendingPermission): void {
     const root = granted.path[0];
-    const patterns = granted.question.always ?? granted.question.patterns;
     for (const other of [...this.permissions.values()]) {
       if (other.path[0] !== root || other.question.permission !== granted.question.permission) continue;
-      if (grantCovers(granted.question.permission, patterns, other.question)) {
+      if (answerSettles(granted.question, other.question)) {
         this.settlePermission(other.id, 'once');
       }
     }

@@ -396,6 +396,7 @@ function Screen(props: ScreenProps) {
           tool={permission.tool}
           subject={permission.subject}
           {...(permission.always ? { always: permission.always } : {})}
+          {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
           renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
           maxSubjectLines={layout.subjectRows}
           compact={compactApproval}

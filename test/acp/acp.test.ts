@@ -248,6 +248,20 @@ describe('opencode-ink acp', () => {
     expect(existsSync(join(p.project, 'nope.txt'))).toBe(false);
   });
 
+  it('asks the editor before a control-file write that the rules allow, saying why first', async () => {
+    mkdirSync(join(p.dir, 'config'), { recursive: true });
+    writeFileSync(join(p.dir, 'config', 'config.json'), JSON.stringify({ permission: { edit: 'allow' } }));
+    script(p, [toolUse('write', { file_path: 'notes.md', content: 'fine' }), toolUse('write', { file_path: '.mcp.json', content: '{"mcpServers":{}}' }), text('ok')], []);
+    const e = open({ answerPermission: () => 'reject' });
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    expect((await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'configure' }] })).stopReason).toBe('end_turn');
+    expect(e.permissions).toHaveLength(1);
+    expect(e.permissions[0]!.toolCall.title).toMatch(/^build: writes \.mcp\.json, which controls which MCP servers start: always asked\n/);
+    expect(readFileSync(join(p.project, 'notes.md'), 'utf8')).toBe('fine');
+    expect(existsSync(join(p.project, '.mcp.json'))).toBe(false);
+  });
+
   it('cancels a turn mid-tool: stop reason cancelled and the process is gone', async () => {
     script(p, [toolUse('bash', { command: 'echo $$ > sleeper.tmp && mv sleeper.tmp sleeper.pid && exec sleep 30' }), text('never')], []);
     const e = open();

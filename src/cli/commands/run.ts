@@ -53,6 +53,7 @@ async function runToCompletion(ctx: CliContext, prompt: string, opts: RunOptions
       if (!io.closed?.aborted) print(event);
     });
   }
+  reportRefusedGuards(engine, io.stderr);
   const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;
@@ -137,6 +138,22 @@ function jsonPrinter(stdout: NodeJS.WritableStream): (event: CoreEvent) => void 
     }
     stdout.write(`${JSON.stringify(event)}\n`);
   };
+}
+
+/**
+ * A request asked whatever the rules say (a write to `.git/config`, `.opencoderc.json`…) that
+ * this run refused gets one line on stderr, so a CI log shows what the agent tried even when
+ * its final text does not say.
+ */
+function reportRefusedGuards(engine: Engine, stderr: NodeJS.WritableStream): void {
+  const guarded = new Map<string, string>();
+  engine.on((event) => {
+    if (event.type === 'permission.asked' && event.reason !== undefined) guarded.set(event.request_id, `${event.tool} (${event.reason})`);
+    if (event.type !== 'permission.replied') return;
+    const what = guarded.get(event.request_id);
+    guarded.delete(event.request_id);
+    if (what !== undefined && event.reply === 'reject') stderr.write(`Refused ${terminalSafe(what)}.\n`);
+  });
 }
 
 function requireCredentials(ctx: CliContext, model: string | undefined): void {

@@ -143,6 +143,10 @@ export const PermissionAskedSchema = event('permission.asked', {
   patterns: z.array(z.string()),
   always: z.array(z.string()).optional().describe('The patterns "always allow" would store.'),
   call_id: id.optional().describe('The tool call waiting on the answer.'),
+  reason: z
+    .string()
+    .optional()
+    .describe('Why this is asked even where a rule allows it, e.g. "writes .git/config, which controls git: always asked".'),
 });
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
 export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });

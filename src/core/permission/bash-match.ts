@@ -13,6 +13,7 @@
 import type { PermissionRequest } from '../tools/types.js';
 import { bashParser } from './bash-parser.js';
 import { analyzeCommand, type ShellAnalysis, type SimpleCommand } from './bash-parse.js';
+import { controlFileGuard, controlFilesOfShell } from './control-files.js';
 import { stricter, wildcardMatch, type Rule, type Ruleset } from './rules.js';
 import type { PermissionAction } from './schema.js';
 
@@ -21,7 +22,7 @@ export async function analyzeBash(command: string): Promise<ShellAnalysis> {
   try {
     return analyzeCommand(await bashParser(), command);
   } catch {
-    return { commands: [], writesFile: false, setsEnvironment: false, unparsable: true };
+    return { commands: [], writesFile: false, redirectTargets: [], setsEnvironment: false, unparsable: true };
   }
 }
 
@@ -140,9 +141,12 @@ export function alwaysPatterns(analysis: ShellAnalysis): string[] {
 /**
  * The permission request for running `command`: the simple commands as patterns (what the
  * user sees in events), the "always allow" patterns, and the analysis the gate decides on.
+ * Given the working directory, a line that writes one of the program's control files through a
+ * redirection or `tee` is marked to be always asked (control-files.ts).
  */
-export async function bashPermissionRequest(command: string): Promise<PermissionRequest> {
+export async function bashPermissionRequest(command: string, cwd?: string): Promise<PermissionRequest> {
   const shell = await analyzeBash(command);
   const texts = [...new Set(shell.commands.map((c) => c.text))];
-  return { permission: 'bash', patterns: texts.length ? texts : [command], subject: command, always: alwaysPatterns(shell), shell };
+  const guard = cwd === undefined ? {} : controlFileGuard(await controlFilesOfShell(shell, cwd));
+  return { permission: 'bash', patterns: texts.length ? texts : [command], subject: command, always: alwaysPatterns(shell), shell, ...guard };
 }

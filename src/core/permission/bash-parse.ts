@@ -40,6 +40,8 @@ export interface ShellAnalysis {
   commands: SimpleCommand[];
   /** A redirection writes to a file (`>`, `>>`, `&>`, `>|`, `<>`; `/dev/null` and fd copies excepted). */
   writesFile: boolean;
+  /** The files those redirections write, as written (a target built from `$VAR` keeps its source text). */
+  redirectTargets: string[];
   /** An environment variable that can change what a program does is set (`PATH=…`, `env LD_PRELOAD=…`). */
   setsEnvironment: boolean;
   /** The line (or a script inside it) has syntax errors or nests too deep to follow. */
@@ -177,7 +179,7 @@ function safeAssignment(name: string, value: Word | undefined): boolean {
 }
 
 class Analyzer {
-  readonly result: ShellAnalysis = { commands: [], writesFile: false, setsEnvironment: false, unparsable: false };
+  readonly result: ShellAnalysis = { commands: [], writesFile: false, redirectTargets: [], setsEnvironment: false, unparsable: false };
 
   constructor(private readonly parser: Parser) {}
 
@@ -274,6 +276,7 @@ class Analyzer {
     // `2>&1`, `>&2`, `>&-`: copies or closes a descriptor, writes no file.
     if (operator === '>&' && word.static && /^(\d+|-)$/.test(word.value)) return;
     this.result.writesFile = true;
+    this.result.redirectTargets.push(word.value);
   }
 
   private command(node: Node, depth: number, wrappers: WrapperLayer[]): void {

@@ -2,6 +2,9 @@
 // ancestor's, strictest wins), then "always allow" grants made anywhere in the session tree,
 // and only then the user, through an asker that the session's parent chain routes upward.
 // Bash requests are decided per simple command (bash-match.ts), for rules and grants alike.
+// A request with `mustAsk` goes to the user even when the rules allow it; one that writes the
+// program's control files is passed only by an `edit` rule naming each file exactly or by an
+// earlier "always" for each of those very files (never by a pattern granted for other files).
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
 import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
@@ -10,13 +13,23 @@ import { evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.j
 /** "Always allow" answers, shared by every session of one tree. */
 export class TreeApprovals {
   private readonly rules: Rule[] = [];
+  /** Control files the user answered "always" for, compared exactly: no pattern stretches to another one. */
+  private readonly controlFiles = new Set<string>();
 
   grant(permission: string, patterns: readonly string[]): void {
     for (const pattern of patterns) this.rules.push({ permission, pattern, action: 'allow' });
   }
 
+  grantControlFiles(paths: readonly string[]): void {
+    for (const file of paths) this.controlFiles.add(file);
+  }
+
   covers(request: PermissionRequest): boolean {
     return rulesCover(this.rules, request);
+  }
+
+  coversControlFiles(paths: readonly string[]): boolean {
+    return paths.every((file) => this.controlFiles.has(file));
   }
 }
 
@@ -29,12 +42,39 @@ export function rulesCover(grants: readonly Rule[], request: PermissionRequest):
   return list.every((value) => own.some((r) => wildcardMatch(r.pattern, value)));
 }
 
-/** Whether `patterns` granted for `permission` cover `request` (an "always" answer settling other pending asks). */
+/** Whether `patterns` granted for `permission` cover `request`. */
 export function grantCovers(permission: string, patterns: readonly string[], request: PermissionRequest): boolean {
   return rulesCover(
     patterns.map((pattern) => ({ permission, pattern, action: 'allow' })),
     request,
   );
+}
+
+/** Whether an "always" answer to `granted` also settles the pending `request` (same tree and permission). */
+export function answerSettles(granted: PermissionRequest, request: PermissionRequest): boolean {
+  const byPatterns = grantCovers(granted.permission, granted.always ?? granted.patterns, request);
+  if (!byPatterns || request.mustAsk === undefined) return byPatterns;
+  // A request that must be asked is settled only by an answer about the same things.
+  const files = new Set((granted.controlFiles ?? []).map((f) => f.path));
+  const wanted = request.controlFiles ?? [];
+  return wanted.length > 0 ? wanted.every((f) => files.has(f.path)) : granted.mustAsk !== undefined;
+}
+
+/** True when every ruleset's deciding `edit` rule for `file` allows it by naming it exactly. */
+function namedExactly(chain: readonly Ruleset[], file: string): boolean {
+  return chain.every((ruleset) => {
+    for (let i = ruleset.length - 1; i >= 0; i--) {
+      const rule = ruleset[i]!;
+      if (wildcardMatch(rule.permission, 'edit') && wildcardMatch(rule.pattern, file)) return rule.action === 'allow' && rule.pattern === file;
+    }
+    return false;
+  });
+}
+
+/** The request as the user sees it once the rules named its control files: an ordinary ask. */
+function withoutGuard(request: PermissionRequest): PermissionRequest {
+  const { mustAsk: _mustAsk, controlFiles: _controlFiles, ...rest } = request;
+  return rest;
 }
 
 export interface PermissionQuestion extends PermissionRequest {
@@ -74,21 +114,29 @@ export class PermissionGate {
     const decision = request.shell
       ? decideBashChain(this.chain, request.shell)
       : evaluateChain(this.chain, request.permission, request.patterns);
-    if (decision === 'allow' && request.mustAsk === undefined) return;
+    const files = (request.controlFiles ?? []).map((f) => f.path);
+    if (files.length > 0 && files.every((file) => namedExactly(this.chain, file))) request = withoutGuard(request);
+    const guarded = request.mustAsk !== undefined;
+    if (decision === 'allow' && !guarded) return;
     if (decision === 'deny') {
       const named = request.shell ? deniedCommands(this.chain, request.shell) : [];
       throw new PermissionDeniedError(
         `Permission denied by the configured rules: ${request.permission} ${describePatterns(named.length ? named : request.patterns)} is not allowed for this agent.`,
       );
     }
-    if (this.approvals.covers(request)) return;
+    const rulesCovered = decision === 'allow' || this.approvals.covers(request);
+    const guardCovered = !guarded || (request.controlFiles?.length ? this.approvals.coversControlFiles(files) : this.approvals.covers(request));
+    if (rulesCovered && guardCovered) return;
     const outcome = await this.asker({ ...request, tool, callId });
     if (outcome.reply === 'reject') {
       throw new PermissionDeniedError(
         outcome.message ?? `The user denied permission for ${request.permission} ${describePatterns(request.patterns)}.`,
       );
     }
-    if (outcome.reply === 'always') this.approvals.grant(request.permission, request.always ?? request.patterns);
+    if (outcome.reply === 'always') {
+      this.approvals.grant(request.permission, request.always ?? request.patterns);
+      if (request.controlFiles?.length) this.approvals.grantControlFiles(files);
+    }
   }
 }
 

@@ -101,7 +101,7 @@ export const bashTool = defineTool({
   async execute(args, ctx) {
     const { command } = args;
     const timeout = Math.min(args.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    await ctx.ask(await bashPermissionRequest(command));
+    await ctx.ask(await bashPermissionRequest(command, ctx.cwd));
     ctx.signal.throwIfAborted();
 
     const { execa } = await import('execa');

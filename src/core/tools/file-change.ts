@@ -1,8 +1,11 @@
 // The one path by which write and edit change a file: show the user a unified diff under
-// the `edit` permission, then write. Nothing touches the disk before the ask resolves.
+// the `edit` permission, then write. Nothing touches the disk before the ask resolves. A
+// write to one of the program's control files (`.git/config`, `.opencoderc.json`…) is always
+// asked, whatever the `edit` rules say (permission/control-files.ts).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { controlFileAt, controlFileGuard } from '../permission/control-files.js';
 import { displayPath } from './paths.js';
 import { readRegularFile, writeRegularFile } from './regular-file.js';
 import type { ToolContext } from './types.js';
@@ -34,7 +37,8 @@ export async function applyChange(
 ): Promise<{ diff: string; shown: string }> {
   const shown = displayPath(ctx.cwd, file);
   const diff = createTwoFilesPatch(shown, shown, before, after);
-  await ctx.ask({ permission: 'edit', patterns: [shown], subject: diff });
+  const control = await controlFileAt(file, ctx.cwd);
+  await ctx.ask({ permission: 'edit', patterns: [shown], subject: diff, ...controlFileGuard(control ? [control] : []) });
   ctx.signal.throwIfAborted();
   await mkdir(path.dirname(file), { recursive: true });
   await writeRegularFile(file, after, shown);

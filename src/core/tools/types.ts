@@ -3,6 +3,7 @@
 
 import type { z } from 'zod';
 import type { ShellAnalysis } from '../permission/bash-parse.js';
+import type { ControlFileWrite } from '../permission/control-files.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -15,6 +16,13 @@ export interface PermissionRequest {
   always?: string[];
   /** Why this request goes to the user even when a rule allows it (e.g. a private network address). A deny rule still denies. */
   mustAsk?: string;
+  /**
+   * The program's control files this request writes (`.git/config`, `.opencoderc.json`…; see
+   * permission/control-files.ts). With `mustAsk`, it asks unless an `edit` rule names every one
+   * of them exactly (no wildcard) or an earlier "always" answer approved each of them; an
+   * "always" answer remembers exactly these files, and `--yes` does not approve it.
+   */
+  controlFiles?: ControlFileWrite[];
   /** For `bash`: the command line as a shell parser sees it; rules and grants are matched per simple command. */
   shell?: ShellAnalysis;
 }

@@ -145,6 +145,7 @@ function step(d: Draft, input: UiInput): void {
               patterns: e.patterns,
               ...(e.always ? { always: e.always } : {}),
               ...(e.call_id ? { callId: e.call_id } : {}),
+              ...(e.reason ? { reason: e.reason } : {}),
               ts: e.ts,
             },
           ],

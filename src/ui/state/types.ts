@@ -131,6 +131,8 @@ export interface PendingPermission {
   always?: string[];
   /** The tool call waiting on this answer. */
   callId?: string;
+  /** Why it is asked even where a rule allows it (a write to one of the program's control files). */
+  reason?: string;
   ts: number;
 }
 

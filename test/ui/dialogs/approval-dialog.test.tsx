@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Text } from 'ink';
 import { render, cleanup } from 'ink-testing-library';
 import { ApprovalDialog, type ApprovalDialogProps } from '../../../src/ui/components/dialogs/index.js';
-import { capSubject } from '../../../src/ui/components/dialogs/ApprovalDialog.js';
+import { approvalChromeRows, capSubject } from '../../../src/ui/components/dialogs/ApprovalDialog.js';
 import { KEY, press, tick, waitFor, waitForFrame } from '../keys/harness.js';
 
 afterEach(() => cleanup());
@@ -132,6 +132,21 @@ describe('ApprovalDialog with other dialogs queued and a fixed height', () => {
     expect(t.frame()).not.toContain('Allow once');
     await press(t.stdin, KEY.escape);
     await waitForFrame(t.lastFrame, (f) => f.includes('Allow once'));
+  });
+});
+
+describe('a request asked whatever the rules say', () => {
+  it('says why under the tool, in rows the layout counts, compact or not', async () => {
+    const reason = 'writes .git/config, which controls git: always asked';
+    const t = await setup({ tool: 'write', subject: 'diff', reason });
+    expect(t.frame()).toContain(`⚠ ${reason}`);
+    expect(t.frame().indexOf('wants to use write')).toBeLessThan(t.frame().indexOf(reason));
+    expect(approvalChromeRows(0, 100, false, 4, reason)).toBe(approvalChromeRows(0, 100) + 1);
+    expect(approvalChromeRows(0, 100, true, 4, reason)).toBe(approvalChromeRows(0, 100, true) + 1);
+    cleanup();
+    const compact = await setup({ tool: 'write', subject: 'diff', reason, compact: true });
+    expect(compact.frame()).toContain('⚠ writes .git/config');
+    expect(compact.frame().split('\n')).toHaveLength(approvalChromeRows(0, 100, true, 4, reason) + 1);
   });
 });
 

@@ -2,7 +2,9 @@
 // (this session tree) / Deny / Deny with a note. The subject — a command, a diff — is
 // capped to the rows the app can spare so the choices are never pushed off the screen.
 // "Always allow" names the exact patterns it would remember (`Always allow "git status*"
-// for this session tree`), so the user knows what they grant beyond this one request.
+// for this session tree`), so the user knows what they grant beyond this one request. A
+// request asked whatever the rules say (a write to one of the program's control files) says
+// why on a line of its own, under "wants to use".
 
 import type { ReactNode } from 'react';
 import { Box, Text, useStdout } from 'ink';
@@ -23,6 +25,8 @@ export interface ApprovalDialogProps {
   subject: string;
   /** The patterns "Always allow" stores; when absent the choice names no pattern. */
   always?: readonly string[];
+  /** Why this is asked even where a rule allows it ("writes .git/config, which controls git: always asked"). */
+  reason?: string;
   /** Injected renderer (e.g. a diff view); gets the line budget the dialog can spare. */
   renderSubject?: (subject: string, maxLines: number) => ReactNode;
   position: number;
@@ -62,13 +66,19 @@ const SHORT_CHOICES = ['Allow', 'Always', 'Deny', 'Note'] as const;
 /**
  * Rows the dialog takes besides its subject: border 2, header, "wants to use", the
  * subject's margins 2, four choices, the footer as wrapped at `width` — plus the "also
- * waiting" line. Compact (a short screen): border 2, header, "wants to use" and the
- * choices on one row, so who asks and what stay on screen and the subject keeps rows.
+ * waiting" line and the reason (wrapped; one truncated row when compact). Compact (a short
+ * screen): border 2, header, "wants to use" and the choices on one row, so who asks and what
+ * stay on screen and the subject keeps rows.
  */
-export function approvalChromeRows(waiting: number, width = MAX_WIDTH, compact = false, choices = 4): number {
+export function approvalChromeRows(waiting: number, width = MAX_WIDTH, compact = false, choices = 4, reason?: string): number {
   const also = waiting > 0 ? 1 : 0;
-  if (compact) return 5 + also;
-  return 6 + choices + wrappedRows(FOOTER, width - 4) + also;
+  const why = reason === undefined ? 0 : compact ? 1 : wrappedRows(reasonLine(reason), width - 4);
+  if (compact) return 5 + also + why;
+  return 6 + choices + wrappedRows(FOOTER, width - 4) + also + why;
+}
+
+function reasonLine(reason: string): string {
+  return `⚠ ${reason}`;
 }
 
 /** Rows DiffView draws for `lines` uncapped: the first hunk marker is not drawn. */
@@ -124,7 +134,7 @@ interface ApprovalState {
   note: string;
 }
 
-function ApprovalBody({ asker, tool, subject, always, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
+function ApprovalBody({ asker, tool, subject, always, reason, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
   const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
   const { stdout } = useStdout();
   const { selected, noting, note } = get();
@@ -174,6 +184,11 @@ function ApprovalBody({ asker, tool, subject, always, renderSubject, position, t
       <Text>
         wants to use <Text bold color={roleColor('toolName')}>{tool}</Text>
       </Text>
+      {reason !== undefined ? (
+        <Text color={roleColor('warning')} bold wrap={compact ? 'truncate-end' : 'wrap'}>
+          {reasonLine(reason)}
+        </Text>
+      ) : null}
       <Box marginY={compact ? 0 : 1} flexDirection="column">
         {renderSubject ? renderSubject(subject, budget) : <SubjectText tool={tool} subject={subject} maxLines={budget} />}
       </Box>
