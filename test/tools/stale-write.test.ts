@@ -4,7 +4,7 @@
 // pending); a file is replaced atomically, keeping its mode and its symlinks, so a reader in
 // another process never sees half of it.
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { ToolError, type ToolResult } from '../../src/core/tools/types.js';
 import { writeTool } from '../../src/core/tools/write.js';
 import { ChangedOnDiskError, replaceFile } from '../../src/core/workspace/atomic-write.js';
 import { sha256 } from '../../src/core/workspace/file-views.js';
+import { withPathLock } from '../../src/core/workspace/path-lock.js';
 import { makeContext, makeTempDir, removeDir, run, type FakeContext } from './context.js';
 
 const execFileAsync = promisify(execFile);
@@ -211,6 +212,19 @@ describe('atomic replace', () => {
     expect(stdout).toBe('two\n');
   });
 
+  it.runIf(process.getuid?.() === 0)('keeps the owner of a file it replaces when allowed to (running as root)', async () => {
+    const dir = project();
+    const ctx = session(dir);
+    const file = path.join(dir, 'theirs.txt');
+    writeFileSync(file, 'owned by someone else\n');
+    chownSync(file, 12345, 12345);
+    chmodSync(file, 0o640);
+    await run(readTool, { file_path: 'theirs.txt' }, ctx);
+    await run(editTool, { file_path: 'theirs.txt', old_string: 'someone', new_string: 'somebody' }, ctx);
+    expect(statSync(file)).toMatchObject({ uid: 12345, gid: 12345 });
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+  });
+
   it('never shows a reader in another process half a file', async () => {
     const dir = project();
     const ctx = session(dir);
@@ -255,5 +269,28 @@ describe('atomic replace', () => {
     expect(torn).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(versions[0]);
     expect(leftovers(dir)).toEqual([]);
+  });
+});
+
+describe('the per-path lock', () => {
+  it('runs holders of one path one at a time, in arrival order, and frees the path when a holder fails', async () => {
+    const steps: string[] = [];
+    const hold = (name: string, fail = false) =>
+      withPathLock('/some/file', async () => {
+        steps.push(`start ${name}`);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        steps.push(`end ${name}`);
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      });
+    const other = withPathLock('/other/file', async () => {
+      steps.push('other');
+      return 'other';
+    });
+    const results = await Promise.allSettled([hold('a'), hold('b', true), hold('c'), other]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(steps.filter((s) => s !== 'other')).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+    // Another path does not wait for this one.
+    expect(steps.indexOf('other')).toBeLessThan(steps.indexOf('end a'));
   });
 });
