@@ -6,6 +6,7 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTool } from '../src/core/tools/read.js';
 import type { ToolContext } from '../src/core/tools/types.js';
+import { FileViews } from '../src/core/workspace/file-views.js';
 import { tempProject } from './support.js';
 
 const MB = 1024 * 1024;
@@ -26,6 +27,7 @@ const ctx: ToolContext = {
   ask: () => Promise.resolve(),
   progress: () => undefined,
   todos: { get: () => [], set: () => undefined },
+  fileViews: new FileViews(),
 };
 
 const rssBefore = process.memoryUsage.rss();

@@ -65,7 +65,7 @@ const reply = (...content: DemoBlock[]): DemoReply => ({ content, chunkDelayMs: 
 function lastToolResult(req: Request): string {
   const last = req.messages[req.messages.length - 1];
   if (!last || !Array.isArray(last.content)) return '';
-  for (const part of last.content as Array<{ type: string; content?: unknown }>) {
+  for (const part of [...(last.content as Array<{ type: string; content?: unknown }>)].reverse()) {
     if (part.type !== 'tool_result') continue;
     if (typeof part.content === 'string') return part.content;
     if (Array.isArray(part.content)) return (part.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
@@ -94,6 +94,8 @@ const SCRIPTS: Record<string, Step[]> = {
       const routes = both ? "app.post('/v1/login', rateLimit, login);\napp.post('/v2/login', rateLimit, login);" : "app.post('/v1/login', login);\napp.post('/v2/login', rateLimit, login);";
       return reply(
         say('The sub-agents agree: login lives in `src/server.ts` and has no throttling. Adding a limiter there.'),
+        // Only a sub-agent read the file so far, and edit needs this session to have read it.
+        tool('read', { file_path: 'src/server.ts' }),
         tool('edit', {
           file_path: 'src/server.ts',
           old_string: "app.post('/v1/login', login);\napp.post('/v2/login', login);",

@@ -298,6 +298,7 @@ describe('opencode-ink acp', () => {
       p,
       [
         toolUse('todowrite', { todos: [{ id: '1', content: 'Change the port', status: 'in_progress' }, { id: '2', content: 'Dropped idea', status: 'cancelled' }] }),
+        toolUse('read', { file_path: 'app.ts' }),
         toolUse('edit', { file_path: 'app.ts', old_string: 'const port = 3000;', new_string: 'const port = 8080;' }),
         reply({ type: 'thinking', thinking: 'The port is changed.' }, { type: 'text', text: 'Changed the port to 8080.' }),
         text('planned'),

@@ -34,7 +34,8 @@ describe('the demo script', () => {
             assistant,
             { role: 'user', content: [{ type: 'tool_result', content: 'done' }] },
             assistant,
-            { role: 'user', content: [{ type: 'tool_result', ...result }] },
+            // The parent reads the file, then edits it, in one message.
+            { role: 'user', content: [{ type: 'tool_result', content: '1\timport …' }, { type: 'tool_result', ...result }] },
           ],
         }),
       );

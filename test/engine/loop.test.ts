@@ -215,12 +215,16 @@ describe('agent loop', () => {
 describe('what tool events tell the UI', () => {
   it('ties a permission ask to its tool call and reports an edit\'s diff on completion', async () => {
     h = await startHarness({ files: { 'a.txt': 'one\ntwo\n' }, engine: { autoApprove: true } });
-    h.server.enqueue(toolUse('edit', { file_path: 'a.txt', old_string: 'two', new_string: 'three' }, 'toolu_edit'), text('edited'));
+    h.server.enqueue(
+      toolUse('read', { file_path: 'a.txt' }),
+      toolUse('edit', { file_path: 'a.txt', old_string: 'two', new_string: 'three' }, 'toolu_edit'),
+      text('edited'),
+    );
     const session = h.engine.createSession();
     await h.engine.prompt(session.id, 'change two');
     const asked = h.events.find((e) => e.type === 'permission.asked');
     expect(asked).toMatchObject({ call_id: 'toolu_edit', tool: 'edit' });
-    const done = h.events.find((e) => e.type === 'tool.completed');
+    const done = h.events.find((e) => e.type === 'tool.completed' && e.tool === 'edit');
     expect(done).toMatchObject({ call_id: 'toolu_edit', is_error: false, metadata: { path: 'a.txt', diff: expect.stringMatching(/-two\n\+three/) } });
   });
 });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpManager } from '../../src/core/mcp/index.js';
 import type { Tool, ToolContext } from '../../src/core/tools/types.js';
+import { FileViews } from '../../src/core/workspace/file-views.js';
 
 const servers: Server[] = [];
 const managers: McpManager[] = [];
@@ -45,6 +46,7 @@ function context(asked: string[]): ToolContext {
     },
     progress: () => {},
     todos: { get: () => [], set: () => {} },
+    fileViews: new FileViews(),
   };
 }
 

@@ -1,9 +1,11 @@
 // A fake ToolContext for tool tests: a throwaway working directory, a permission asker
-// that records every request and can refuse, and an in-memory todo list.
+// that records every request and can refuse, an in-memory todo list, and the file views of
+// one session (what it has read or written).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError, type PermissionRequest, type Todo, type Tool, type ToolContext, type ToolResult } from '../../src/core/tools/types.js';
+import { FileViews } from '../../src/core/workspace/file-views.js';
 import { waitFor as sharedWaitFor } from '../support/wait.js';
 
 export interface FakeContext extends ToolContext {
@@ -44,6 +46,7 @@ export function makeContext(cwd: string = makeTempDir()): FakeContext {
         todos = next.map((t) => ({ ...t }));
       },
     },
+    fileViews: new FileViews(),
   };
   return ctx;
 }

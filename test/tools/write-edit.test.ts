@@ -2,6 +2,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editTool } from '../../src/core/tools/edit.js';
+import { readTool } from '../../src/core/tools/read.js';
 import { PermissionDeniedError, ToolError } from '../../src/core/tools/types.js';
 import { writeTool } from '../../src/core/tools/write.js';
 import { makeContext, makeTempDir, removeDir, run, type FakeContext } from './context.js';
@@ -18,6 +19,11 @@ afterEach(() => {
 });
 const at = (rel: string): string => path.join(ctx.cwd, rel);
 const content = (rel: string): string => readFileSync(at(rel), 'utf8');
+/** A file that exists and that the session has read, as write and edit require. */
+async function seenFile(rel: string, text: string): Promise<void> {
+  writeFileSync(at(rel), text);
+  await run(readTool, { file_path: rel }, ctx);
+}
 
 describe('write', () => {
   it('creates parent directories after asking with a diff', async () => {
@@ -34,7 +40,7 @@ describe('write', () => {
 
   it('overwrites, showing the removed lines', async () => {
     setup();
-    writeFileSync(at('a.txt'), 'old\n');
+    await seenFile('a.txt', 'old\n');
     const result = await run(writeTool, { file_path: 'a.txt', content: 'new\n' }, ctx);
     expect(result.output).toMatch(/^Overwrote a\.txt/);
     expect(ctx.asks[0]!.subject).toMatch(/^-old$/m);
@@ -79,7 +85,7 @@ describe('write', () => {
 describe('edit', () => {
   it('replaces a unique string and asks with the diff', async () => {
     setup();
-    writeFileSync(at('code.ts'), 'const a = 1;\nconst b = 2;\n');
+    await seenFile('code.ts', 'const a = 1;\nconst b = 2;\n');
     const result = await run(editTool, { file_path: 'code.ts', old_string: 'const b = 2;', new_string: 'const b = 3;' }, ctx);
     expect(content('code.ts')).toBe('const a = 1;\nconst b = 3;\n');
     expect(result.output).toContain('replaced 1 occurrence');
@@ -89,7 +95,7 @@ describe('edit', () => {
 
   it('fails clearly when old_string is absent or identical to new_string', async () => {
     setup();
-    writeFileSync(at('f.txt'), 'abc\n');
+    await seenFile('f.txt', 'abc\n');
     await expect(run(editTool, { file_path: 'f.txt', old_string: 'xyz', new_string: 'q' }, ctx)).rejects.toThrow(/not found/);
     await expect(run(editTool, { file_path: 'f.txt', old_string: 'abc', new_string: 'abc' }, ctx)).rejects.toThrow(/identical/);
     expect(ctx.asks).toEqual([]);
@@ -98,7 +104,7 @@ describe('edit', () => {
 
   it('refuses an ambiguous match unless replace_all is set', async () => {
     setup();
-    writeFileSync(at('f.txt'), 'foo bar foo baz foo\n');
+    await seenFile('f.txt', 'foo bar foo baz foo\n');
     const err = await run(editTool, { file_path: 'f.txt', old_string: 'foo', new_string: 'qux' }, ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect((err as Error).message).toContain('found 3 times');
@@ -111,7 +117,7 @@ describe('edit', () => {
 
   it('inserts replacement text literally (no $& expansion)', async () => {
     setup();
-    writeFileSync(at('f.txt'), 'price\n');
+    await seenFile('f.txt', 'price\n');
     await run(editTool, { file_path: 'f.txt', old_string: 'price', new_string: "$& $' $1" }, ctx);
     expect(content('f.txt')).toBe("$& $' $1\n");
   });
@@ -129,7 +135,7 @@ describe('edit', () => {
 
   it('matches LF old_string in a CRLF file and keeps CRLF endings', async () => {
     setup();
-    writeFileSync(at('win.txt'), 'one\r\ntwo\r\nthree\r\n');
+    await seenFile('win.txt', 'one\r\ntwo\r\nthree\r\n');
     await run(editTool, { file_path: 'win.txt', old_string: 'one\ntwo\n', new_string: 'uno\ndos\n' }, ctx);
     expect(content('win.txt')).toBe('uno\r\ndos\r\nthree\r\n');
     await run(editTool, { file_path: 'win.txt', old_string: 'three', new_string: 'tres\ncuatro' }, ctx);
@@ -138,7 +144,7 @@ describe('edit', () => {
 
   it('does not write when the edit is denied', async () => {
     setup();
-    writeFileSync(at('f.txt'), 'keep\n');
+    await seenFile('f.txt', 'keep\n');
     ctx.deny = (r) => r.permission === 'edit';
     await expect(run(editTool, { file_path: 'f.txt', old_string: 'keep', new_string: 'lose' }, ctx)).rejects.toBeInstanceOf(
       PermissionDeniedError,

@@ -4,6 +4,7 @@ import type { EventPayloads, EventType } from '../events.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
 import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
+import type { FileViews } from '../workspace/file-views.js';
 
 /** Asks the user on behalf of `origin` (the session whose tool asked), possibly many levels down. */
 export type QuestionRoute = (origin: LiveSession, question: string, options: string[]) => Promise<QuestionOutcome>;
@@ -26,6 +27,8 @@ export interface LiveSession {
   readonly missingToolHints: Readonly<Record<string, string>>;
   readonly gate: PermissionGate;
   readonly todos: TodoAccess;
+  /** The files this session has seen (its own reads and writes, not its parent's or children's). */
+  readonly fileViews: FileViews;
   /** For a root: the broker. For a child: closures its parent gave it, forwarding upward. */
   readonly askUser: QuestionRoute;
   readonly askPermission: PermissionRoute;

@@ -122,6 +122,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     ask: (request) => session.gate.check(request, call.name, call.id),
     progress: (metadata) => session.emit('tool.progress', { call_id: call.id, tool: call.name, metadata }),
     todos: session.todos,
+    fileViews: session.fileViews,
     askUser: (question, options) => session.askUser(session, question, options),
     batchIndex: opts.batchIndex ?? 0,
     ...(opts.byUser ? { byUser: true } : {}),

@@ -32,6 +32,7 @@ import {
 import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { Tool } from '../tools/types.js';
+import { FileViews } from '../workspace/file-views.js';
 import type { EngineOptions } from '../engine.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
@@ -52,6 +53,11 @@ export interface SessionFactoryDeps {
 
 export class SessionFactory {
   private readonly approvals = new Map<string, TreeApprovals>();
+  /**
+   * Each session's file views, kept by id rather than on the live session: a child released
+   * from memory after its turn and resumed later (task `session_id`) still knows what it read.
+   */
+  private readonly fileViews = new Map<string, FileViews>();
   private readonly providers = new Map<string, Provider>();
   /** Rebuilds a session's tool list (when MCP tools appear or change), and the MCP version it was built at. */
   private readonly toolSelection = new WeakMap<LiveSession, { select: () => Tool[]; version: number }>();
@@ -167,6 +173,7 @@ export class SessionFactory {
       missingToolHints: gate.hints,
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
+      fileViews: this.fileViewsFor(row.id),
       askUser: routes.askUser,
       askPermission: routes.askPermission,
       maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
@@ -214,6 +221,15 @@ export class SessionFactory {
     }
     const search = provider.webSearch?.bind(provider);
     return search ? createWebsearchTool((request) => search({ ...request, model: modelId })) : undefined;
+  }
+
+  private fileViewsFor(sessionId: string): FileViews {
+    let views = this.fileViews.get(sessionId);
+    if (!views) {
+      views = new FileViews();
+      this.fileViews.set(sessionId, views);
+    }
+    return views;
   }
 
   private approvalsFor(rootId: string): TreeApprovals {

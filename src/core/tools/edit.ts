@@ -1,10 +1,11 @@
 // `edit`: exact string replacement. It refuses to guess: the text must occur exactly once
 // unless replace_all is set, so a model working from a stale or misremembered view fails
-// loudly instead of changing the wrong place. CRLF files accept LF-only old_string, since
-// models almost always write \n.
+// loudly instead of changing the wrong place; and the file must have been read by this
+// session and be unchanged since (file-change.ts). CRLF files accept LF-only old_string,
+// since models almost always write \n.
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { applyChange, readIfExists } from './file-change.js';
+import { applyChange, loadForChange } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';
 import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
@@ -33,7 +34,7 @@ export const editTool = defineTool({
   name: 'edit',
   description: `Replace exact text in a file.
 
-- Read the file first; old_string must match the file's current content exactly, including indentation. Do not include the line-number prefix shown by read.
+- Read the file first with the read tool: an existing file that you have not read in this session, or that changed since you last read or wrote it (another agent, the user or a command may change it), is refused, and you must read it again. old_string must match the file's current content exactly, including indentation. Do not include the line-number prefix shown by read.
 - The edit fails if old_string is not found, or if it occurs more than once and replace_all is not set: then add surrounding lines to old_string to make it unique, or set replace_all to change every occurrence (e.g. renaming a variable).
 - Keep old_string as short as possible while still unique.
 - To create a new file, use an empty old_string with the full content as new_string (or use write).
@@ -51,13 +52,14 @@ export const editTool = defineTool({
     if (existing && isSpecial(existing)) {
       throw new ToolError(`${shown} is ${kindOf(existing)}, not a regular file; edit changes only regular files.`);
     }
-    const before = await readIfExists(file, shown);
+    const base = await loadForChange(ctx, file);
+    const before = base.text;
 
     if (before === undefined) {
       if (args.old_string !== '') {
         throw new ToolError(`File not found: ${shown}. To create a file, use write or an empty old_string.`);
       }
-      const { diff } = await applyChange(ctx, file, '', args.new_string);
+      const { diff } = await applyChange(ctx, base, args.new_string);
       return { output: `Created ${shown}.`, metadata: { path: shown, created: true, diff } };
     }
     if (args.old_string === '') {
@@ -66,7 +68,7 @@ export const editTool = defineTool({
           `${shown} already exists and is not empty; old_string must be the text to replace. Use write to replace the whole file.`,
         );
       }
-      const { diff } = await applyChange(ctx, file, '', args.new_string);
+      const { diff } = await applyChange(ctx, base, args.new_string);
       return { output: `Wrote ${shown}.`, metadata: { path: shown, diff } };
     }
 
@@ -100,7 +102,7 @@ export const editTool = defineTool({
       const at = before.indexOf(oldText);
       after = before.slice(0, at) + newText + before.slice(at + oldText.length);
     }
-    const { diff } = await applyChange(ctx, file, before, after);
+    const { diff } = await applyChange(ctx, base, after);
     const replaced = args.replace_all ? count : 1;
     return {
       output: `Edited ${shown}: replaced ${replaced} occurrence${replaced === 1 ? '' : 's'}.`,

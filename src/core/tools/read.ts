@@ -3,13 +3,15 @@
 // cut at MAX_LINE_CHARS while the rest of it is skipped unseen, so memory stays bounded
 // whatever the file's size or line length (a 200 MB one-line file costs a few KB). Only
 // regular files are opened (regular-file.ts); binaries are refused rather than dumped into
-// the context.
+// the context. A successful read is remembered in the session's file views, which `write`
+// and `edit` require (workspace/file-views.ts).
 import type { FileHandle } from 'node:fs/promises';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { fingerprintOpenFile } from '../workspace/file-views.js';
 import { hasBinaryExtension, looksBinary } from './binary.js';
-import { displayPath, resolveForTool } from './paths.js';
+import { displayPath, realTarget, resolveForTool } from './paths.js';
 import { NotRegularFileError, openRegular } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
@@ -48,7 +50,7 @@ export const readTool = defineTool({
 - Lines longer than ${MAX_LINE_CHARS} characters are truncated.
 - Binary files (images, archives, executables...) are refused. Directories are refused too (use the list tool for them), and so are FIFOs, sockets and devices: only regular files are read.
 - Reading several files you expect to need in one message (parallel calls) is encouraged.
-- Always read a file before editing it so your edits match its current content.`,
+- Always read a file before editing or overwriting it: write and edit refuse an existing file you have not read in this session, or one that changed since you last read it.`,
   parameters,
   readOnly: true,
   async execute(args, ctx) {
@@ -66,6 +68,7 @@ export const readTool = defineTool({
       throw err;
     }
     try {
+      const openedAs = await handle.stat();
       if (hasBinaryExtension(file)) throw binaryError(shown, file);
       const window = await readWindow(handle, {
         offset: args.offset ?? 1,
@@ -73,7 +76,11 @@ export const readTool = defineTool({
         signal: ctx.signal,
         isBinary: () => binaryError(shown, file),
       });
-      return formatWindow(shown, window, args.offset ?? 1, args.limit ?? DEFAULT_READ_LIMIT);
+      const result = formatWindow(shown, window, args.offset ?? 1, args.limit ?? DEFAULT_READ_LIMIT);
+      // Any successful read counts as having seen the file, a window of it included (as in
+      // Claude Code): the model knows the file exists and can read more before changing it.
+      ctx.fileViews.remember(await realTarget(file), await fingerprintOpenFile(handle, openedAs));
+      return result;
     } catch (err) {
       // Opened without blocking, a "regular" file that streams like a pipe (/proc/kmsg)
       // answers EAGAIN instead of waiting forever for data.

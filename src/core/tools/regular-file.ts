@@ -107,7 +107,7 @@ const WRITE_FLAGS =
  * a device is never what "save this file" means. The check is repeated on the opened
  * descriptor, so a path swapped after the stat is still refused before any byte is written.
  */
-export async function writeRegularFile(file: string, content: string, shown: string = file): Promise<void> {
+export async function writeRegularFile(file: string, content: string | Uint8Array, shown: string = file): Promise<void> {
   const before = await stat(file).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
@@ -124,7 +124,7 @@ export async function writeRegularFile(file: string, content: string, shown: str
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new NotRegularFileError(shown, kindOf(info));
-    await handle.writeFile(content, 'utf8');
+    await handle.writeFile(content);
   } finally {
     await handle.close();
   }

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { ShellAnalysis } from '../permission/bash-parse.js';
 import type { ControlFileWrite } from '../permission/control-files.js';
+import type { FileViews } from '../workspace/file-views.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -64,6 +65,8 @@ export interface ToolContext {
   /** Live progress for the UI (`tool.progress` event). */
   progress(metadata: Record<string, unknown>): void;
   todos: TodoAccess;
+  /** What this session has read or written of each file: `write` and `edit` refuse files it has not seen as they are now. */
+  fileViews: FileViews;
   /** Asks the user, routed through every parent session up to the root. */
   askUser?(question: string, options: string[]): Promise<QuestionOutcome>;
   /** Position of this call among the calls to the same tool in one assistant message. */

@@ -1,8 +1,9 @@
 // `write`: whole-file creation or replacement. Parent directories are created; the user
-// approves a diff against the current content (empty for a new file).
+// approves a diff against the current content (empty for a new file). An existing file must
+// have been read by this session and be unchanged since (file-change.ts).
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { applyChange, countLines, readIfExists } from './file-change.js';
+import { applyChange, countLines, loadForChange } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';
 import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
@@ -17,7 +18,7 @@ export const writeTool = defineTool({
   description: `Create a file or replace a file's entire content.
 
 - Missing parent directories are created.
-- Overwriting replaces everything: read the file first, and prefer the edit tool for changes to part of an existing file, which is cheaper and safer.
+- Overwriting replaces everything: an existing file must have been read with the read tool in this session first, and is refused if it changed since you last read or wrote it (another agent, the user or a command may change it); read it again then. Prefer the edit tool for changes to part of an existing file, which is cheaper and safer.
 - Do not create files (especially documentation or README files) unless the task calls for them.
 - The user may be asked to approve the change as a diff.`,
   parameters,
@@ -29,13 +30,13 @@ export const writeTool = defineTool({
     if (existingStat && isSpecial(existingStat)) {
       throw new ToolError(`${displayPath(ctx.cwd, file)} is ${kindOf(existingStat)}, not a regular file; write only creates or replaces regular files.`);
     }
-    const before = await readIfExists(file, displayPath(ctx.cwd, file));
-    const { diff, shown } = await applyChange(ctx, file, before ?? '', args.content);
+    const base = await loadForChange(ctx, file);
+    const { diff, shown } = await applyChange(ctx, base, args.content);
     const lines = countLines(args.content);
-    const verb = before === undefined ? 'Created' : 'Overwrote';
+    const created = base.bytes === undefined;
     return {
-      output: `${verb} ${shown} (${lines} line${lines === 1 ? '' : 's'}).`,
-      metadata: { path: shown, created: before === undefined, diff },
+      output: `${created ? 'Created' : 'Overwrote'} ${shown} (${lines} line${lines === 1 ? '' : 's'}).`,
+      metadata: { path: shown, created, diff },
     };
   },
 });

@@ -48,6 +48,7 @@ describe('the live region', () => {
     h = await startHarness({ engine: { interactive: true }, files: { 'src/a.ts': `${file}\n` } });
     scriptConversations(h.server, {
       'change line ten': [
+        reply({ type: 'tool_use', id: 'toolu_r1', name: 'read', input: { file_path: 'src/a.ts' } }),
         reply({ type: 'text', text: 'Changing it.' }, { type: 'tool_use', id: 'toolu_e1', name: 'edit', input: { file_path: 'src/a.ts', old_string: 'line 10\n', new_string: 'LINE TEN\n' } }),
         text('Edited.'),
       ],
