@@ -6,6 +6,8 @@
 // `engine/subagent-host.ts` connects the sub-agent supervisor to both. What stays here is
 // what the front ends call: sessions and their settings, prompts and commands, compaction,
 // questions and permission replies, models and MCP status.
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { LiveSession } from './agent/live-session.js';
 import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, manualCompactionSkip, type CompactResult, type CompactSkipped, type ContextDeps } from './context/index.js';
@@ -33,6 +35,7 @@ import { SessionFactory } from './engine/session-factory.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
+import { Workspaces } from './workspace/worktree.js';
 
 export { agentToolNames } from './engine/session-factory.js';
 
@@ -99,8 +102,12 @@ export class Engine {
   readonly mcp: McpManager;
   private readonly sessions: SessionFactory;
   private readonly turns: TurnScheduler;
+  /** Git worktrees of isolated sub-agents; the ones a crashed process left are cleaned up at start. */
+  private readonly workspaces: Workspaces;
 
   constructor(private readonly options: EngineOptions) {
+    this.workspaces = new Workspaces(worktreesRoot(options.store));
+    void this.workspaces.cleanupStale();
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
@@ -128,6 +135,7 @@ export class Engine {
         live: this.live,
         sessions: this.sessions,
         turns: this.turns,
+        workspaces: this.workspaces,
         onEvent: (listener) => this.bus.on(listener),
         emitFor: this.emitFor.bind(this),
       }),
@@ -403,7 +411,16 @@ export class Engine {
   /** Stops the MCP servers this engine started; the engine is not used afterwards. */
   async close(): Promise<void> {
     this.cancelAll();
-    await this.mcp.close();
+    await Promise.all([this.mcp.close(), this.workspacesSettled()]);
+  }
+
+  /**
+   * Resolves once no sub-agent worktree is being cleaned up or removed: what a front end
+   * waits for before exiting, so none is left behind. Cancelled children finish first.
+   */
+  async workspacesSettled(): Promise<void> {
+    await this.turns.allSettled();
+    await this.workspaces.settled();
   }
 
   /** Sessions held in memory: roots in use and children under way (the rest live in the store). */
@@ -450,6 +467,12 @@ export class Engine {
   private emitFor<K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]): void {
     this.bus.emit(makeEvent(type, { session_id: sessionId, agent, path: [...path], ts: Date.now() }, payload));
   }
+}
+
+/** Worktrees live in the data dir beside the session store; an in-memory store's in a per-user temp folder. */
+function worktreesRoot(store: SessionStore): string {
+  if (store.file === ':memory:') return join(tmpdir(), `opencode-ink-${process.getuid?.() ?? 'user'}`, 'worktrees');
+  return join(dirname(store.file), 'worktrees');
 }
 
 function userText(text: string): Message {

@@ -9,6 +9,7 @@ import type {
   CoreEventSchema,
   EventEnvelopeSchema,
   FileChangeSchema,
+  MergeOutcomeSchema,
   PermissionReplySchema,
   ProtocolLineSchema,
   SessionStatusSchema,
@@ -25,6 +26,7 @@ export type TaskState = z.infer<typeof TaskStateSchema>;
 export type TaskProgress = z.infer<typeof TaskProgressSchema>;
 export type TaskOutcome = z.infer<typeof TaskOutcomeSchema>;
 export type FileChange = z.infer<typeof FileChangeSchema>;
+export type TaskMerge = z.infer<typeof MergeOutcomeSchema>;
 export type ProtocolLine = z.infer<typeof ProtocolLineSchema>;
 
 /** Every core event, as the schema defines it. */

@@ -99,7 +99,16 @@ describe('loadConfig', () => {
       agent: {},
       command: {},
       permission: {},
-      subagents: { max_depth: 1, max_concurrency: 5, max_per_batch: 10, max_turns: 20, timeout_seconds: 600, approvals: 'bubble' },
+      subagents: {
+        max_depth: 1,
+        max_concurrency: 5,
+        max_per_batch: 10,
+        max_turns: 20,
+        timeout_seconds: 600,
+        approvals: 'bubble',
+        isolation: 'none',
+        worktree: { link: ['node_modules'] },
+      },
       keybinds: {
         leader: 'ctrl+x',
         session_child_cycle: '<leader>right',
@@ -138,7 +147,16 @@ describe('loadConfig', () => {
     expect(sources).toEqual([global, local]);
     expect(config.model).toBe('anthropic/project-model');
     expect(config.default_agent).toBe('plan');
-    expect(config.subagents).toEqual({ max_depth: 2, max_concurrency: 3, max_per_batch: 10, max_turns: 20, timeout_seconds: 600, approvals: 'deny' });
+    expect(config.subagents).toEqual({
+      max_depth: 2,
+      max_concurrency: 3,
+      max_per_batch: 10,
+      max_turns: 20,
+      timeout_seconds: 600,
+      approvals: 'deny',
+      isolation: 'none',
+      worktree: { link: ['node_modules'] },
+    });
     expect(config.keybinds).toEqual({ ...DEFAULT_KEYBINDS, leader: 'ctrl+a' });
     // Nearer patterns come after farther ones, so they win under last-match-wins rules.
     expect(config.permission).toEqual({ bash: { '*': 'ask', 'git status*': 'allow', 'npm test': 'allow' }, edit: 'deny' });

@@ -109,11 +109,27 @@ async function runTui(ui: Ui, load: () => CliContext, opts: TuiOptions): Promise
       afterFirstFrame,
       ...(banner ? { banner } : {}),
     })
-    .finally(() => {
+    .finally(async () => {
       indexing.abort();
       // Quitting without sending anything (here or in a session /new opened) leaves no session behind.
       ctx.store.removeEmptyRoots();
+      await untilOrAfter(engine.workspacesSettled(), WORKTREE_EXIT_WAIT_MS);
     });
+}
+
+/** How long quitting waits for sub-agents' worktrees to be saved and removed; the next start cleans up the rest. */
+const WORKTREE_EXIT_WAIT_MS = 5000;
+
+function untilOrAfter(work: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
 }
 
 function assertInteractiveTerminal(): void {

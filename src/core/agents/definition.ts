@@ -26,6 +26,8 @@ export interface AgentDefinition {
   restrictions?: PermissionConfig[];
   maxTurns?: number;
   color?: string;
+  /** Where it runs as a sub-agent when the task call does not say: its own git worktree, or the parent's folder. */
+  isolation?: 'none' | 'worktree';
   hidden: boolean;
   disable: boolean;
   /** Absolute path of the file that defined it, or `config`. */

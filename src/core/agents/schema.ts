@@ -26,6 +26,8 @@ export const AgentFieldsSchema = z.object({
   color: z.string().optional(),
   hidden: z.boolean().optional(),
   disable: z.boolean().optional(),
+  /** `worktree`: the agent runs as a sub-agent in its own git worktree (DESIGN §17). */
+  isolation: z.enum(['none', 'worktree']).optional(),
 });
 export type AgentFields = z.infer<typeof AgentFieldsSchema>;
 

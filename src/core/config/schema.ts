@@ -49,6 +49,21 @@ export const CommandConfigSchema = z.strictObject({
   subtask: z.boolean().optional(),
 });
 
+/** A folder linked into a child's worktree: relative to the top of the repository, never leaving it. */
+const LinkedFolderSchema = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), {
+    error: 'expected a folder relative to the repository root, without ".." (e.g. "node_modules")',
+  });
+
+/** Sub-agents that run in their own git worktree (DESIGN §17). */
+export const WorktreeSettingsSchema = z.strictObject({
+  link: z.array(LinkedFolderSchema).default(['node_modules']),
+});
+
+export const IsolationSchema = z.enum(['none', 'worktree']);
+
 export const SubagentSettingsSchema = z.strictObject({
   max_depth: z.number().int().min(1).max(5).default(1),
   max_concurrency: z.number().int().min(1).default(5),
@@ -56,6 +71,8 @@ export const SubagentSettingsSchema = z.strictObject({
   max_turns: z.number().int().min(1).default(20),
   timeout_seconds: z.number().min(1).default(600),
   approvals: z.enum(['bubble', 'deny']).default('bubble'),
+  isolation: IsolationSchema.default('none'),
+  worktree: WorktreeSettingsSchema.prefault({}),
 });
 
 export const KeybindsSchema = z.strictObject({

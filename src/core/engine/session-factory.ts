@@ -13,7 +13,7 @@ import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../permission/rules.js';
-import type { ProjectInfo } from '../project.js';
+import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
 import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
@@ -110,6 +110,8 @@ export class SessionFactory {
     const chain = parent ? [...own, ...parent.gate.rulesets] : own;
     const path = parent ? [...parent.path, row.id] : [row.id];
     const depth = parent ? parent.depth + 1 : 0;
+    // A child in its own worktree has that worktree as its project (AGENTS.md, the prompt's root).
+    const project = row.cwd === options.cwd ? this.deps.project : findProject(row.cwd);
     const store = options.store;
     const settings = options.config.subagents;
     const emit = <K extends EventType>(type: K, payload: EventPayloads[K]) => this.deps.emitFor(row.id, agent.name, path, type, payload);
@@ -163,8 +165,8 @@ export class SessionFactory {
       // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
       systemPrompt: buildSystemPrompt(row.system_prompt ?? agent.prompt, {
         cwd: row.cwd,
-        projectRoot: this.deps.project.root,
-        isGitRepo: this.deps.project.isGitRepo,
+        projectRoot: project.root,
+        isGitRepo: project.isGitRepo,
         platform: process.platform,
         date: options.now?.() ?? new Date(),
         userDirs: options.peerDirs,

@@ -7,6 +7,7 @@ import type { LiveSession } from '../agent/live-session.js';
 import type { EventListener, EventPayloads, EventType } from '../events.js';
 import { resolveModelName } from '../provider/index.js';
 import type { SubagentHost } from '../subagents/index.js';
+import type { Workspaces } from '../workspace/worktree.js';
 import type { EngineOptions } from '../engine.js';
 import type { SessionFactory } from './session-factory.js';
 import type { TurnScheduler } from './turn-scheduler.js';
@@ -17,6 +18,7 @@ export interface SubagentHostDeps {
   live: Map<string, LiveSession>;
   sessions: SessionFactory;
   turns: TurnScheduler;
+  workspaces: Workspaces;
   onEvent: (listener: EventListener) => () => void;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
 }
@@ -27,6 +29,7 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
   return {
     settings: options.config.subagents,
     store,
+    workspaces: deps.workspaces,
     agent: (name) => options.agents.get(name),
     subagents: () => [...options.agents.values()].filter((a) => (a.mode === 'subagent' || a.mode === 'all') && !a.disable),
     resolveModel: (name, fallback) => resolveModelName(name, fallback),

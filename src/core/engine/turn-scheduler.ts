@@ -68,6 +68,11 @@ export class TurnScheduler {
     });
   }
 
+  /** Resolves when no root has anything under way (quitting: cancelled turns have wound down). */
+  async allSettled(): Promise<void> {
+    while (this.busy.size > 0) await Promise.all([...this.busy.keys()].map((id) => this.settled(id)));
+  }
+
   /** The outcome of the last turn that ended in a root session, e.g. one a background result started. */
   lastOutcome(sessionId: string): TurnOutcome | undefined {
     return this.lastOutcomes.get(sessionId);

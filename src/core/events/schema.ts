@@ -46,6 +46,19 @@ export const TaskProgressSchema = z
   })
   .meta({ id: 'TaskProgress' });
 
+/** How an isolated task's work came back into its parent's working tree (DESIGN §17). */
+export const MergeOutcomeSchema = z
+  .strictObject({
+    state: z
+      .enum(['merged', 'conflict', 'none'])
+      .describe('merged: applied to the parent\'s tree as uncommitted changes; conflict: nothing applied, work kept on `branch`; none: nothing to merge, or not merged (a cancelled task keeps its work on `branch`).'),
+    files: z.array(z.string()).describe('merged: the files changed in the parent\'s tree; conflict: the conflicting files; none: the files kept on `branch`, if any.'),
+    branch: z.string().optional().describe('The git branch holding the task\'s work when it was kept (`opencode/<session id>`).'),
+    base: z.string().optional().describe('The commit the task started from: `git diff <base> <branch>` shows its changes.'),
+    reason: z.string().optional().describe('Why the work was not merged.'),
+  })
+  .meta({ id: 'MergeOutcome' });
+
 /** What a finished (or backgrounded) `task` call reports (`tool.completed` metadata). */
 export const TaskOutcomeSchema = z
   .looseObject({
@@ -63,6 +76,7 @@ export const TaskOutcomeSchema = z
       .optional()
       .describe('The child\'s tool calls, oldest first, as listed in the result\'s <tool_log>.'),
     tool_log_earlier: count.optional().describe('Earlier calls left out of `tool_log`.'),
+    merge: MergeOutcomeSchema.optional().describe('For a task run with isolation "worktree": how its work came back.'),
   })
   .meta({ id: 'TaskOutcome' });
 

@@ -35,6 +35,12 @@
  * - Resume: `session_id` continues a child of the calling session with its full history.
  * - Result: the child's last text, then its tool log — the tool calls of this run (a resume
  *   lists only the calls it made; the earlier run's log went out with the earlier result).
+ * - Isolation (DESIGN §17): `task.isolation` > the agent's `isolation` > `subagents.isolation`.
+ *   "worktree" runs the child (each run, a resume too) in its own git worktree made from the
+ *   parent's tree as it is now; its cwd, tools, permission paths, AGENTS.md and its own
+ *   children all use it. When the child ends its work is merged back (completed or failed) or
+ *   kept on its branch (cancelled), and the result and its metadata carry the merge outcome.
+ *   No repository or no git: an error result before any child session exists.
  */
 import type { LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
@@ -45,6 +51,7 @@ import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
 import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
 import { ToolError, type ToolContext, type ToolResult } from '../tools/types.js';
+import { WorkspaceError, type ChildWorktree, type MergeOutcome, type Workspaces } from '../workspace/worktree.js';
 import { ASK_USER_TOOL, selectToolNames } from './gates.js';
 import { Limiter } from './limiter.js';
 import { formatTaskResult, withNote, type TaskState } from './result.js';
@@ -65,7 +72,11 @@ export interface SubagentSettings {
   max_turns: number;
   timeout_seconds: number;
   approvals: 'bubble' | 'deny';
+  isolation: Isolation;
+  worktree: { link: readonly string[] };
 }
+
+export type Isolation = 'none' | 'worktree';
 
 export interface ChildRunOptions {
   /** Signals that cancel the child's turn: the parent's turn (foreground) and the timeout. */
@@ -78,6 +89,8 @@ export interface ChildRunOptions {
 export interface SubagentHost {
   readonly settings: SubagentSettings;
   readonly store: SessionStore;
+  /** Git worktrees for children run with isolation "worktree". */
+  readonly workspaces: Pick<Workspaces, 'check' | 'create' | 'finish'>;
   agent(name: string): AgentDefinition | undefined;
   subagents(): AgentDefinition[];
   resolveModel(name: string | undefined, fallback: string): string;
@@ -139,6 +152,7 @@ export class SubagentSupervisor {
       try {
         this.checkNarrowing(parent, agent, narrow);
         await this.authorize(parent, agent, args.description, ctx);
+        if (this.isolationOf(args, agent) === 'worktree') await this.checkWorkspace(parent);
       } catch (err) {
         this.claimed.delete(row.id);
         throw err;
@@ -148,11 +162,25 @@ export class SubagentSupervisor {
       this.checkNarrowing(parent, agent, narrow);
       // Asked before the child exists, so a refusal leaves no session behind.
       await this.authorize(parent, agent, args.description, ctx);
+      if (this.isolationOf(args, agent) === 'worktree') await this.checkWorkspace(parent);
       row = this.createRow(parent, agent, args, ctx);
       this.claimed.add(row.id);
     }
     const childId = row.id;
     const release = () => this.claimed.delete(childId);
+    let worktree: ChildWorktree | undefined;
+    if (this.isolationOf(args, agent) === 'worktree') {
+      try {
+        worktree = await this.host.workspaces.create(parent.cwd, childId, settings.worktree.link);
+      } catch (err) {
+        release();
+        const message = err instanceof Error ? err.message : String(err);
+        this.host.store.updateSession(childId, { status: 'failed', error: message });
+        throw new ToolError(`${message} The task was not started.`);
+      }
+      // Its tools, permission paths, instructions and own children all start from here.
+      row = { ...row, cwd: worktree.cwd };
+    }
     // A resume that brings a new identity keeps it for later resumes too; openChild reads the row.
     if (args.session_id && args.system_prompt !== undefined) {
       this.host.store.updateSession(row.id, { system_prompt: args.system_prompt });
@@ -168,7 +196,7 @@ export class SubagentSupervisor {
     const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
     if (args.run_in_background) {
-      const work = this.execute(parent, child, input, progress.log, false)
+      const work = this.execute(parent, child, input, progress.log, false, worktree)
         .then((result) => {
           this.host.deliver(parent, `Background task "${args.description}" (${agent.name}) has finished:\n${result.output}`);
         })
@@ -183,10 +211,25 @@ export class SubagentSupervisor {
       };
     }
     try {
-      return await this.execute(parent, child, input, progress.log, true);
+      return await this.execute(parent, child, input, progress.log, true, worktree);
     } finally {
       progress.stop();
       release();
+    }
+  }
+
+  /** Call > agent > config. */
+  private isolationOf(args: TaskArgs, agent: AgentDefinition): Isolation {
+    return args.isolation ?? agent.isolation ?? this.host.settings.isolation;
+  }
+
+  /** Refuses isolation where it cannot work (no repository, no git) before a child exists. */
+  private async checkWorkspace(parent: LiveSession): Promise<void> {
+    try {
+      await this.host.workspaces.check(parent.cwd);
+    } catch (err) {
+      if (err instanceof WorkspaceError) throw new ToolError(`${err.message} The task was not started.`);
+      throw err;
     }
   }
 
@@ -267,9 +310,24 @@ export class SubagentSupervisor {
     return { row, agent };
   }
 
-  private async execute(parent: LiveSession, child: LiveSession, input: Message, log: () => ToolLog, foreground: boolean): Promise<ToolResult> {
+  private async execute(
+    parent: LiveSession,
+    child: LiveSession,
+    input: Message,
+    log: () => ToolLog,
+    foreground: boolean,
+    worktree: ChildWorktree | undefined,
+  ): Promise<ToolResult> {
+    const { state, body } = await this.runToEnd(parent, child, input, foreground);
+    // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
+    const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;
+    return this.result(child, state, body, log(), merge);
+  }
+
+  /** Waits for a slot, runs the child, and says how it ended. */
+  private async runToEnd(parent: LiveSession, child: LiveSession, input: Message, foreground: boolean): Promise<{ state: TaskState; body: string }> {
     const { settings } = this.host;
-    const result = (state: TaskState, body: string) => this.result(child, state, body, log());
+    const result = (state: TaskState, body: string) => ({ state, body });
     const parentSignal = parent.controller.signal;
     const limiter = this.limiterFor(parentSignal);
     let release: (() => void) | undefined;
@@ -310,12 +368,19 @@ export class SubagentSupervisor {
     }
   }
 
-  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog): ToolResult {
+  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog, merge: MergeOutcome | undefined): ToolResult {
     return {
-      output: formatTaskResult(child.id, state, body, log),
+      output: formatTaskResult(child.id, state, body, log, merge),
       isError: state === 'failed',
       // The UI draws the log from here rather than parsing the text above.
-      metadata: { session_id: child.id, state, agent: child.agentName, tool_log: log.entries, tool_log_earlier: log.earlier } satisfies TaskOutcome,
+      metadata: {
+        session_id: child.id,
+        state,
+        agent: child.agentName,
+        tool_log: log.entries,
+        tool_log_earlier: log.earlier,
+        ...(merge ? { merge } : {}),
+      } satisfies TaskOutcome,
     };
   }
 

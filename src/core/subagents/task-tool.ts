@@ -16,6 +16,7 @@ export interface TaskArgs {
   run_in_background?: boolean | undefined;
   max_turns?: number | undefined;
   command?: string | undefined;
+  isolation?: 'none' | 'worktree' | undefined;
 }
 
 /** Generous for a written identity, small enough that a runaway argument cannot fill a context. */
@@ -70,6 +71,12 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       .describe('Return at once; the result arrives later as a message. Use for long work you do not need right away.'),
     max_turns: z.number().int().positive().max(500).optional().describe('Cap on the sub-agent\'s model requests.'),
     command: z.string().optional().describe('The slash command that triggered this task, if any.'),
+    isolation: z
+      .enum(['none', 'worktree'])
+      .optional()
+      .describe(
+        '"worktree": run the sub-agent in its own git worktree made from your working tree as it is now, and merge its changes back when it ends. Use it for tasks that change files in parallel with others. A conflict leaves your files untouched and keeps its work on a branch.',
+      ),
   });
 
   const catalogue = subagents.map((a) => `- ${a.name}: ${a.description || '(no description)'}`).join('\n');
@@ -80,6 +87,7 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       'Use it for broad searches across the codebase, for independent pieces of work that can proceed in parallel, and for work whose details would flood your context. For a quick lookup of a known file, use read or grep directly instead.',
       'Several task calls in one message run in parallel. The sub-agent sees only your prompt: make it self-contained and say exactly what it should return. Its report is for you, not the user: pass on what matters.',
       'The result looks like <task id="..." state="completed|failed|cancelled|running"><task_result>...</task_result><tool_log>...</tool_log></task>: the sub-agent\'s final report, then one line per tool call it made (marked "(error)" when the call failed), so you can judge how it reached its answer. Pass that id as session_id to follow up with the same sub-agent.',
+      'With isolation "worktree" the sub-agent works in its own copy of your working tree; the result then also says merge="merged|conflict|none": which files reached your working tree, or, on a conflict, which files clashed and the branch holding its work (your files are left untouched).',
       '',
       'Available sub-agents:',
       catalogue,

@@ -10,6 +10,7 @@ import { inlinePlain } from '../render/markdown-inline.js';
 import { layoutTable, type Align } from '../render/table-layout.js';
 import { displayWidth } from '../render/text.js';
 import { toolCallRows } from '../components/transcript/ToolCall.js';
+import { mergeLine } from '../components/tree/merge-line.js';
 import { isActive, taskState } from '../components/tree/status.js';
 import { taskLogLines, taskResultLines } from '../components/tree/tool-log.js';
 import { childOfCall, isTaskCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
@@ -147,7 +148,8 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
   const child = childOfCall(state, call);
   if (!isActive(s)) {
     const failed = s === 'failed' || s === 'cancelled';
-    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0);
+    const merge = mergeLine(call) ? 1 : 0;
+    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + merge + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0);
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => !isTaskCall(c)).length) : 0;

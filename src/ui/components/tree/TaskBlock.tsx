@@ -13,6 +13,7 @@ import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
 import { formatCost, formatTokens } from '../status-line.js';
+import { mergeLine } from './merge-line.js';
 import { taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
@@ -65,6 +66,7 @@ export function TaskBlock(props: TaskBlockProps) {
   const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
   const log = props.expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
+  const merge = active ? undefined : mergeLine(call);
   const inner = width - INDENT;
 
   return (
@@ -80,6 +82,8 @@ export function TaskBlock(props: TaskBlockProps) {
         latest={latest.map((c) => `${c.done ? (c.isError ? '✗' : '⎿') : '›'} ${toolSummary(c)}`)}
         latestFallback={latestFallback}
         reason={reason}
+        mergeText={merge?.text}
+        mergeTone={merge?.tone}
         log={log}
       />
       {active && subtasks.length > 0 ? (
@@ -103,6 +107,9 @@ interface BlockLinesProps {
   latest: readonly string[];
   latestFallback: string | undefined;
   reason: string | undefined;
+  /** What an isolated task's merge did ("merged 3 files"), once it has finished. */
+  mergeText: string | undefined;
+  mergeTone: 'success' | 'warning' | 'muted' | undefined;
   /** The first lines of a finished block's report, then its tool log, when expanded. */
   log: readonly string[];
 }
@@ -123,7 +130,7 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, log } = props;
+  const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
   return (
     <>
       <Text wrap="truncate-end">
@@ -151,6 +158,13 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
         <Box paddingLeft={INDENT}>
           <Text wrap="truncate-end" color={roleColor('error')}>
             {reason}
+          </Text>
+        </Box>
+      ) : null}
+      {mergeText ? (
+        <Box paddingLeft={INDENT}>
+          <Text wrap="truncate-end" color={roleColor(mergeTone ?? 'muted')}>
+            {mergeText}
           </Text>
         </Box>
       ) : null}

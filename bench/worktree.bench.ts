@@ -1,0 +1,69 @@
+// Worktree isolation cost (DESIGN §17): for a 5,000-file repository, the time to give a
+// sub-agent its own worktree (base commit from the working tree with an uncommitted change,
+// `git worktree add`, links) and to merge its one-file change back into the parent's working
+// tree, against a bare `git worktree add` of the same repository in the same run. Median of 5.
+// "Result ready" is what the parent waits for; the folder is removed after it, in the
+// background, and "with removal" counts that too.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Workspaces } from '../src/core/workspace/worktree.js';
+import { median } from './support.js';
+
+const FILES = 5_000;
+const RUNS = 5;
+
+const dir = mkdtempSync(join(tmpdir(), 'oci-bench-worktree-'));
+const project = join(dir, 'project');
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...args], { cwd, stdio: 'pipe' });
+
+try {
+  mkdirSync(project);
+  git(project, 'init', '-q');
+  for (let i = 0; i < FILES; i++) {
+    const folder = join(project, `src/d${i % 50}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `f${i}.ts`), `export const value${i} = ${i};\n// line two\n// line three\n`);
+  }
+  git(project, 'add', '-A');
+  git(project, 'commit', '-qm', 'init');
+  // The parent has work in progress, as it would when it starts children.
+  appendFileSync(join(project, 'src/d0/f0.ts'), '// uncommitted\n');
+
+  const bare: number[] = [];
+  const ready: number[] = [];
+  const total: number[] = [];
+  const workspaces = new Workspaces(join(dir, 'data', 'worktrees'));
+  for (let run = 0; run <= RUNS; run++) {
+    const path = join(dir, `bare-${run}`);
+    let start = performance.now();
+    git(project, 'worktree', 'add', '-q', '--detach', path, 'HEAD');
+    const bareMs = performance.now() - start;
+    git(project, 'worktree', 'remove', '--force', path);
+
+    start = performance.now();
+    const wt = await workspaces.create(project, `ses_bench${run}`, ['node_modules']);
+    appendFileSync(join(wt.path, `src/d1/f${run + 1}.ts`), `// child ${run}\n`);
+    const outcome = await workspaces.finish(wt, 'merge');
+    const readyMs = performance.now() - start;
+    await workspaces.settled();
+    const totalMs = performance.now() - start;
+    if (outcome.state !== 'merged') throw new Error(`expected a merge, got ${JSON.stringify(outcome)}`);
+    // The first round warms the file cache and git's code; it is not counted.
+    if (run === 0) continue;
+    bare.push(bareMs);
+    ready.push(readyMs);
+    total.push(totalMs);
+  }
+  const b = median(bare);
+  const row = (name: string, ms: number) => `| ${name} | ${Math.round(ms)} ms | ${(ms / b).toFixed(2)}× |`;
+  console.log(`\n### Worktree isolation, ${FILES} files (median of ${RUNS})\n`);
+  console.log('| measure | time | vs bare `git worktree add` |');
+  console.log('|---|---|---|');
+  console.log(row('bare `git worktree add`', b));
+  console.log(row('create + merge back (result ready)', median(ready)));
+  console.log(row('create + merge back + folder removed', median(total)));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

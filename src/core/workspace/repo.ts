@@ -1,0 +1,92 @@
+// Facts about a git working tree and commits made from it without touching it. Contract:
+// `repoOf(cwd)` names the working tree holding `cwd` (its top level, shared git dir and its own
+// index file), or undefined outside a repository. `snapshotCommit` records the working tree as
+// it is now — tracked changes, and untracked files that are not ignored — as a commit object,
+// through a copy of its index: the user's index, HEAD, branches and stash are never written.
+// Works in a repository with no commits (the commit then has no parent).
+import { randomBytes } from 'node:crypto';
+import { copyFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { git, gitText, GitError } from './git.js';
+
+export interface RepoInfo {
+  /** The working tree's top folder (a linked worktree's own folder for one). */
+  toplevel: string;
+  /** The repository's shared git dir (`.git` of the main working tree). */
+  commonDir: string;
+  /** This working tree's index file. */
+  indexFile: string;
+}
+
+/** git's "not a git repository" exit code. */
+const NOT_A_REPOSITORY = 128;
+
+export async function repoOf(cwd: string): Promise<RepoInfo | undefined> {
+  let out: string;
+  try {
+    out = await gitText(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index'], { cwd });
+  } catch (err) {
+    if (err instanceof GitError && err.exitCode === NOT_A_REPOSITORY) return undefined;
+    throw err;
+  }
+  const [toplevel, commonDir, indexFile] = out.split('\n');
+  if (!toplevel || !commonDir || !indexFile) return undefined;
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
+  return { toplevel, commonDir: abs(commonDir), indexFile: abs(indexFile) };
+}
+
+/** HEAD's commit, or undefined on a branch with no commits yet. */
+export async function headCommit(cwd: string): Promise<string | undefined> {
+  const result = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { cwd, okCodes: [1] });
+  const sha = result.stdout.toString('utf8').trim();
+  return result.exitCode === 0 && sha ? sha : undefined;
+}
+
+export interface SnapshotOptions {
+  /** Parent commits of the snapshot; none for a first commit. */
+  parents: readonly string[];
+  message: string;
+  /** Paths (relative to the top level) left out, e.g. folders linked in from elsewhere. */
+  exclude?: readonly string[];
+}
+
+export interface Snapshot {
+  commit: string;
+  tree: string;
+}
+
+/** Records the working tree at `repo` as a commit, without writing its index or any ref. */
+export async function snapshotCommit(repo: RepoInfo, opts: SnapshotOptions): Promise<Snapshot> {
+  const tree = await snapshotTree(repo, opts.exclude ?? []);
+  const commit = await commitTree(repo.toplevel, tree, opts.parents, opts.message);
+  return { commit, tree };
+}
+
+/** The working tree as a tree object. A copy of the index keeps git's stat cache, so only changed files are read. */
+export async function snapshotTree(repo: RepoInfo, exclude: readonly string[]): Promise<string> {
+  const temp = join(tmpdir(), `opencode-ink-index-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await copyFile(repo.indexFile, temp).catch((err: NodeJS.ErrnoException) => {
+      // No index yet (nothing ever added): git starts an empty one.
+      if (err.code !== 'ENOENT') throw err;
+    });
+    const env = { GIT_INDEX_FILE: temp };
+    const pathspec = ['.', ...exclude.map((p) => `:(exclude,literal)${p}`)];
+    await git(['add', '-A', '--', ...pathspec], { cwd: repo.toplevel, env });
+    return await gitText(['write-tree'], { cwd: repo.toplevel, env });
+  } finally {
+    await rm(temp, { force: true });
+    await rm(`${temp}.lock`, { force: true });
+  }
+}
+
+export function commitTree(cwd: string, tree: string, parents: readonly string[], message: string): Promise<string> {
+  return gitText(['commit-tree', '--no-gpg-sign', ...parents.flatMap((p) => ['-p', p]), '-m', message, tree], { cwd });
+}
+
+/** Paths that differ between two trees or commits, NUL-safe. */
+export async function changedPaths(cwd: string, from: string, to: string): Promise<string[]> {
+  const out = await git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to], { cwd });
+  return out.stdout.toString('utf8').split('\0').filter(Boolean);
+}

@@ -1,0 +1,350 @@
+/*
+ * Git worktrees for isolated sub-agents (DESIGN §17).
+ *
+ * Contract
+ * - `create(parentCwd, childId, link)` gives a child its own working tree: `git worktree add`
+ *   at `<root>/<project key>/<child id>` (the data dir, never inside the project) on branch
+ *   `opencode/<child id>`, checked out from a commit of the parent's tree as it is now
+ *   (uncommitted and untracked-but-not-ignored files included; see repo.ts), plus symlinks to
+ *   the parent's `link` folders that exist there and are not part of the tree. The parent's tree
+ *   is the one holding `parentCwd` (a worktree itself for a grandchild). The child's cwd is
+ *   the same folder relative to the top level. Outside a repository, or without git, it throws
+ *   a WorkspaceError with one sentence. A repository with no commits works: the base commit
+ *   then has no parent.
+ * - `finish(worktree, how)` commits the child's final tree (every change, whoever made it;
+ *   linked folders left out) on its branch, then: `merge` applies it to the parent's tree
+ *   (merge.ts) — merged or nothing to merge: branch deleted; conflict: branch kept — and
+ *   `keep` (a cancelled child) keeps the branch when it holds changes. The worktree folder is
+ *   removed either way (in the background; `settled()` waits for it).
+ * - Every worktree has an owner record (`<child id>.json` beside it: pid, host, repository,
+ *   branch, base). `cleanupStale()` (run at start) finishes the worktrees whose owner process
+ *   is gone: their work, if any, is committed on their branch (kept), the folder removed, git's
+ *   worktree list pruned; branches with nothing on them are deleted.
+ */
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join, relative } from 'node:path';
+import { processAlive } from '../store/lease.js';
+import { git, GitError, requireGit } from './git.js';
+import { mergeIntoWorkingTree } from './merge.js';
+import { changedPaths, headCommit, repoOf, snapshotCommit, type RepoInfo, type Snapshot } from './repo.js';
+
+export type MergeState = 'merged' | 'conflict' | 'none';
+
+/** How a child's work came back (or did not): what the task result and its metadata report. */
+export interface MergeOutcome {
+  state: MergeState;
+  /** merged: files changed in the parent's tree; conflict: the conflicting files; none: files kept on the branch, if any. */
+  files: string[];
+  /** The branch holding the child's work, when it was kept. */
+  branch?: string;
+  /** The commit the child started from (compare the branch with it to see the child's changes). */
+  base?: string;
+  /** Why the work was not merged: a conflict, a cancel, an error. */
+  reason?: string;
+}
+
+export interface ChildWorktree {
+  childId: string;
+  /** The worktree's folder. */
+  path: string;
+  /** The child's working directory inside it. */
+  cwd: string;
+  branch: string;
+  base: Snapshot;
+  /** The parent's working tree, where the work is merged back. */
+  parent: RepoInfo;
+  /** Linked folders, relative to the top level. */
+  links: string[];
+  record: string;
+}
+
+interface OwnerRecord {
+  pid: number;
+  host: string;
+  commonDir: string;
+  path: string;
+  branch: string;
+  base: string;
+  /** Folders linked in, left out of its commits. */
+  links: string[];
+}
+
+/** A problem the model should read as the task's result (no repository, no git). */
+export class WorkspaceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkspaceError';
+  }
+}
+
+export const BRANCH_PREFIX = 'opencode/';
+
+export class Workspaces {
+  private readonly pending = new Set<Promise<unknown>>();
+  /** Removal of a finished child's folder, by child id: a resume waits for it. */
+  private readonly removing = new Map<string, Promise<void>>();
+  /** Base commits being made, by parent top level: children started together share one. */
+  private readonly bases = new Map<string, Promise<Snapshot>>();
+  private readonly active = new Set<string>();
+
+  constructor(readonly root: string) {}
+
+  /** Resolves when every removal and cleanup started so far has ended. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.pending.add(work);
+    void work.then(
+      () => this.pending.delete(work),
+      () => this.pending.delete(work),
+    );
+    return work;
+  }
+
+  /** Checks that `cwd` can host isolated children, so a refusal comes before a child session exists. */
+  async check(cwd: string): Promise<RepoInfo> {
+    try {
+      await requireGit();
+    } catch (err) {
+      throw new WorkspaceError(err instanceof Error ? err.message : String(err));
+    }
+    const repo = await repoOf(cwd);
+    if (!repo) {
+      throw new WorkspaceError(
+        `isolation "worktree" needs a git repository, and ${cwd} is not inside one; run the task without isolation, or run \`git init\` there first.`,
+      );
+    }
+    return repo;
+  }
+
+  async create(parentCwd: string, childId: string, link: readonly string[]): Promise<ChildWorktree> {
+    const parent = await this.check(parentCwd);
+    await this.removing.get(childId);
+    const base = await this.baseFor(parent, childId);
+    const path = join(this.root, projectKey(parent), childId);
+    const record = `${path}.json`;
+    const branch = await freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`);
+    await mkdir(dirname(path), { recursive: true });
+    // A folder left from an earlier run of this child (its removal failed) would stop `worktree add`.
+    await rm(path, { recursive: true, force: true });
+    const owner: OwnerRecord = { pid: process.pid, host: hostname(), commonDir: parent.commonDir, path, branch, base: base.commit, links: [] };
+    await writeFile(record, JSON.stringify(owner));
+    this.active.add(path);
+    try {
+      await git(['worktree', 'add', '--quiet', '-b', branch, path, base.commit], { cwd: parent.toplevel });
+      const links = await linkFolders(parent.toplevel, path, link);
+      if (links.length > 0) await writeFile(record, JSON.stringify({ ...owner, links }));
+      const cwd = join(path, relative(parent.toplevel, parentCwd));
+      await mkdir(cwd, { recursive: true });
+      return { childId, path, cwd, branch, base, parent, links, record };
+    } catch (err) {
+      await this.remove(owner, record).catch(() => undefined);
+      await deleteBranch(parent.toplevel, branch).catch(() => undefined);
+      throw new WorkspaceError(`Could not create the worktree for the task: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** One base commit for children that start from the same tree at the same moment. */
+  private baseFor(parent: RepoInfo, childId: string): Promise<Snapshot> {
+    const inFlight = this.bases.get(parent.toplevel);
+    if (inFlight) return inFlight;
+    const made = (async () => {
+      const head = await headCommit(parent.toplevel);
+      return snapshotCommit(parent, { parents: head ? [head] : [], message: `opencode-ink: working tree when sub-agent ${childId} started` });
+    })();
+    this.bases.set(parent.toplevel, made);
+    const forget = () => {
+      if (this.bases.get(parent.toplevel) === made) this.bases.delete(parent.toplevel);
+    };
+    made.then(forget, forget);
+    return made;
+  }
+
+  /** Commits the child's work on its branch, merges it back (`merge`) or keeps it (`keep`), and removes the folder. */
+  async finish(wt: ChildWorktree, how: 'merge' | 'keep'): Promise<MergeOutcome> {
+    let outcome: MergeOutcome;
+    try {
+      outcome = await this.bringBack(wt, how);
+    } catch (err) {
+      // The folder stays: its work is not safe anywhere else yet. The next start commits it on its branch.
+      this.active.delete(wt.path);
+      const message = err instanceof Error ? err.message : String(err);
+      return { state: 'none', files: [], branch: wt.branch, base: wt.base.commit, reason: `its work could not be brought back (${message}); it is left in ${wt.path}` };
+    }
+    const owner: OwnerRecord = {
+      pid: process.pid,
+      host: hostname(),
+      commonDir: wt.parent.commonDir,
+      path: wt.path,
+      branch: wt.branch,
+      base: wt.base.commit,
+      links: wt.links,
+    };
+    const removal = this.track(
+      this.remove(owner, wt.record)
+        .then(() => (outcome.branch ? undefined : deleteBranch(wt.parent.toplevel, wt.branch)))
+        .catch(() => undefined)
+        .finally(() => {
+          this.active.delete(wt.path);
+          if (this.removing.get(wt.childId) === removal) this.removing.delete(wt.childId);
+        }),
+    );
+    this.removing.set(wt.childId, removal);
+    return outcome;
+  }
+
+  private async bringBack(wt: ChildWorktree, how: 'merge' | 'keep'): Promise<MergeOutcome> {
+    await unlinkFolders(wt.path, wt.links);
+    const final = await commitWork(wt.path, wt.base.commit, wt.links, `opencode-ink: work of sub-agent ${wt.childId}`);
+    await git(['update-ref', `refs/heads/${wt.branch}`, final.commit], { cwd: wt.parent.toplevel });
+    const files = await changedPaths(wt.parent.toplevel, wt.base.commit, final.commit);
+    if (files.length === 0) return { state: 'none', files: [] };
+    const kept = { branch: wt.branch, base: wt.base.commit };
+    if (how === 'keep') return { state: 'none', files, ...kept, reason: 'cancelled before it finished' };
+    const merged = await mergeIntoWorkingTree(wt.parent, wt.base.commit, final.tree);
+    if (merged.state === 'conflict') return { state: 'conflict', files: merged.files, ...kept, reason: merged.reason };
+    return { state: merged.state, files: merged.files };
+  }
+
+  /** Removes a worktree's folder and git's record of it; the owner record last, so a failure is retried at the next start. */
+  private async remove(owner: OwnerRecord, record: string): Promise<void> {
+    await git(['worktree', 'remove', '--force', '--force', owner.path], { cwd: owner.commonDir }).catch(async () => {
+      // The repository moved or the folder is half gone: delete the folder and let git forget it.
+      await rm(owner.path, { recursive: true, force: true });
+      await git(['worktree', 'prune'], { cwd: owner.commonDir }).catch(() => undefined);
+    });
+    await rm(record, { force: true });
+  }
+
+  /** Finishes worktrees left by processes that are gone (a crash): work kept on their branches, folders removed. */
+  cleanupStale(): Promise<void> {
+    return this.track(this.sweep());
+  }
+
+  private async sweep(): Promise<void> {
+    const projects = await readdir(this.root).catch(() => [] as string[]);
+    for (const project of projects) {
+      const dir = join(this.root, project);
+      const entries = await readdir(dir).catch(() => [] as string[]);
+      for (const entry of entries.filter((e) => e.endsWith('.json'))) {
+        const record = join(dir, entry);
+        const owner = await readRecord(record);
+        if (!owner) {
+          await rm(record, { force: true });
+          continue;
+        }
+        if (this.active.has(owner.path) || (owner.host === hostname() && owner.pid !== process.pid && processAlive(owner.pid))) continue;
+        if (owner.host !== hostname()) continue;
+        await this.salvage(owner, record).catch(() => undefined);
+      }
+      // Folders with no record: a removal that failed half-way.
+      for (const entry of entries.filter((e) => !e.endsWith('.json') && !entries.includes(`${e}.json`))) {
+        await rm(join(dir, entry), { recursive: true, force: true });
+      }
+    }
+  }
+
+  private async salvage(owner: OwnerRecord, record: string): Promise<void> {
+    let keep = false;
+    const exists = await lstat(join(owner.path, '.git')).then(
+      () => true,
+      () => false,
+    );
+    if (exists) {
+      await unlinkFolders(owner.path, owner.links);
+      const final = await commitWork(owner.path, owner.base, owner.links, 'opencode-ink: work of an interrupted sub-agent');
+      keep = (await changedPaths(owner.path, owner.base, final.commit)).length > 0;
+      if (keep) await git(['update-ref', `refs/heads/${owner.branch}`, final.commit], { cwd: owner.commonDir });
+    }
+    await this.remove(owner, record);
+    if (!keep) await deleteBranchIfAt(owner.commonDir, owner.branch, owner.base);
+  }
+}
+
+/** The child's tree as a commit on top of what its worktree's HEAD is now (its own commits kept). */
+async function commitWork(path: string, base: string, links: readonly string[], message: string): Promise<Snapshot> {
+  const repo = await repoOf(path);
+  if (!repo) throw new WorkspaceError(`${path} is no longer a git worktree.`);
+  const head = (await headCommit(path)) ?? base;
+  return snapshotCommit(repo, { parents: [head], exclude: links, message });
+}
+
+/** `<repository name>-<hash of its git dir>`: readable, and distinct for two clones of the same name. */
+function projectKey(repo: RepoInfo): string {
+  const name = basename(repo.commonDir) === '.git' ? basename(dirname(repo.commonDir)) : basename(repo.commonDir);
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'repo';
+  return `${safe}-${createHash('sha1').update(repo.commonDir).digest('hex').slice(0, 10)}`;
+}
+
+/** The branch name to use: `opencode/<id>`, or `-2`, `-3`… when an earlier run's branch is kept. */
+async function freeBranch(cwd: string, wanted: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? wanted : `${wanted}-${n}`;
+    const found = await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { cwd, okCodes: [1] });
+    if (found.exitCode === 1) return name;
+  }
+}
+
+async function deleteBranch(cwd: string, branch: string): Promise<void> {
+  await git(['update-ref', '-d', `refs/heads/${branch}`], { cwd });
+}
+
+async function deleteBranchIfAt(cwd: string, branch: string, commit: string): Promise<void> {
+  // update-ref with an old value deletes only if the branch still points there.
+  await git(['update-ref', '-d', `refs/heads/${branch}`, commit], { cwd }).catch((err: unknown) => {
+    if (!(err instanceof GitError)) throw err;
+  });
+}
+
+/** Links the parent's folders (e.g. node_modules) that exist there and that the checkout does not have. */
+async function linkFolders(parentTop: string, path: string, link: readonly string[]): Promise<string[]> {
+  const linked: string[] = [];
+  for (const rel of link) {
+    const source = join(parentTop, rel);
+    const target = join(path, rel);
+    const there = await lstat(source).then(
+      () => true,
+      () => false,
+    );
+    const already = await lstat(target).then(
+      () => true,
+      () => false,
+    );
+    if (!there || already) continue;
+    await mkdir(dirname(target), { recursive: true });
+    await symlink(source, target);
+    linked.push(rel);
+  }
+  return linked;
+}
+
+/** Removes the links this code made (only while they are still links: a child may have replaced one with a real folder). */
+async function unlinkFolders(path: string, links: readonly string[]): Promise<void> {
+  for (const rel of links) {
+    const target = join(path, rel);
+    const st = await lstat(target).catch(() => undefined);
+    if (st?.isSymbolicLink()) await unlink(target);
+  }
+}
+
+async function readRecord(file: string): Promise<OwnerRecord | undefined> {
+  try {
+    const data: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (!isRecord(data)) return undefined;
+    const { pid, host, commonDir, path, branch, base, links } = data;
+    if (typeof pid !== 'number' || typeof host !== 'string' || typeof commonDir !== 'string') return undefined;
+    if (typeof path !== 'string' || typeof branch !== 'string' || typeof base !== 'string') return undefined;
+    const linked = Array.isArray(links) ? links.filter((l): l is string => typeof l === 'string') : [];
+    return { pid, host, commonDir, path, branch, base, links: linked };
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
