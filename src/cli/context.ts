@@ -3,6 +3,7 @@
 // where project trust is decided (DESIGN §15): the loaders get a narrowing for an untrusted
 // project, and what it cut becomes one notice line.
 import { join } from 'node:path';
+import { instructionFileWarnings } from '../core/agent/system-prompt.js';
 import { loadAgents, type AgentDefinition, type AgentWarning } from '../core/agents/index.js';
 import { terminalSafe } from '../core/text/terminal-safe.js';
 import { loadCommands, type CommandDefinition } from '../core/commands/index.js';
@@ -10,6 +11,7 @@ import { configDir, dataDir, loadConfig, type Config } from '../core/config/inde
 import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
 import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
 import type { SourceWarning } from '../core/markdown-folder.js';
+import { findProject } from '../core/project.js';
 import { SessionStore } from '../core/store/index.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
@@ -72,17 +74,38 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
   if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
   else mcpJson = readMcpJson(trust.folder, env);
   const notice = narrowing?.notice();
+  // Everything below reaches a terminal (stderr, the TUI, an editor's log) and much of it
+  // was written by the repository: file and key names, agent and command names and
+  // descriptions. It is made terminal-safe here, the one place all front ends load through.
   return {
     config,
     configSources: sources,
-    agents,
-    commands: commands.commands,
-    trust: { ...trust, ignored: narrowing?.ignored ?? [], ...(notice ? { notice } : {}) },
+    agents: displaySafe(agents, (agent) => ({ ...agent, name: terminalSafe(agent.name), description: terminalSafe(agent.description) })),
+    commands: displaySafe(commands.commands, (command) => ({
+      ...command,
+      name: terminalSafe(command.name),
+      ...(command.description !== undefined ? { description: terminalSafe(command.description) } : {}),
+      ...(command.argumentHint !== undefined ? { argumentHint: terminalSafe(command.argumentHint) } : {}),
+    })),
+    trust: { ...trust, ignored: (narrowing?.ignored ?? []).map(terminalSafe), ...(notice ? { notice: terminalSafe(notice) } : {}) },
     mcp: { ...mcpJson.servers, ...config.mcp },
     peerDirs: peerUserDirs(env),
-    warnings: [...(trust.warning ? [trust.warning] : []), ...mcpJson.warnings.map((w) => `Warning: ${w}`), ...warningLines(warnings, commands.warnings)],
-    agentWarnings: warnings,
+    warnings: [
+      ...(trust.warning ? [trust.warning] : []),
+      ...mcpJson.warnings.map((w) => `Warning: ${w}`),
+      ...warningLines(warnings, commands.warnings),
+      ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
+    ].map(terminalSafe),
+    agentWarnings: warnings.map((w) => ({ ...w, source: terminalSafe(w.source), message: terminalSafe(w.message) })),
   };
+}
+
+/** A name-keyed map with each entry (and so its key) passed through `safe`. */
+function displaySafe<T extends { name: string }>(map: ReadonlyMap<string, T>, safe: (item: T) => T): Map<string, T> {
+  return new Map([...map.values()].map((item) => {
+    const shown = safe(item);
+    return [shown.name, shown];
+  }));
 }
 
 /** How many unknown tool names the summary line gives as examples. */

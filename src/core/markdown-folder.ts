@@ -1,9 +1,12 @@
 // Reading folders of markdown definitions (agents, commands): each folder once, files in a
 // stable order. A missing folder is normal; an unreadable folder or file, or one its parser
-// rejects, becomes a warning naming it and never stops the program.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+// rejects, becomes a warning naming it and never stops the program. A file over
+// MAX_SMALL_FILE_BYTES is skipped unread (its size comes from fstat): a repository's 1 GB
+// "agent" must not cost memory and seconds at every start.
+import { readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sentence } from './errors.js';
+import { describeProblem, readSmallFileSync } from './tools/regular-file.js';
 
 export interface SourceWarning {
   /** The file or folder path, or `config`. */
@@ -53,14 +56,13 @@ export function readMarkdownFolders<F, T>(
     if (seen.has(dir)) continue;
     seen.add(dir);
     for (const file of markdownFiles(dir, (message) => warnings.push({ source: dir, message: `${kind} ${message}` }))) {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        warnings.push({ source: file, message: `skipped: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).` });
+      const read = readSmallFileSync(file);
+      if (!('text' in read)) {
+        // Gone since the folder was listed: nothing to say.
+        if (read.problem !== 'missing') warnings.push({ source: file, message: `skipped: it ${describeProblem(read)}.` });
         continue;
       }
-      const parsed = parse(text, file, folder);
+      const parsed = parse(read.text, file, folder);
       if (!parsed.ok) {
         warnings.push({ source: file, message: `skipped: ${sentence(parsed.reason)}` });
         continue;

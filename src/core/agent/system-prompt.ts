@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PeerUserDirs } from '../config/paths.js';
-import { readRegularFileSync } from '../tools/regular-file.js';
+import { describeProblem, readRegularFileSync, readSmallFileSync } from '../tools/regular-file.js';
 
 export interface EnvironmentInfo {
   cwd: string;
@@ -27,6 +27,26 @@ export function readProjectInstructions(projectRoot: string): { file: string; te
 /** The user's own instructions, as OpenCode reads them: its AGENTS.md, else Claude Code's CLAUDE.md. */
 export function readUserInstructions(dirs: PeerUserDirs): { file: string; text: string } | undefined {
   return readFirst([join(dirs.opencode, 'AGENTS.md'), join(dirs.claude, 'CLAUDE.md')]);
+}
+
+/**
+ * One line for each instructions file that exists but is left out of the prompt (over 1 MB,
+ * unreadable, not a regular file), for the user at start; the prompt builder skips them silently.
+ */
+export function instructionFileWarnings(projectRoot: string, dirs?: PeerUserDirs): string[] {
+  const groups = [
+    INSTRUCTION_FILES.map((name) => join(projectRoot, name)),
+    ...(dirs ? [[join(dirs.opencode, 'AGENTS.md'), join(dirs.claude, 'CLAUDE.md')]] : []),
+  ];
+  const warnings: string[] = [];
+  for (const files of groups) {
+    // Only the file that would be read: the first one present.
+    const file = files.find((f) => existsSync(f));
+    if (file === undefined) continue;
+    const read = readSmallFileSync(file);
+    if (!('text' in read) && read.problem !== 'missing') warnings.push(`${file}: it ${describeProblem(read)}; left out of the prompt.`);
+  }
+  return warnings;
 }
 
 function readFirst(files: readonly string[]): { file: string; text: string } | undefined {

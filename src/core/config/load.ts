@@ -3,10 +3,10 @@
 // validated on its own so that an error names the file the user has to fix; what only the
 // files together can satisfy (a provider's `type`, given in one file, its `models` in
 // another) is checked on the merged result, naming the files that set that entry.
-import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { findProject } from '../project.js';
+import { describeProblem, readSmallFileSync } from '../tools/regular-file.js';
 import { describeIssue } from './issues.js';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.js';
 import { deepMerge, isPlainObject, substituteEnv } from './merge.js';
@@ -61,11 +61,14 @@ export function loadConfig({ cwd, env, narrowing }: LoadConfigOptions): LoadedCo
   ];
   const read: Array<{ file: string; data: Record<string, unknown> }> = [];
   let merged: Record<string, unknown> = {};
+  // What the user's own file set: an untrusted project's limits are measured against it.
+  let trusted: Record<string, unknown> = {};
   for (const { file, narrowing: cut } of candidates) {
-    const data = readConfigFile(file, env, cut);
+    const data = readConfigFile(file, env, cut, trusted);
     if (data === undefined) continue;
     read.push({ file, data });
     merged = deepMerge(merged, data);
+    if (!cut) trusted = merged;
   }
   const sources = read.map((r) => r.file);
   // jitless: parsed once per start, where zod's compiled validator (made with `new Function`,
@@ -97,19 +100,21 @@ function hasPath(data: Record<string, unknown>, path: readonly string[]): boolea
  * (defaults are applied once, after merging, so a later file never resets an earlier one).
  * Returns undefined when the file does not exist.
  */
-export function readConfigFile(file: string, env: NodeJS.ProcessEnv, narrowing?: ProjectNarrowing): Record<string, unknown> | undefined {
-  let text: string;
-  try {
-    // A repository can ship `.opencoderc.json` as a symlink to /dev/zero or /dev/stdin:
-    // reading that would never end, so only regular files are read.
-    if (!statSync(file).isFile()) throw new ConfigError(`${file}: is not a regular file.`);
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new ConfigError(`${file}: cannot be read (${code ?? String(err)}).`);
+export function readConfigFile(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  narrowing?: ProjectNarrowing,
+  trusted: Record<string, unknown> = {},
+): Record<string, unknown> | undefined {
+  // A repository can ship `.opencoderc.json` as a symlink to /dev/zero or /dev/stdin
+  // (reading it would never end), or as a 1 GB file: only a small regular file is read.
+  const read = readSmallFileSync(file);
+  if (!('text' in read)) {
+    if (read.problem === 'missing') return undefined;
+    if (read.problem === 'not-regular') throw new ConfigError(`${file}: is not a regular file.`);
+    throw new ConfigError(`${file}: ${describeProblem(read)}.`);
   }
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = parseJsonc(text);
@@ -120,7 +125,7 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv, narrowing?:
   // An empty (or comments-only) file is a file with nothing set yet, not an error.
   let data: unknown = parsed ?? {};
   if (narrowing && isPlainObject(data)) {
-    data = narrowing.dropWideningKeys(file, data);
+    data = narrowing.dropWideningKeys(file, data, trusted);
     narrowing.noteEnvReferences(file, JSON.stringify(data));
   }
   data = substituteEnv(data, narrowing ? {} : env);

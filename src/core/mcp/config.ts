@@ -2,9 +2,9 @@
 // Claude Code's project file `.mcp.json`, both turned into one McpServerConfig per server.
 // This module holds only schemas and file reading, so loading the configuration never
 // loads the MCP SDK.
-import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { describeProblem, readSmallFileSync } from '../tools/regular-file.js';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -113,15 +113,10 @@ export function readMcpJson(folder: string, env: NodeJS.ProcessEnv): McpJsonResu
 }
 
 function readJson(file: string): { ok: true; value: unknown } | { ok: false; error?: string } {
-  let text: string;
-  try {
-    // A FIFO named .mcp.json would block the read forever.
-    if (!statSync(file).isFile()) return { ok: false, error: 'is not a regular file.' };
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? { ok: false } : { ok: false, error: `cannot be read (${code ?? 'error'}).` };
-  }
+  // A FIFO named .mcp.json would block the read forever, and a huge one cost every start.
+  const read = readSmallFileSync(file);
+  if (!('text' in read)) return read.problem === 'missing' ? { ok: false } : { ok: false, error: `${describeProblem(read)}.` };
+  const text = read.text;
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {

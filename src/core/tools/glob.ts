@@ -4,8 +4,9 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type fg from 'fast-glob';
 import { z } from 'zod';
-import { IgnoreFilter } from './ignore-files.js';
+import { IgnoreFilter, MAX_WALK_DEPTH } from './ignore-files.js';
 import { displayPath, ensureAccess, isInside, realTarget, resolvePath } from './paths.js';
+import { checkPattern } from './pattern-limits.js';
 import { kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
@@ -51,6 +52,9 @@ export const globTool = defineTool({
   parameters,
   readOnly: true,
   async execute(args, ctx) {
+    // fast-glob matches with backtracking regexes and expands braces up front: both are
+    // bounded here, so a pattern cannot stall the walk (or the program with it).
+    checkPattern(args.pattern, 'pattern');
     const { base, rest: pattern } = splitPattern(args.pattern);
     if (PARENT_SEGMENT.test(pattern)) {
       throw new ToolError('".." may only come before the first wildcard of a pattern; to search a parent folder, pass it as path.');
@@ -74,6 +78,7 @@ export const globTool = defineTool({
       dot: true,
       onlyFiles: true,
       followSymbolicLinks: false,
+      deep: MAX_WALK_DEPTH,
       suppressErrors: true,
       stats: true,
       ignore: ['**/.git', '**/.git/**', '**/node_modules', '**/node_modules/**'],
@@ -92,7 +97,8 @@ export const globTool = defineTool({
     ctx.signal.throwIfAborted();
     // .gitignore rules apply from where the search started, as before the pattern's fixed
     // prefix became the root: "dist/*.js" stays hidden like "**/*.js" would.
-    const filter = new IgnoreFilter(isInside(start, root) ? start : root);
+    const notices = new Set<string>();
+    const filter = new IgnoreFilter(isInside(start, root) ? start : root, (line) => notices.add(line));
     const files = found
       // Nothing outside the checked root, whatever fast-glob made of the pattern.
       // Regular files only (fast-glob's onlyFiles already leaves out FIFOs, sockets and devices).
@@ -101,12 +107,14 @@ export const globTool = defineTool({
       .map((entry) => ({ file: path.normalize(entry.path), mtime: entry.stats?.mtimeMs ?? 0 }))
       .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 
-    if (files.length === 0) return { output: 'No files found.', metadata: { count: 0 } };
+    const notes = notices.size > 0 ? `\n\n${[...notices].join('\n')}` : '';
+    if (files.length === 0) return { output: `No files found.${notes}`, metadata: { count: 0 } };
     const shown = files.slice(0, MAX_GLOB_RESULTS).map((f) => displayPath(ctx.cwd, f.file));
     let output = shown.join('\n');
     if (files.length > MAX_GLOB_RESULTS) {
       output += `\n\n(Showing the ${MAX_GLOB_RESULTS} most recently modified of ${files.length} matches. Use a more specific pattern or path to narrow the results.)`;
     }
+    output += notes;
     return { output, metadata: { count: files.length, truncated: files.length > MAX_GLOB_RESULTS } };
   },
 });

@@ -8,6 +8,8 @@ import path from 'node:path';
 import ignore from 'ignore';
 import { z } from 'zod';
 import { walk } from './ignore-files.js';
+import { checkPattern } from './pattern-limits.js';
+import { LineMatcher } from './regex-worker.js';
 import { displayPath, resolveForTool } from './paths.js';
 import { blockedOnFifo } from './process.js';
 import { isSpecial, kindOf, openRegular } from './regular-file.js';
@@ -25,6 +27,11 @@ const MAX_JS_FILE_BYTES = 20 * 1024 * 1024;
 const RG_MAX_BUFFER = 32 * 1024 * 1024;
 /** How often a running rg is checked for being blocked on a FIFO. */
 const RG_WATCHDOG_MS = 200;
+/**
+ * How long the JS backend may spend matching, summed over files. Ordinary patterns take
+ * milliseconds per megabyte; one that needs more is backtracking without end.
+ */
+export const REGEX_TIME_LIMIT_MS = 10_000;
 
 export interface GrepQuery {
   pattern: string;
@@ -36,6 +43,8 @@ export interface GrepQuery {
   mode: GrepMode;
   ignoreCase: boolean;
   signal?: AbortSignal;
+  /** Summed time the JS backend may spend matching (REGEX_TIME_LIMIT_MS by default). */
+  timeLimitMs?: number;
 }
 
 interface FileHits {
@@ -48,6 +57,8 @@ interface SearchResult {
   files: FileHits[];
   /** The backend stopped early (output limit), so some matches may be missing. */
   incomplete: boolean;
+  /** .gitignore lines not applied and folders not entered (JS backend), for the output. */
+  notices?: string[];
 }
 
 let ripgrepLookup: Promise<string | undefined> | undefined;
@@ -84,6 +95,8 @@ export function expandBraces(pattern: string): string[] {
 
 /** Glob filter with gitignore semantics: a pattern without a slash matches the file name at any depth. */
 function globMatcher(glob: string): ignore.Ignore {
+  // Checked before expanding: `{a,b}` twenty times over is a million patterns.
+  checkPattern(glob, 'glob');
   return ignore().add(expandBraces(glob));
 }
 
@@ -108,45 +121,45 @@ export async function searchWithJs(query: GrepQuery): Promise<SearchResult> {
   const regex = compileRegex(query.pattern, query.ignoreCase);
   const info = await stat(query.root);
   const candidates: string[] = [];
+  const notices = new Set<string>();
   if (info.isFile()) {
     candidates.push(query.root);
   } else {
     const globFilter = query.glob ? globMatcher(query.glob) : undefined;
-    for await (const entry of walk(query.root, { signal: query.signal })) {
+    for await (const entry of walk(query.root, { signal: query.signal, onNotice: (line) => notices.add(line) })) {
       if (entry.isDir || entry.isSymlink) continue;
       if (globFilter && !globFilter.ignores(entry.rel)) continue;
       candidates.push(entry.absolute);
     }
   }
   const files: FileHits[] = [];
-  for (const file of candidates) {
-    query.signal?.throwIfAborted();
-    let buffer: Buffer;
-    try {
-      // Only regular files are opened: a FIFO would block a pool thread until a writer came.
-      const handle = await openRegular(file);
+  // Matching runs in a worker: a pattern that backtracks without end is stopped there.
+  const matcher = LineMatcher.start(regex, { timeLimitMs: query.timeLimitMs ?? REGEX_TIME_LIMIT_MS, signal: query.signal });
+  try {
+    for (const file of candidates) {
+      query.signal?.throwIfAborted();
+      let buffer: Buffer;
       try {
-        if ((await handle.stat()).size > MAX_JS_FILE_BYTES) continue;
-        buffer = await handle.readFile();
-      } finally {
-        await handle.close();
+        // Only regular files are opened: a FIFO would block a pool thread until a writer came.
+        const handle = await openRegular(file);
+        try {
+          if ((await handle.stat()).size > MAX_JS_FILE_BYTES) continue;
+          buffer = await handle.readFile();
+        } finally {
+          await handle.close();
+        }
+      } catch {
+        continue;
       }
-    } catch {
-      continue;
+      if (buffer.includes(0)) continue;
+      const mode = query.mode === 'content' ? 'lines' : query.mode === 'count' ? 'count' : 'any';
+      const found = await matcher.match(buffer, mode, displayPath(query.cwd, file));
+      if (found.count > 0) files.push({ file, lines: found.lines, count: found.count });
     }
-    if (buffer.includes(0)) continue;
-    const lines = buffer.toString('utf8').split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    const hits: FileHits = { file, lines: [], count: 0 };
-    lines.forEach((raw, i) => {
-      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (!regex.test(text)) return;
-      hits.count++;
-      if (query.mode === 'content') hits.lines.push({ line: i + 1, text });
-    });
-    if (hits.count > 0) files.push(hits);
+  } finally {
+    await matcher.close();
   }
-  return { files, incomplete: false };
+  return { files, incomplete: false, notices: [...notices] };
 }
 
 class RipgrepRegexError extends Error {}
@@ -272,7 +285,9 @@ export async function grep(
   } else {
     result = await searchWithJs(query);
   }
-  return { ...format(query, await sortNewestFirst(result.files), result.incomplete), backend: used };
+  const { output, count } = format(query, await sortNewestFirst(result.files), result.incomplete);
+  const notices = result.notices ?? [];
+  return { output: notices.length > 0 ? `${output}\n\n${notices.join('\n')}` : output, count, backend: used };
 }
 
 async function sortNewestFirst(files: FileHits[]): Promise<FileHits[]> {

@@ -3,13 +3,42 @@
 // root (or the filesystem root outside a repository, like `rg --no-require-git`) and the
 // file, with deeper files overriding shallower ones as git does. `.git` and `node_modules`
 // are always skipped: they are never what the model is looking for and can be huge.
+//
+// A cloned repository is not trusted to be kind: `ignore` turns each `**` into a repeated
+// group, so a line like `**/a/**/a/**/a/**/a/**/b` backtracks for minutes over a deep folder
+// and, being synchronous, would freeze the whole program. So a line with more than
+// MAX_GLOBSTARS `**` is skipped (named in a notice), walks go at most MAX_WALK_DEPTH levels
+// down (named too), and a walk that still takes longer than WALK_TIME_LIMIT_MS stops with a
+// ToolError saying so.
 import { existsSync, type Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
+import { globstarCount, MAX_GLOBSTARS } from './pattern-limits.js';
 import { readRegularFileSync } from './regular-file.js';
+import { ToolError } from './types.js';
 
 export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
+
+/** Folders deeper than this below the walk root are not entered (real projects stay far above). */
+export const MAX_WALK_DEPTH = 40;
+/** A walk that takes longer stops with an error instead of holding the tool (and the user) hostage. */
+export const WALK_TIME_LIMIT_MS = 30_000;
+
+/** Receives one line per rule or folder left out, for the tool's output. */
+export type NoticeSink = (line: string) => void;
+
+/** A .gitignore's rules without its too-costly lines, each of which is reported. */
+function safeRules(text: string, file: string, notice: NoticeSink | undefined): ignore.Ignore {
+  const lines = text.split(/\r?\n/);
+  const kept = lines.map((line, index) => {
+    if (globstarCount(line) <= MAX_GLOBSTARS) return line;
+    const shown = line.length > 60 ? `${line.slice(0, 60)}…` : line;
+    notice?.(`(Line ${index + 1} of ${file} was not applied: ${JSON.stringify(shown)} has more than ${MAX_GLOBSTARS} "**", which makes matching far too slow.)`);
+    return '';
+  });
+  return ignore().add(kept);
+}
 
 function toPosix(p: string): string {
   return p.split(path.sep).join('/');
@@ -33,7 +62,10 @@ export class IgnoreFilter {
   private readonly rules = new Map<string, ignore.Ignore | null>();
   private readonly dirVerdicts = new Map<string, boolean>();
 
-  constructor(searchRoot: string) {
+  constructor(
+    searchRoot: string,
+    private readonly notice?: NoticeSink,
+  ) {
     this.root = path.resolve(searchRoot);
     this.top = findRepoRoot(this.root) ?? path.parse(this.root).root;
     // Searching inside an ignored directory on purpose (say `dist/`) should show its
@@ -82,13 +114,20 @@ export class IgnoreFilter {
     }
   }
 
+  /** A file as the notice names it: relative to the search root when inside it. */
+  private shown(file: string): string {
+    const rel = path.relative(this.root, file);
+    return rel.startsWith('..') || path.isAbsolute(rel) ? file : toPosix(rel);
+  }
+
   private rulesOf(dir: string): ignore.Ignore | null {
     let rules = this.rules.get(dir);
     if (rules === undefined) {
       // Missing, unreadable or not a regular file (a FIFO would block this synchronous
       // read, and with it the whole program): no rules from this directory.
-      const text = readRegularFileSync(path.join(dir, '.gitignore'));
-      rules = text === undefined ? null : ignore().add(text);
+      const file = path.join(dir, '.gitignore');
+      const text = readRegularFileSync(file);
+      rules = text === undefined ? null : safeRules(text, this.shown(file), this.notice);
       this.rules.set(dir, rules);
     }
     return rules;
@@ -108,6 +147,10 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Extra exclusions (gitignore syntax) relative to the walk root, e.g. the list tool's `ignore`. */
   exclude?: ignore.Ignore;
+  /** Told of .gitignore lines skipped and folders too deep to enter, once each. */
+  onNotice?: NoticeSink;
+  /** WALK_TIME_LIMIT_MS unless given. */
+  timeLimitMs?: number;
 }
 
 type EntryKind = 'dir' | 'file' | 'symlink' | 'special' | 'gone';
@@ -138,10 +181,18 @@ async function lstatKind(absolute: string): Promise<EntryKind> {
  * FIFO invites a read that would block.
  */
 export async function* walk(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
-  const filter = new IgnoreFilter(root);
+  const filter = new IgnoreFilter(root, options.onNotice);
   const queue: { dir: string; depth: number }[] = [{ dir: path.resolve(root), depth: 0 }];
+  const deadline = performance.now() + (options.timeLimitMs ?? WALK_TIME_LIMIT_MS);
+  let tooDeep = false;
+  const checkTime = (): void => {
+    if (performance.now() <= deadline) return;
+    const seconds = Math.round((options.timeLimitMs ?? WALK_TIME_LIMIT_MS) / 100) / 10;
+    throw new ToolError(`Walking ${root} took longer than ${seconds} s (a very large tree, or costly .gitignore rules) and was stopped; narrow the search to a subfolder.`);
+  };
   while (queue.length) {
     options.signal?.throwIfAborted();
+    checkTime();
     const { dir, depth } = queue.shift()!;
     let entries;
     try {
@@ -159,9 +210,15 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
       const rel = toPosix(path.relative(root, absolute));
       if (options.exclude?.ignores(isDir ? `${rel}/` : rel)) continue;
       if (filter.isIgnored(absolute, isDir)) continue;
+      checkTime();
       const item: WalkEntry = { absolute, rel, isDir, isSymlink: kind === 'symlink', depth: depth + 1 };
       yield item;
-      if (isDir) queue.push({ dir: absolute, depth: depth + 1 });
+      if (!isDir) continue;
+      if (depth + 1 < MAX_WALK_DEPTH) queue.push({ dir: absolute, depth: depth + 1 });
+      else if (!tooDeep) {
+        tooDeep = true;
+        options.onNotice?.(`(Folders more than ${MAX_WALK_DEPTH} levels deep were not entered, starting with ${rel}/.)`);
+      }
     }
   }
 }

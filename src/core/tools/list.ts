@@ -5,6 +5,7 @@ import ignore from 'ignore';
 import { z } from 'zod';
 import { walk, type WalkEntry } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';
+import { checkPattern } from './pattern-limits.js';
 import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
@@ -45,10 +46,12 @@ export const listTool = defineTool({
     if (isSpecial(info)) throw new ToolError(`${displayPath(ctx.cwd, root)} is ${kindOf(info)}, not a directory.`);
     if (!info.isDirectory()) throw new ToolError(`${displayPath(ctx.cwd, root)} is a file, not a directory. Use read to see it.`);
 
+    for (const pattern of args.ignore ?? []) checkPattern(pattern, 'ignore pattern');
     const exclude = args.ignore?.length ? ignore().add(args.ignore) : undefined;
     const entries: WalkEntry[] = [];
+    const notices = new Set<string>();
     let truncated = false;
-    for await (const entry of walk(root, { signal: ctx.signal, exclude })) {
+    for await (const entry of walk(root, { signal: ctx.signal, exclude, onNotice: (line) => notices.add(line) })) {
       if (entries.length >= MAX_LIST_ENTRIES) {
         truncated = true;
         break;
@@ -82,6 +85,7 @@ export const listTool = defineTool({
         `(Listing stopped at ${MAX_LIST_ENTRIES} entries. List a subdirectory or add ignore patterns to see the rest.)`,
       );
     }
+    if (notices.size > 0) lines.push('', ...notices);
     return { output: lines.join('\n'), metadata: { count: entries.length, truncated } };
   },
 });

@@ -69,19 +69,33 @@ export async function readRegularFile(file: string, shown: string = file): Promi
   }
 }
 
+/** A megabyte: the most any definition, instructions or configuration file may hold. */
+export const MAX_SMALL_FILE_BYTES = 1024 * 1024;
+
+/** Why a small file was not read; `size` is given for `too-big`, `code` for `unreadable`. */
+export type SmallFileProblem =
+  | { problem: 'missing' }
+  | { problem: 'unreadable'; code: string }
+  | { problem: 'not-regular'; kind: string }
+  | { problem: 'too-big'; size: number };
+
+export type SmallFile = { text: string } | SmallFileProblem;
+
 /**
- * Synchronous reader for small configuration-like files (.gitignore) read on the main
- * thread, where a blocking open would freeze the whole program, key presses and signals
- * included. Returns undefined when the path is missing, unreadable or not a regular file,
- * or when it is bigger than `maxBytes`.
+ * Synchronous reader for small files read on the main thread at start (.gitignore,
+ * AGENTS.md, agent and command definitions, config files), where a blocking open would
+ * freeze the whole program, key presses and signals included. Nothing is read from a file
+ * over `maxBytes`: its size comes from fstat, so a 1 GB file costs one system call.
  */
-export function readRegularFileSync(file: string, maxBytes = 1024 * 1024): string | undefined {
+export function readSmallFileSync(file: string, maxBytes = MAX_SMALL_FILE_BYTES): SmallFile {
   try {
-    if (!statSync(file).isFile()) return undefined;
+    const before = statSync(file);
+    if (!before.isFile()) return { problem: 'not-regular', kind: kindOf(before) };
     const fd = openSync(file, READ_FLAGS);
     try {
       const info = fstatSync(fd);
-      if (!info.isFile() || info.size > maxBytes) return undefined;
+      if (!info.isFile()) return { problem: 'not-regular', kind: kindOf(info) };
+      if (info.size > maxBytes) return { problem: 'too-big', size: info.size };
       const buffer = Buffer.alloc(info.size);
       let filled = 0;
       while (filled < buffer.length) {
@@ -89,13 +103,47 @@ export function readRegularFileSync(file: string, maxBytes = 1024 * 1024): strin
         if (n === 0) break;
         filled += n;
       }
-      return buffer.subarray(0, filled).toString('utf8');
+      return { text: buffer.subarray(0, filled).toString('utf8') };
     } finally {
       closeSync(fd);
     }
-  } catch {
-    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    return code === 'ENOENT' || code === 'ENOTDIR' ? { problem: 'missing' } : { problem: 'unreadable', code };
   }
+}
+
+/** A size for messages: "1.5 MB", "1.0 GB". */
+export function describeSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Why a small file was skipped, as the end of a sentence: "is larger than 1 MB (1.0 GB)". */
+export function describeProblem(problem: Exclude<SmallFileProblem, { problem: 'missing' }>, maxBytes = MAX_SMALL_FILE_BYTES): string {
+  switch (problem.problem) {
+    case 'unreadable':
+      return `cannot be read (${problem.code})`;
+    case 'not-regular':
+      return `is ${problem.kind}, not a regular file`;
+    case 'too-big':
+      return `is larger than ${describeSize(maxBytes)} (${describeSize(problem.size)})`;
+  }
+}
+
+/**
+ * `readSmallFileSync` for callers that only need the text: undefined when the path is
+ * missing, unreadable, not a regular file, or bigger than `maxBytes`.
+ */
+export function readRegularFileSync(file: string, maxBytes = MAX_SMALL_FILE_BYTES): string | undefined {
+  const read = readSmallFileSync(file, maxBytes);
+  return 'text' in read ? read.text : undefined;
 }
 
 const WRITE_FLAGS =

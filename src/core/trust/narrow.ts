@@ -13,14 +13,15 @@ import { isAbsolute, relative } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
 import type { CommandDefinition } from '../commands/definition.js';
 import { deepMerge, isPlainObject } from '../config/merge.js';
+import { SubagentSettingsSchema, type Config } from '../config/schema.js';
 import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import type { PermissionConfig } from '../permission/schema.js';
 
 interface WideningKey {
   /** Where the key sits in a config file. */
   path: readonly string[];
-  /** True when the value would widen what is allowed (and so is dropped). */
-  widens(value: unknown): boolean;
+  /** True when the value would widen what is allowed (and so is dropped); `trusted` is the value the trusted config gives. */
+  widens(value: unknown, trusted: unknown): boolean;
   /** How many levels below `path` the notice names (`provider.anthropic.baseURL`: 2). */
   detail: number;
 }
@@ -33,7 +34,22 @@ export const WIDENING_CONFIG_KEYS: readonly WideningKey[] = [
   { path: ['mcp'], widens: () => true, detail: 1 },
   // "bubble" would turn a user's `approvals: deny` back into questions that `--yes` approves.
   { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny', detail: 0 },
+  // Sub-agent limits may only be lowered: 40 tasks at once, or children that never stop,
+  // spend the user's money and machine.
+  ...(['max_per_batch', 'max_concurrency', 'max_depth', 'max_turns', 'timeout_seconds'] as const).map((key) => ({
+    path: ['subagents', key],
+    widens: (value: unknown, trusted: unknown) => typeof value !== 'number' || value > (typeof trusted === 'number' ? trusted : subagentDefaults()[key]),
+    detail: 0,
+  })),
 ];
+
+type SubagentSettings = Config['subagents'];
+let defaults: SubagentSettings | undefined;
+/** The built-in sub-agent limits, what an untrusted project is measured against when the user set none. */
+function subagentDefaults(): SubagentSettings {
+  defaults ??= SubagentSettingsSchema.parse({}, { jitless: true });
+  return defaults;
+}
 
 const SHELL_INLINE = /!`[^`\n]+`/;
 
@@ -65,6 +81,15 @@ export function withoutAllow(permission: PermissionConfig): { kept: PermissionCo
     if (Object.keys(patterns).length > 0) kept[key] = patterns;
   }
   return { kept: Object.keys(kept).length > 0 ? kept : undefined, dropped };
+}
+
+function valueAt(data: Record<string, unknown>, path: readonly string[]): unknown {
+  let current: unknown = data;
+  for (const key of path) {
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
 }
 
 function leafPaths(value: unknown, prefix: string, depth: number): string[] {
@@ -147,12 +172,15 @@ export class ProjectNarrowing {
     if (/\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text)) this.ignore('{env:…} values', file);
   }
 
-  /** Before validation: drops the widening keys of one project config file. */
-  dropWideningKeys(file: string, data: Record<string, unknown>): Record<string, unknown> {
+  /**
+   * Before validation: drops the widening keys of one project config file. `trusted` is the
+   * user's own configuration (unvalidated, without defaults), which limits are measured against.
+   */
+  dropWideningKeys(file: string, data: Record<string, unknown>, trusted: Record<string, unknown> = {}): Record<string, unknown> {
     let out = data;
     for (const { path, widens, detail } of WIDENING_CONFIG_KEYS) {
       out = this.dropPath(out, path, (value) => {
-        if (!widens(value)) return false;
+        if (!widens(value, valueAt(trusted, path))) return false;
         for (const leaf of leafPaths(value, path.join('.'), detail)) this.ignore(leaf, file);
         return true;
       });
