@@ -10,6 +10,7 @@ import { configDir, dataDir, loadConfig, type Config } from '../core/config/inde
 import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
 import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
 import type { SourceWarning } from '../core/markdown-folder.js';
+import { prepareSandbox, type SandboxHost, type SandboxMode } from '../core/sandbox/index.js';
 import { SessionStore } from '../core/store/index.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
@@ -36,6 +37,8 @@ export interface ProjectContext {
   warnings: string[];
   /** Every warning from loading the agents, in full: `opencode-ink agents` shows them. */
   agentWarnings: AgentWarning[];
+  /** Sandboxing of commands (DESIGN §19); its unavailability is one of `warnings`. */
+  sandbox: SandboxHost;
 }
 
 export interface CliContext extends ProjectContext {
@@ -51,10 +54,12 @@ export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   /** `run --trust`: trust the project for this process only. */
   trustOnce?: boolean;
+  /** `--sandbox <mode>`: replaces `sandbox.mode` of the configuration. */
+  sandboxMode?: SandboxMode | undefined;
 }
 
 /** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
-export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContext {
+export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): ProjectContext {
   const trust = resolveTrust(cwd, env, trustOnce ?? false);
   const narrowing = narrowingFor(trust);
   const { config, sources } = loadConfig({ cwd, env, narrowing });
@@ -71,6 +76,13 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
   let mcpJson: ReturnType<typeof readMcpJson> = { servers: {}, warnings: [] };
   if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
   else mcpJson = readMcpJson(trust.folder, env);
+  const sandbox = prepareSandbox({
+    config: config.sandbox,
+    cliMode: sandboxMode,
+    tighten: narrowing ? (settings) => narrowing.tightenSandbox(settings) : undefined,
+    env,
+    cwd,
+  });
   const notice = narrowing?.notice();
   return {
     config,
@@ -80,8 +92,14 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
     trust: { ...trust, ignored: narrowing?.ignored ?? [], ...(notice ? { notice } : {}) },
     mcp: { ...mcpJson.servers, ...config.mcp },
     peerDirs: peerUserDirs(env),
-    warnings: [...(trust.warning ? [trust.warning] : []), ...mcpJson.warnings.map((w) => `Warning: ${w}`), ...warningLines(warnings, commands.warnings)],
+    warnings: [
+      ...(trust.warning ? [trust.warning] : []),
+      ...mcpJson.warnings.map((w) => `Warning: ${w}`),
+      ...warningLines(warnings, commands.warnings),
+      ...(sandbox.notice ? [sandbox.notice] : []),
+    ],
     agentWarnings: warnings,
+    sandbox,
   };
 }
 

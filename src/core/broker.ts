@@ -42,6 +42,9 @@ interface Waiter<T> {
 export const NON_INTERACTIVE_DENIAL =
   'needs approval, and nobody can approve it in this non-interactive run (pass --yes to `run` to approve such requests).';
 
+export const PERSON_ONLY_DENIAL =
+  'would run outside the sandbox, which only a person can approve, and nobody can in this run (--yes does not approve it). Work inside the sandbox, or tell the user which setting would allow it (sandbox.network, sandbox.allow_write, or --sandbox off for a run they trust).';
+
 export class InteractionBroker {
   private readonly permissions = new Map<string, PendingPermission & Waiter<PermissionOutcome>>();
   private readonly questions = new Map<string, PendingQuestion & Waiter<QuestionOutcome>>();
@@ -59,14 +62,17 @@ export class InteractionBroker {
         patterns: question.patterns,
         always: question.always ?? question.patterns,
         call_id: question.callId,
+        ...(question.outsideSandbox ? { outside_sandbox: question.outsideSandbox } : {}),
       });
     if (!this.mode.interactive || this.mode.autoApprove) {
       announce();
-      const reply: PermissionReply = this.mode.autoApprove ? 'once' : 'reject';
+      // `--yes` approves what would ask, not leaving the sandbox: that needs a person (DESIGN §19).
+      const reply: PermissionReply = this.mode.autoApprove && question.needsPerson === undefined ? 'once' : 'reject';
       session.emit('permission.replied', { request_id: id, reply });
-      return Promise.resolve(
-        reply === 'once' ? { reply } : { reply, message: `${question.tool} (${question.subject.split('\n')[0]}) ${NON_INTERACTIVE_DENIAL}` },
-      );
+      const what = `${question.tool} (${question.subject.split('\n')[0]})`;
+      if (reply === 'once') return Promise.resolve({ reply });
+      if (question.needsPerson !== undefined) return Promise.resolve({ reply, message: `${what} ${PERSON_ONLY_DENIAL}` });
+      return Promise.resolve({ reply, message: `${what} ${NON_INTERACTIVE_DENIAL}` });
     }
     // Registered before it is announced, so a listener may answer it straight away.
     const outcome = new Promise<PermissionOutcome>((resolve) => {
@@ -110,6 +116,7 @@ export class InteractionBroker {
     const patterns = granted.question.always ?? granted.question.patterns;
     for (const other of [...this.permissions.values()]) {
       if (other.path[0] !== root || other.question.permission !== granted.question.permission) continue;
+      if (other.question.needsPerson !== undefined) continue;
       if (grantCovers(granted.question.permission, patterns, other.question)) {
         this.settlePermission(other.id, 'once');
       }

@@ -3,6 +3,7 @@
 import type { EventPayloads, EventType } from '../events.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
+import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
 import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 
 /** Asks the user on behalf of `origin` (the session whose tool asked), possibly many levels down. */
@@ -25,6 +26,10 @@ export interface LiveSession {
   /** Why a tool is missing at this depth, told to a model that calls it anyway. */
   readonly missingToolHints: Readonly<Record<string, string>>;
   readonly gate: PermissionGate;
+  /** This session's sandbox settings: its parent's (or the start's), tightened by its agent; children start from these. */
+  readonly sandboxSettings: SandboxSettings;
+  /** Where its shell commands run; undefined when the sandbox is off. */
+  readonly sandbox: CommandSandbox | undefined;
   readonly todos: TodoAccess;
   /** For a root: the broker. For a child: closures its parent gave it, forwarding upward. */
   readonly askUser: QuestionRoute;

@@ -3,6 +3,7 @@
 // must load unchanged, so unknown keys are ignored and aliases are accepted.
 import { z } from 'zod';
 import { PermissionConfigSchema } from '../permission/schema.js';
+import { SandboxModeSchema } from '../sandbox/settings.js';
 
 export const AgentModeSchema = z.enum(['primary', 'subagent', 'all']);
 export type AgentMode = z.infer<typeof AgentModeSchema>;
@@ -26,6 +27,8 @@ export const AgentFieldsSchema = z.object({
   color: z.string().optional(),
   hidden: z.boolean().optional(),
   disable: z.boolean().optional(),
+  /** Runs this agent's commands in a sandbox at least this tight (DESIGN §19); never loosens the one it inherits. */
+  sandbox: SandboxModeSchema.optional(),
 });
 export type AgentFields = z.infer<typeof AgentFieldsSchema>;
 

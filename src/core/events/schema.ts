@@ -143,6 +143,10 @@ export const PermissionAskedSchema = event('permission.asked', {
   patterns: z.array(z.string()),
   always: z.array(z.string()).optional().describe('The patterns "always allow" would store.'),
   call_id: id.optional().describe('The tool call waiting on the answer.'),
+  outside_sandbox: z
+    .string()
+    .optional()
+    .describe('Set when a sandbox is configured but this command would run outside it (DESIGN §19): why.'),
 });
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
 export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });

@@ -2,10 +2,13 @@
 // ancestor's, strictest wins), then "always allow" grants made anywhere in the session tree,
 // and only then the user, through an asker that the session's parent chain routes upward.
 // Bash requests are decided per simple command (bash-match.ts), for rules and grants alike.
+// Inside a sandbox that auto-allows (DESIGN §19) the built-in `bash: ask` default no longer
+// asks, while every rule from the config or an agent file still does; leaving the sandbox
+// (`needsPerson`) always goes to a person.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
 import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
-import { evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
+import { DEFAULT_RULES, evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
 
 /** "Always allow" answers, shared by every session of one tree. */
 export class TreeApprovals {
@@ -72,16 +75,16 @@ export class PermissionGate {
       request = { ...incoming, shell, always: incoming.always ?? alwaysPatterns(shell) };
     }
     const decision = request.shell
-      ? decideBashChain(this.chain, request.shell)
+      ? decideBashChain(request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain, request.shell)
       : evaluateChain(this.chain, request.permission, request.patterns);
-    if (decision === 'allow' && request.mustAsk === undefined) return;
+    if (decision === 'allow' && request.mustAsk === undefined && request.needsPerson === undefined) return;
     if (decision === 'deny') {
       const named = request.shell ? deniedCommands(this.chain, request.shell) : [];
       throw new PermissionDeniedError(
         `Permission denied by the configured rules: ${request.permission} ${describePatterns(named.length ? named : request.patterns)} is not allowed for this agent.`,
       );
     }
-    if (this.approvals.covers(request)) return;
+    if (request.needsPerson === undefined && this.approvals.covers(request)) return;
     const outcome = await this.asker({ ...request, tool, callId });
     if (outcome.reply === 'reject') {
       throw new PermissionDeniedError(
@@ -90,6 +93,12 @@ export class PermissionGate {
     }
     if (outcome.reply === 'always') this.approvals.grant(request.permission, request.always ?? request.patterns);
   }
+}
+
+/** The chain with the built-in defaults' asks for bash turned into allow: what a sandbox that auto-allows decides on. */
+function sandboxedChain(chain: readonly Ruleset[]): Ruleset[] {
+  const asDefault = (rule: Rule) => DEFAULT_RULES.includes(rule) && rule.action === 'ask' && wildcardMatch(rule.permission, 'bash');
+  return chain.map((ruleset) => ruleset.map((rule): Rule => (asDefault(rule) ? { ...rule, action: 'allow' } : rule)));
 }
 
 function describePatterns(patterns: readonly string[]): string {
