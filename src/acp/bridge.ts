@@ -300,7 +300,8 @@ export class Bridge {
       { optionId: 'always', name: `Always allow ${always.join(', ')}`, kind: 'allow_always' },
       { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
     ];
-    const title = `${this.label(event.path)}: ${event.subject}`;
+    const outside = event.outside_sandbox ? ` (runs outside the sandbox: ${event.outside_sandbox})` : '';
+    const title = `${this.label(event.path)}: ${event.subject}${outside}`;
     // A child's call was never announced on the root's stream: the request describes it fully.
     const toolCall = this.toolCallFor(event.call_id, event.request_id, title, event.tool);
     this.queue = this.queue.then(() => {

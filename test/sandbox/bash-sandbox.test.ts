@@ -1,7 +1,7 @@
 // The bash tool inside real bubblewrap: what a command can write, see and reach, and that
 // nothing it starts outlives it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,15 +16,16 @@ afterEach(() => {
   for (const undo of cleanups.splice(0).reverse()) undo();
 });
 
-function sandboxed(home: FakeHome, mode: SandboxMode, extra: { network?: boolean; allow_write?: string[] } = {}) {
+function sandboxed(home: FakeHome, mode: SandboxMode, extra: { network?: boolean; allow_write?: string[]; cwd?: string } = {}) {
   cleanups.push(() => removeDir(home.root));
+  const cwd = extra.cwd ?? home.project;
   const host = prepareSandbox({
     config: { mode, network: extra.network ?? false, allow_write: extra.allow_write ?? [], auto_allow: true },
-    env: home.env,
-    cwd: home.project,
+    env: { ...home.env, OPENCODE_INK_DATA_DIR: home.dataDir, OPENCODE_INK_CONFIG_DIR: home.configDir },
+    cwd,
   });
-  const ctx = makeContext(home.project);
-  const sandbox = commandSandbox(host, host.settings, home.project);
+  const ctx = makeContext(cwd);
+  const sandbox = commandSandbox(host, host.settings, cwd);
   if (sandbox) ctx.sandbox = sandbox;
   return ctx;
 }
@@ -157,5 +158,32 @@ describe.skipIf(bwrapMissing !== undefined)('bash in a bubblewrap sandbox', () =
     const timed = await run(bashTool, { command: `sleep ${timeoutMarker} & sleep ${timeoutMarker}`, timeout: 300 }, ctx);
     expect(timed.metadata).toMatchObject({ timedOut: true });
     expect(liveProcesses(`sleep ${timeoutMarker}`)).toEqual([]);
+  });
+
+  it('lets a sub-agent in a git worktree inside the hidden data dir work and commit there, and see nothing else of the data dir', async () => {
+    const home = fakeHome();
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, stdio: 'pipe' });
+    removeDir(join(home.project, '.git'));
+    git(home.project, 'init', '-q');
+    git(home.project, 'add', '-A');
+    git(home.project, 'commit', '-q', '-m', 'base');
+    const worktree = join(home.dataDir, 'worktrees', 'child');
+    mkdirSync(join(home.dataDir, 'worktrees'), { recursive: true });
+    git(home.project, 'worktree', 'add', '-q', '-b', 'opencode/child', worktree);
+    writeFileSync(join(home.dataDir, 'worktrees', 'other-secret.txt'), 'another child');
+    const ctx = sandboxed(home, 'workspace-write', { cwd: worktree });
+    const result = await run(
+      bashTool,
+      {
+        command: `echo change > new.txt && git -c user.email=t@t -c user.name=t commit -q -am x 2>&1; git add new.txt && git -c user.email=t@t -c user.name=t commit -q -m "add new" && git log --oneline | wc -l; ls ${home.dataDir}/worktrees; cat ${home.dataDir}/sessions.db`,
+      },
+      ctx,
+    );
+    expect(result.output).toMatch(/^2\nchild\n/m);
+    expect(result.output).not.toMatch(/other-secret|^sessions$/m);
+    expect(execFileSync('git', ['log', '--oneline', 'opencode/child'], { cwd: home.project, encoding: 'utf8' })).toMatch(/add new/);
+    // The repository's hooks stay read-only from inside the worktree too.
+    const hook = await run(bashTool, { command: `echo evil > ${home.project}/.git/hooks/post-checkout` }, ctx);
+    expect(hook.output).toMatch(/blocked by the sandbox/);
   });
 });

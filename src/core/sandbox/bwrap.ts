@@ -16,10 +16,12 @@ export function bwrapArgs(policy: SandboxPolicy): string[] {
   for (const path of policy.visible) args.push('--ro-bind', path, path);
   for (const path of policy.writable) args.push('--bind', path, path);
   for (const { path, kind } of policy.hidden) {
-    if (kind === 'dir') args.push('--tmpfs', path, '--remount-ro', path);
+    if (kind === 'dir') args.push('--tmpfs', path);
     else args.push('--ro-bind', '/dev/null', path);
   }
+  // Shown again before the empty folders turn read-only: bwrap creates the mount points in them.
   for (const { path, writable } of policy.revealed) args.push(writable ? '--bind' : '--ro-bind', path, path);
+  for (const { path, kind } of policy.hidden) if (kind === 'dir') args.push('--remount-ro', path);
   for (const path of policy.protected) args.push('--ro-bind', path, path);
   args.push('--unshare-all');
   if (policy.network) args.push('--share-net');

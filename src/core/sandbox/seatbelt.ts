@@ -33,8 +33,7 @@ export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions 
     '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/") (literal "/dev/dtracehelper"))',
     `(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders")${options.tmpDir ? ` (subpath ${quote(options.tmpDir)})` : ''})`,
   ];
-  const writable = [...policy.writable, ...policy.revealed.filter((r) => r.writable).map((r) => r.path)];
-  if (writable.length) lines.push(`(allow file-write* ${subpaths(writable)})`);
+  if (policy.writable.length) lines.push(`(allow file-write* ${subpaths(policy.writable)})`);
   if (policy.hidden.length) {
     const hidden = policy.hidden.map((h) => (h.kind === 'dir' ? `(subpath ${quote(h.path)})` : `(literal ${quote(h.path)})`)).join(' ');
     lines.push(`(deny file-read* file-write* ${hidden})`);

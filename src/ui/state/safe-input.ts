@@ -29,7 +29,13 @@ export function safeEvent(e: CoreEvent): CoreEvent {
     case 'question.asked':
       return { ...e, question: terminalSafe(e.question), options: e.options.map(terminalSafe) };
     case 'permission.asked':
-      return { ...e, tool: terminalSafe(e.tool), subject: terminalSafe(e.subject), patterns: e.patterns.map(terminalSafe) };
+      return {
+        ...e,
+        tool: terminalSafe(e.tool),
+        subject: terminalSafe(e.subject),
+        patterns: e.patterns.map(terminalSafe),
+        ...(e.outside_sandbox ? { outside_sandbox: terminalSafe(e.outside_sandbox) } : {}),
+      };
     case 'error':
       return { ...e, message: terminalSafe(e.message) };
     default:
