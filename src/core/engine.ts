@@ -30,7 +30,7 @@ import type { SessionRow, SessionStore, SessionSummary } from './store/index.js'
 import { TASK_TOOL, SubagentSupervisor } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
-import { prepareSandbox, type SandboxHost } from './sandbox/index.js';
+import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
@@ -113,12 +113,13 @@ export class Engine {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
-    this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd });
     let sandbox = options.sandbox;
     if (!sandbox) {
       sandbox = prepareSandbox({ config: options.config.sandbox, env: process.env, cwd: options.cwd });
       if (sandbox.notice) options.onWarning?.(sandbox.notice);
     }
+    const host = sandbox;
+    this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd, sandbox: () => serverSandbox(host, options.cwd) });
     this.sessions = new SessionFactory({
       options,
       sandbox,

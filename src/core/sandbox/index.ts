@@ -114,6 +114,29 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
   };
 }
 
+/**
+ * How an MCP stdio server with `sandbox: true` starts: behind the sandbox program, with the
+ * start's mode (workspace-write when the sandbox is off) in the engine's folder; or why it
+ * cannot (such a server is then not started at all, never started unsandboxed).
+ */
+export function serverSandbox(host: SandboxHost, cwd: string): { wrap: ProgramWrapper } | { unavailable: string } {
+  const availability = host.availability;
+  if (!availability.available) return { unavailable: `it asks for the sandbox, which is unavailable: ${availability.reason}` };
+  const mode = host.settings.mode === 'off' ? 'workspace-write' : host.settings.mode;
+  let policy: SandboxPolicy | undefined;
+  const current = () =>
+    (policy ??= sandboxPolicy({
+      mode,
+      network: host.settings.network,
+      cwd,
+      allowWrite: mode === 'workspace-write' ? host.settings.allowWrite : [],
+      home: host.home,
+      programDirs: host.programDirs,
+      runtimeDir: host.runtimeDir,
+    }));
+  return { wrap: wrapperFor(availability.backend, current) };
+}
+
 /** The program line of a sandboxed command: the backend's program in front of the shell. */
 export function wrapperFor(backend: SandboxBackend, policy: () => SandboxPolicy): ProgramWrapper {
   if (backend.kind === 'bwrap') return (program, args) => ({ program: backend.binary, args: [...bwrapArgs(policy()), '--', program, ...args] });
