@@ -301,7 +301,8 @@ export class Bridge {
       { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
     ];
     // Why a rule-allowed request is still asked (a control file) comes first: it is the point.
-    const title = event.reason ? `${this.label(event.path)}: ${event.reason}\n${event.subject}` : `${this.label(event.path)}: ${event.subject}`;
+    const outside = event.outside_sandbox ? ` (runs outside the sandbox: ${event.outside_sandbox})` : '';
+    const title = event.reason ? `${this.label(event.path)}: ${event.reason}\n${event.subject}${outside}` : `${this.label(event.path)}: ${event.subject}${outside}`;
     // A child's call was never announced on the root's stream: the request describes it fully.
     const toolCall = this.toolCallFor(event.call_id, event.request_id, title, event.tool);
     this.queue = this.queue.then(() => {

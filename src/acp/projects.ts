@@ -70,6 +70,7 @@ export class Projects {
       store: this.store,
       agents: project.agents,
       commands: project.commands,
+      sandbox: project.sandbox,
       // The editor answers questions and permission requests.
       interactive: true,
       ...(this.options.model ? { model: this.options.model } : {}),

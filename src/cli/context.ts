@@ -12,6 +12,7 @@ import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
 import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
 import type { SourceWarning } from '../core/markdown-folder.js';
 import { findProject } from '../core/project.js';
+import { prepareSandbox, type SandboxHost, type SandboxMode } from '../core/sandbox/index.js';
 import { SessionStore } from '../core/store/index.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
@@ -38,6 +39,8 @@ export interface ProjectContext {
   warnings: string[];
   /** Every warning from loading the agents, in full: `opencode-ink agents` shows them. */
   agentWarnings: AgentWarning[];
+  /** Sandboxing of commands (DESIGN §19); its unavailability is one of `warnings`. */
+  sandbox: SandboxHost;
 }
 
 export interface CliContext extends ProjectContext {
@@ -53,10 +56,12 @@ export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   /** `run --trust`: trust the project for this process only. */
   trustOnce?: boolean;
+  /** `--sandbox <mode>`: replaces `sandbox.mode` of the configuration. */
+  sandboxMode?: SandboxMode | undefined;
 }
 
 /** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
-export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContext {
+export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): ProjectContext {
   const trust = resolveTrust(cwd, env, trustOnce ?? false);
   const narrowing = narrowingFor(trust);
   const { config, sources } = loadConfig({ cwd, env, narrowing });
@@ -73,6 +78,13 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
   let mcpJson: ReturnType<typeof readMcpJson> = { servers: {}, warnings: [] };
   if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
   else mcpJson = readMcpJson(trust.folder, env);
+  const sandbox = prepareSandbox({
+    config: config.sandbox,
+    cliMode: sandboxMode,
+    tighten: narrowing ? (settings) => narrowing.tightenSandbox(settings) : undefined,
+    env,
+    cwd,
+  });
   const notice = narrowing?.notice();
   // Everything below reaches a terminal (stderr, the TUI, an editor's log) and much of it
   // was written by the repository: file and key names, agent and command names and
@@ -95,8 +107,10 @@ export function loadProject({ cwd, env, trustOnce }: LoadOptions): ProjectContex
       ...mcpJson.warnings.map((w) => `Warning: ${w}`),
       ...warningLines(warnings, commands.warnings),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
+      ...(sandbox.notice ? [sandbox.notice] : []),
     ].map(terminalSafe),
     agentWarnings: warnings.map((w) => ({ ...w, source: terminalSafe(w.source), message: terminalSafe(w.message) })),
+    sandbox,
   };
 }
 

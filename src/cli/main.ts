@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
 import { DEBUG_ENV } from '../core/provider/sdk-log.js';
+import { SandboxModeSchema, type SandboxMode } from '../core/sandbox/settings.js';
 import { agentsCommand } from './commands/agents.js';
 import { modelsCommand } from './commands/models.js';
 import { mcpListCommand } from './commands/mcp.js';
@@ -26,6 +27,8 @@ export interface StartupHooks {
 }
 
 interface SharedOptions {
+  /** `--sandbox <mode>`: replaces `sandbox.mode` for this start. */
+  sandbox?: SandboxMode;
   model?: string;
   agent?: string;
   session?: string;
@@ -64,8 +67,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   if (debug) process.env[DEBUG_ENV] = '1';
   let exitCode = 0;
   let ctx: CliContext | undefined;
-  const context = (trustOnce = false, ui = false): CliContext => {
-    ctx ??= loadContext({ cwd: process.cwd(), env: process.env, trustOnce });
+  const context = (trustOnce = false, ui = false, sandboxMode?: SandboxMode): CliContext => {
+    ctx ??= loadContext({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode });
     for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
     // The UI names what an untrusted project had ignored in its trust dialog instead.
     if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);
@@ -91,11 +94,14 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .option('-m, --model <provider/model>', 'model to use, e.g. anthropic/claude-sonnet-4-6')
       .option('--agent <name>', 'primary agent (default: build)')
       .option('-s, --session <id>', 'continue that session')
-      .option('-c, --continue', 'continue the most recent session in this directory');
+      .option('-c, --continue', 'continue the most recent session in this directory')
+      .addOption(
+        new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SandboxModeSchema.options),
+      );
 
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
-  const runPrompt = async (words: string[], opts: RunOptions, trust = false) => {
-    const ctx = context(trust);
+  const runPrompt = async (words: string[], { sandbox, ...opts }: RunOptions & { sandbox?: SandboxMode }, trust = false) => {
+    const ctx = context(trust, false, sandbox);
     const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr });
     exitCode = await runCommand(ctx, prompt, opts, { ...io, closed: output.signal });
   };
@@ -112,8 +118,9 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       if (print) return runPrompt(words, { ...rest, format: format ?? 'text', yes: yes ?? false }, trust);
       if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
       // The UI bundle is loaded on demand there: `run` and the listing commands never load Ink or React.
-      exitCode = await tuiCommand(() => context(trust, true), {
-        ...rest,
+      const { sandbox, ...tuiRest } = rest;
+      exitCode = await tuiCommand(() => context(trust, true, sandbox), {
+        ...tuiRest,
         ...(typeof resume === 'string' ? { session: resume } : {}),
         ...(resume === true ? { pickSession: true } : {}),
         ...(yes ? { yes: true } : {}),

@@ -43,6 +43,9 @@ interface Waiter<T> {
 export const NON_INTERACTIVE_DENIAL =
   'needs approval, and nobody can approve it in this non-interactive run (pass --yes to `run` to approve such requests).';
 
+export const PERSON_ONLY_DENIAL =
+  'would run outside the sandbox, which only a person can approve, and nobody can in this run (--yes does not approve it). Work inside the sandbox, or tell the user which setting would allow it (sandbox.network, sandbox.allow_write, or --sandbox off for a run they trust).';
+
 export class InteractionBroker {
   private readonly permissions = new Map<string, PendingPermission & Waiter<PermissionOutcome>>();
   private readonly questions = new Map<string, PendingQuestion & Waiter<QuestionOutcome>>();
@@ -61,18 +64,20 @@ export class InteractionBroker {
         always: question.always ?? question.patterns,
         call_id: question.callId,
         ...(question.mustAsk !== undefined ? { reason: question.mustAsk } : {}),
+        ...(question.outsideSandbox ? { outside_sandbox: question.outsideSandbox } : {}),
       });
     if (!this.mode.interactive || this.mode.autoApprove) {
       announce();
       const controlFiles = question.controlFiles ?? [];
-      // `--yes` approves what the rules left open, never a write to the program's own control files.
-      const reply: PermissionReply = this.mode.autoApprove && controlFiles.length === 0 ? 'once' : 'reject';
+      // `--yes` approves what the rules left open: never a write to the program's own control
+      // files, nor leaving the sandbox, which needs a person (DESIGN §19).
+      const reply: PermissionReply = this.mode.autoApprove && controlFiles.length === 0 && question.needsPerson === undefined ? 'once' : 'reject';
       session.emit('permission.replied', { request_id: id, reply });
       if (reply === 'once') return Promise.resolve({ reply });
-      const message = controlFiles.length
-        ? unattendedRefusal(question.tool, controlFiles, this.mode.autoApprove)
-        : `${question.tool} (${question.subject.split('\n')[0]}) ${NON_INTERACTIVE_DENIAL}`;
-      return Promise.resolve({ reply, message });
+      const what = `${question.tool} (${question.subject.split('\n')[0]})`;
+      if (controlFiles.length) return Promise.resolve({ reply, message: unattendedRefusal(question.tool, controlFiles, this.mode.autoApprove) });
+      if (question.needsPerson !== undefined) return Promise.resolve({ reply, message: `${what} ${PERSON_ONLY_DENIAL}` });
+      return Promise.resolve({ reply, message: `${what} ${NON_INTERACTIVE_DENIAL}` });
     }
     // Registered before it is announced, so a listener may answer it straight away.
     const outcome = new Promise<PermissionOutcome>((resolve) => {
@@ -115,6 +120,7 @@ export class InteractionBroker {
     const root = granted.path[0];
     for (const other of [...this.permissions.values()]) {
       if (other.path[0] !== root || other.question.permission !== granted.question.permission) continue;
+      if (other.question.needsPerson !== undefined) continue;
       if (answerSettles(granted.question, other.question)) {
         this.settlePermission(other.id, 'once');
       }

@@ -32,6 +32,7 @@ import type { SessionIdMatch, SessionRow, SessionStore, SessionSummary } from '.
 import { TASK_TOOL, SubagentSupervisor } from './subagents/index.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
+import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
@@ -63,13 +64,20 @@ export interface EngineOptions {
   peerDirs?: PeerUserDirs;
   /** Where one-line warnings go (an MCP server that failed to start); default: an `error` event of the session. */
   onWarning?: (line: string) => void;
+  /**
+   * Sandboxing of commands (DESIGN §19), prepared by the front end (`--sandbox`, trust); by
+   * default from `config.sandbox`, its unavailability told through `onWarning`.
+   */
+  sandbox?: SandboxHost;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs'>;
+export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox'>;
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
-export function projectParts(ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs'>> & Pick<ProjectParts, 'mcp' | 'peerDirs'>): ProjectParts {
+export function projectParts(
+  ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox'>> & Pick<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox'>,
+): ProjectParts {
   return {
     cwd: ctx.cwd,
     config: ctx.config,
@@ -78,6 +86,7 @@ export function projectParts(ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs'
     commands: ctx.commands,
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
+    ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
   };
 }
 
@@ -111,9 +120,16 @@ export class Engine {
     this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
-    this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd });
+    let sandbox = options.sandbox;
+    if (!sandbox) {
+      sandbox = prepareSandbox({ config: options.config.sandbox, env: process.env, cwd: options.cwd });
+      if (sandbox.notice) options.onWarning?.(sandbox.notice);
+    }
+    const host = sandbox;
+    this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd, sandbox: () => serverSandbox(host, options.cwd) });
     this.sessions = new SessionFactory({
       options,
+      sandbox,
       project: this.project,
       tools: this.tools,
       live: this.live,

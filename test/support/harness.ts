@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/core/config/index.js';
 import { Engine, type EngineOptions } from '../../src/core/engine.js';
 import type { CoreEvent } from '../../src/core/events.js';
 import { createProvider } from '../../src/core/provider/index.js';
+import { prepareSandbox } from '../../src/core/sandbox/index.js';
 import { SessionStore } from '../../src/core/store/index.js';
 import { validEvent } from './events.js';
 import { startFakeServer, type FakeServer } from './fake-anthropic.js';
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   files?: Record<string, string>;
   engine?: Partial<EngineOptions>;
   idleTimeoutMs?: number;
+  /** Extra environment variables for the engine's start (the sandbox reads them). */
+  env?: Record<string, string>;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -53,6 +56,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ANTHROPIC_API_KEY: 'test-key',
     ANTHROPIC_BASE_URL: server.url,
     HOME: dir,
+    ...opts.env,
   };
   const { config } = loadConfig({ cwd: projectDir, env });
   const { agents } = loadAgents({
@@ -80,6 +84,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       commands,
       interactive: false,
       providerFor: () => provider,
+      // The sandbox sees the test's folders (HOME, data and config dirs), not the machine's.
+      sandbox: prepareSandbox({ config: config.sandbox, env, cwd: projectDir }),
       ...opts.engine,
       ...overrides,
     });

@@ -3,6 +3,7 @@
 import type { EventPayloads, EventType } from '../events.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
+import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
 import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
 
@@ -26,6 +27,10 @@ export interface LiveSession {
   /** Why a tool is missing at this depth, told to a model that calls it anyway. */
   readonly missingToolHints: Readonly<Record<string, string>>;
   readonly gate: PermissionGate;
+  /** This session's sandbox settings: its parent's (or the start's), tightened by its agent; children start from these. */
+  readonly sandboxSettings: SandboxSettings;
+  /** Where its shell commands run; undefined when the sandbox is off. */
+  readonly sandbox: CommandSandbox | undefined;
   readonly todos: TodoAccess;
   /** The files this session has seen (its own reads and writes, not its parent's or children's). */
   readonly fileViews: FileViews;

@@ -126,6 +126,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     askUser: (question, options) => session.askUser(session, question, options),
     batchIndex: opts.batchIndex ?? 0,
     ...(opts.byUser ? { byUser: true } : {}),
+    ...(session.sandbox ? { sandbox: session.sandbox } : {}),
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };

@@ -33,6 +33,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Ap
   if (fields.disable !== undefined) agent.disable = fields.disable;
   if (fields.prompt !== undefined) agent.prompt = fields.prompt;
   if (fields.isolation !== undefined) agent.isolation = fields.isolation;
+  if (fields.sandbox !== undefined) agent.sandbox = fields.sandbox;
   const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns;
   if (maxTurns !== undefined) agent.maxTurns = maxTurns;
   // Per permission key, so `{ bash: deny }` in the config keeps the file's `edit` rule.

@@ -1,5 +1,6 @@
 // The resolved form of an agent, whatever file style or config entry it came from.
 import type { PermissionConfig } from '../permission/schema.js';
+import type { SandboxMode } from '../sandbox/settings.js';
 import type { AgentMode } from './schema.js';
 
 export interface AgentDefinition {
@@ -25,6 +26,13 @@ export interface AgentDefinition {
    */
   restrictions?: PermissionConfig[];
   maxTurns?: number;
+  /** `sandbox:` — tightens the sandbox the session inherits (DESIGN §19). */
+  sandbox?: SandboxMode;
+  /**
+   * The `sandbox:` came from a file of an untrusted project: it may turn the sandbox on, but
+   * commands that asked before still ask (auto-allow would widen what the project can do).
+   */
+  untrustedSandbox?: boolean;
   color?: string;
   /** Where it runs as a sub-agent when the task call does not say: its own git worktree, or the parent's folder. */
   isolation?: 'none' | 'worktree';

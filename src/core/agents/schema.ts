@@ -3,6 +3,7 @@
 // must load unchanged, so unknown keys are ignored and aliases are accepted.
 import { z } from 'zod';
 import { PermissionConfigSchema } from '../permission/schema.js';
+import { SandboxModeSchema } from '../sandbox/settings.js';
 
 export const AgentModeSchema = z.enum(['primary', 'subagent', 'all']);
 export type AgentMode = z.infer<typeof AgentModeSchema>;
@@ -28,6 +29,8 @@ export const AgentFieldsSchema = z.object({
   disable: z.boolean().optional(),
   /** `worktree`: the agent runs as a sub-agent in its own git worktree (DESIGN §17). */
   isolation: z.enum(['none', 'worktree']).optional(),
+  /** Runs this agent's commands in a sandbox at least this tight (DESIGN §19); never loosens the one it inherits. */
+  sandbox: SandboxModeSchema.optional(),
 });
 export type AgentFields = z.infer<typeof AgentFieldsSchema>;
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
 import { McpConfigSchema } from '../mcp/config.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
+import { SandboxConfigSchema } from '../sandbox/settings.js';
 import { BaseUrlSchema, CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
 import { DEFAULT_MODEL } from '../provider/models.js';
 
@@ -104,6 +105,7 @@ export const ConfigFileSchema = z.strictObject({
   keybinds: KeybindsSchema.prefault({}),
   compaction: CompactionSchema.prefault({}),
   mcp: McpConfigSchema.prefault({}),
+  sandbox: SandboxConfigSchema.prefault({}),
 });
 
 /** The whole configuration: the files merged, each provider complete. */

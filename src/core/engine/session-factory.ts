@@ -16,6 +16,7 @@ import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../permission/rule
 import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
+import { commandSandbox, tightenSandbox, type SandboxHost } from '../sandbox/index.js';
 import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
 import type { Provider } from '../provider/types.js';
 import type { SessionRow } from '../store/index.js';
@@ -46,6 +47,8 @@ export interface SessionFactoryDeps {
   live: Map<string, LiveSession>;
   mcp: McpManager;
   broker: InteractionBroker;
+  /** What this start knows about sandboxing commands (DESIGN §19). */
+  sandbox: SandboxHost;
   /** Read lazily: the supervisor is built after the factory (it opens children through it). */
   supervisor: () => SubagentSupervisor;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
@@ -112,6 +115,8 @@ export class SessionFactory {
     const depth = parent ? parent.depth + 1 : 0;
     // A child in its own worktree has that worktree as its project (AGENTS.md, the prompt's root).
     const project = row.cwd === options.cwd ? this.deps.project : findProject(row.cwd);
+    // A child starts from its parent's sandbox; its agent may only tighten it.
+    const sandboxSettings = tightenSandbox(parent?.sandboxSettings ?? this.deps.sandbox.settings, agent.sandbox, !agent.untrustedSandbox);
     const store = options.store;
     const settings = options.config.subagents;
     const emit = <K extends EventType>(type: K, payload: EventPayloads[K]) => this.deps.emitFor(row.id, agent.name, path, type, payload);
@@ -174,6 +179,8 @@ export class SessionFactory {
       tools: gate.tools,
       missingToolHints: gate.hints,
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
+      sandboxSettings,
+      sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
       askUser: routes.askUser,

@@ -161,6 +161,10 @@ export const PermissionAskedSchema = event('permission.asked', {
     .string()
     .optional()
     .describe('Why this is asked even where a rule allows it, e.g. "writes .git/config, which controls git: always asked".'),
+  outside_sandbox: z
+    .string()
+    .optional()
+    .describe('Set when a sandbox is configured but this command would run outside it (DESIGN §19): why.'),
 });
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
 export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });

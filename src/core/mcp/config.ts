@@ -16,6 +16,8 @@ export const LocalMcpServerSchema = z.strictObject({
   environment: stringMap.optional(),
   enabled: z.boolean().optional(),
   timeout,
+  /** Run the server inside the sandbox (DESIGN §19), with the sandbox's mode or `workspace-write` when it is off. */
+  sandbox: z.boolean().optional(),
 });
 
 export const RemoteMcpServerSchema = z.strictObject({

@@ -33,6 +33,8 @@ export interface McpConnection {
 
 export interface ConnectOptions {
   cwd: string;
+  /** Puts the sandbox program in front of a `local` server that asks for it (`sandbox: true`). */
+  wrap?: ((program: string, args: readonly string[]) => { program: string; args: string[] }) | undefined;
   timeoutMs: number;
   clientVersion: string;
   /** Aborted when the manager closes: a server still starting is stopped at once. */
@@ -53,7 +55,9 @@ export async function openConnection(name: string, config: McpServerConfig, opts
 }
 
 async function connectLocal(name: string, config: LocalMcpServerConfig, opts: ConnectOptions, deadline: AbortSignal): Promise<McpConnection> {
-  const [command, ...args] = config.command as [string, ...string[]];
+  const [program, ...programArgs] = config.command as [string, ...string[]];
+  const line = opts.wrap ? opts.wrap(program, programArgs) : { program, args: programArgs };
+  const { program: command, args } = line;
   let stderr = '';
   const transport = new StdioServerTransport({
     command,

@@ -27,6 +27,11 @@ export interface McpServerState {
 
 export interface McpManagerOptions {
   cwd: string;
+  /**
+   * For `local` servers with `sandbox: true` (DESIGN §19): the wrapper that starts them inside
+   * the sandbox, or why there is none (then they are not started).
+   */
+  sandbox?: () => { wrap: (program: string, args: readonly string[]) => { program: string; args: string[] } } | { unavailable: string };
   /** Per-server start timeout unless the server's own `timeout` says otherwise. */
   timeoutMs?: number;
   clientVersion?: string;
@@ -117,8 +122,10 @@ export class McpManager {
     const warnings = await Promise.all(
       pending.map(async (server) => {
         try {
+          const wrap = server.config.type === 'local' && server.config.sandbox ? this.sandboxWrapper() : undefined;
           const connection = await openConnection(server.name, server.config, {
             cwd: this.options.cwd,
+            wrap,
             timeoutMs: server.config.timeout ?? this.options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
             clientVersion: this.options.clientVersion ?? '0.0.0',
             signal: this.closing.signal,
@@ -171,6 +178,13 @@ export class McpManager {
       if ((server.status as McpServerStatus) === 'failed') throw new Error(`MCP server "${server.name}" stopped during the call (${server.error ?? 'connection closed'}).`);
       throw err;
     }
+  }
+
+  /** Throws (failing that server's start) when the sandbox it asks for is unavailable. */
+  private sandboxWrapper(): (program: string, args: readonly string[]) => { program: string; args: string[] } {
+    const sandbox = this.options.sandbox?.() ?? { unavailable: 'it asks for the sandbox, which this program was started without' };
+    if ('unavailable' in sandbox) throw new Error(`not started: ${sandbox.unavailable}`);
+    return sandbox.wrap;
   }
 
   private fail(server: Server, why: string): void {

@@ -5,10 +5,13 @@
 // A request with `mustAsk` goes to the user even when the rules allow it; one that writes the
 // program's control files is passed only by an `edit` rule naming each file exactly or by an
 // earlier "always" for each of those very files (never by a pattern granted for other files).
+// Inside a sandbox that auto-allows (DESIGN §19) the built-in `bash: ask` default no longer
+// asks, while every rule from the config or an agent file still does; leaving the sandbox
+// (`needsPerson`) always goes to a person.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
 import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
-import { evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
+import { DEFAULT_RULES, evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
 
 /** "Always allow" answers, shared by every session of one tree. */
 export class TreeApprovals {
@@ -112,12 +115,13 @@ export class PermissionGate {
       request = { ...incoming, shell, always: incoming.always ?? alwaysPatterns(shell) };
     }
     const decision = request.shell
-      ? decideBashChain(this.chain, request.shell)
+      ? decideBashChain(request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain, request.shell)
       : evaluateChain(this.chain, request.permission, request.patterns);
     const files = (request.controlFiles ?? []).map((f) => f.path);
     if (files.length > 0 && files.every((file) => namedExactly(this.chain, file))) request = withoutGuard(request);
     const guarded = request.mustAsk !== undefined;
-    if (decision === 'allow' && !guarded) return;
+    const needsPerson = request.needsPerson !== undefined;
+    if (decision === 'allow' && !guarded && !needsPerson) return;
     if (decision === 'deny') {
       const named = request.shell ? deniedCommands(this.chain, request.shell) : [];
       throw new PermissionDeniedError(
@@ -126,7 +130,7 @@ export class PermissionGate {
     }
     const rulesCovered = decision === 'allow' || this.approvals.covers(request);
     const guardCovered = !guarded || (request.controlFiles?.length ? this.approvals.coversControlFiles(files) : this.approvals.covers(request));
-    if (rulesCovered && guardCovered) return;
+    if (!needsPerson && rulesCovered && guardCovered) return;
     const outcome = await this.asker({ ...request, tool, callId });
     if (outcome.reply === 'reject') {
       throw new PermissionDeniedError(
@@ -138,6 +142,12 @@ export class PermissionGate {
       if (request.controlFiles?.length) this.approvals.grantControlFiles(files);
     }
   }
+}
+
+/** The chain with the built-in defaults' asks for bash turned into allow: what a sandbox that auto-allows decides on. */
+function sandboxedChain(chain: readonly Ruleset[]): Ruleset[] {
+  const asDefault = (rule: Rule) => DEFAULT_RULES.includes(rule) && rule.action === 'ask' && wildcardMatch(rule.permission, 'bash');
+  return chain.map((ruleset) => ruleset.map((rule): Rule => (asDefault(rule) ? { ...rule, action: 'allow' } : rule)));
 }
 
 function describePatterns(patterns: readonly string[]): string {

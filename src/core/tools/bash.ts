@@ -5,13 +5,16 @@
 // jobs and servers included, since a leftover child would otherwise hold the output pipe
 // open and leak past the session. stdin is closed: commands that wait for input fail fast
 // instead of hanging.
-import { existsSync } from 'node:fs';
+// Where the command runs is the runner's business (sandbox/runner.ts): the host, or the
+// session's sandbox (DESIGN §19), where a command that would ask only because of the built-in
+// default runs unasked, and `dangerously_disable_sandbox` runs it on the host after a person
+// said yes.
 import { z } from 'zod';
 import { AbortedError } from '../errors.js';
 import { bashPermissionRequest } from '../permission/bash-match.js';
+import { hostRunner, type CommandExit, type CommandSandbox } from '../sandbox/index.js';
 import { childEnv } from './child-env.js';
-import { commandAlive, killCommand, markerEnv, newMarker, trackCommand, type CommandProcesses } from './process.js';
-import { defineTool } from './types.js';
+import { defineTool, type PermissionRequest } from './types.js';
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
@@ -67,7 +70,7 @@ class OutputCap {
   }
 }
 
-const SHELL = process.platform === 'win32' ? undefined : existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+const HOST = hostRunner();
 
 const parameters = z.object({
   command: z.string().min(1).describe('The shell command to run.'),
@@ -81,7 +84,24 @@ const parameters = z.object({
     .string()
     .optional()
     .describe('A short (5-10 word) description of what the command does, shown to the user, e.g. "Run the unit tests".'),
+  dangerously_disable_sandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      'Run the command outside the sandbox. Only after it failed with "blocked by the sandbox" and truly needs the network, a hidden path or a write outside the project; the user is always asked.',
+    ),
 });
+
+/** The ask for a command, marked with where it will run. */
+function sandboxedRequest(request: PermissionRequest, sandbox: CommandSandbox | undefined, escape: boolean): PermissionRequest {
+  if (!sandbox) return request;
+  if (sandbox.state === 'unavailable') return { ...request, outsideSandbox: `the ${sandbox.mode} sandbox is unavailable (${sandbox.reason})` };
+  if (escape) {
+    const why = 'the model asked to run it outside the sandbox (dangerously_disable_sandbox)';
+    return { ...request, outsideSandbox: why, needsPerson: why };
+  }
+  return sandbox.autoAllow ? { ...request, sandboxAutoAllow: true } : request;
+}
 
 export const bashTool = defineTool({
   name: 'bash',
@@ -95,42 +115,31 @@ export const bashTool = defineTool({
 - A non-zero exit code is reported after the output.
 - Prefer the dedicated tools over shell equivalents: read instead of cat/head/tail, grep instead of grep/rg, glob/list instead of find/ls, edit/write instead of sed/echo redirection.
 - Independent commands can be issued as separate calls; dependent ones belong in one command joined with &&.
-- The user may be asked to approve the command.`,
+- The user may be asked to approve the command.
+- When a sandbox is on, commands run inside it: the project is writable (workspace-write) or nothing is (read-only), a private /tmp is writable, credentials are hidden, and there is no network unless the user allowed it. A failure it caused says "blocked by the sandbox"; only then consider dangerously_disable_sandbox.`,
   parameters,
   readOnly: false,
   async execute(args, ctx) {
     const { command } = args;
     const timeout = Math.min(args.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    await ctx.ask(await bashPermissionRequest(command, ctx.cwd));
+    const sandbox = ctx.sandbox;
+    const escape = args.dangerously_disable_sandbox === true && sandbox !== undefined;
+    await ctx.ask(sandboxedRequest(await bashPermissionRequest(command, ctx.cwd), sandbox, escape));
     ctx.signal.throwIfAborted();
 
-    const { execa } = await import('execa');
-    const marker = newMarker();
-    const subprocess = execa(SHELL ?? command, SHELL ? ['-c', command] : [], {
-      shell: SHELL ? false : true,
-      cwd: ctx.cwd,
-      detached: true,
-      stdin: 'ignore',
-      all: true,
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-      cleanup: false,
-      // The user's environment without the credentials this program uses (child-env.ts).
-      extendEnv: false,
-      env: childEnv({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...markerEnv(marker) }),
-    });
-    const settled = subprocess.then(
-      (r) => r,
-      (err: unknown) => err,
-    );
-    const pid = subprocess.pid;
-    const processes: CommandProcesses | undefined = pid === undefined ? undefined : { pgid: pid, marker };
-    const untrack = processes ? trackCommand(processes) : undefined;
+    const inSandbox = sandbox?.state === 'on' && !escape ? sandbox : undefined;
+    const runner = inSandbox?.runner ?? HOST;
+    // The user's environment without the credentials this program uses (child-env.ts).
+    const env = childEnv({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+    // The runner stops the command on abort; the timeout has its own controller.
+    const stopper = new AbortController();
+    const onAbort = (): void => stopper.abort();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const running = await runner.run(command, { cwd: ctx.cwd, env, signal: stopper.signal });
 
     const cap = new OutputCap();
     let progressTimer: NodeJS.Timeout | undefined;
-    const allStream = subprocess.all;
+    const allStream = running.output;
     const streamEnded = new Promise<void>((resolve) => {
       if (!allStream) return resolve();
       allStream.on('data', (chunk: Buffer | string) => {
@@ -146,68 +155,54 @@ export const bashTool = defineTool({
     });
 
     let timedOut = false;
-    let killing: Promise<void> | undefined;
-    const stop = (): void => {
-      if (processes) killing ??= killCommand(processes);
-    };
     const timer = setTimeout(() => {
       timedOut = true;
-      stop();
+      stopper.abort();
     }, timeout);
-    const onAbort = (): void => stop();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
 
-    let exitCode: number | null = null;
-    let exitSignal: string | null = null;
+    let exit: CommandExit = { exitCode: null, signal: null };
     let leftovers = false;
     try {
-      const exited = new Promise<void>((resolve) => {
-        subprocess.once('exit', (code, signal) => {
-          exitCode = code;
-          exitSignal = signal;
-          resolve();
-        });
-      });
-      const result = await Promise.race([exited.then(() => undefined), settled]);
-      if (result && typeof result === 'object' && 'exitCode' in result) {
-        exitCode = (result.exitCode as number | undefined) ?? null;
-        exitSignal = (result as { signal?: string }).signal ?? null;
-      }
+      exit = await running.exited;
       clearTimeout(timer);
       // Background jobs still holding the pipe would keep the stream open forever.
       await Promise.race([streamEnded, new Promise((resolve) => setTimeout(resolve, DRAIN_MS))]);
-      if (processes && !killing && commandAlive(processes)) {
+      if (!stopper.signal.aborted && running.alive()) {
         leftovers = true;
-        stop();
+        stopper.abort();
       }
-      await killing;
+      if (stopper.signal.aborted) await running.stop();
       allStream?.destroy();
-      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 1000))]);
     } finally {
       clearTimeout(timer);
       if (progressTimer) clearTimeout(progressTimer);
       ctx.signal.removeEventListener('abort', onAbort);
-      untrack?.();
+      running.release();
     }
     if (ctx.signal.aborted) throw new AbortedError('Command cancelled');
 
-    const failedToStart = pid === undefined;
+    const failedToStart = exit.startError !== undefined;
     let output = cap.text().replace(/\s+$/, '');
-    if (failedToStart) {
-      const err = (await settled) as { shortMessage?: string; message?: string };
-      output = `Failed to start the command: ${err.shortMessage ?? err.message ?? 'unknown error'}`;
-    }
+    if (failedToStart) output = `Failed to start the command: ${exit.startError}`;
     if (!output) output = '(no output)';
     const notes: string[] = [];
     if (timedOut) notes.push(`[Command timed out after ${timeout} ms; it was stopped along with every process it started.]`);
-    else if (exitCode !== null && exitCode !== 0) notes.push(`[Exit code: ${exitCode}]`);
-    else if (exitCode === null && exitSignal) notes.push(`[Terminated by signal ${exitSignal}]`);
+    else if (exit.exitCode !== null && exit.exitCode !== 0) notes.push(`[Exit code: ${exit.exitCode}]`);
+    else if (exit.exitCode === null && exit.signal) notes.push(`[Terminated by signal ${exit.signal}]`);
     if (leftovers) notes.push('[Background processes the command left running were stopped.]');
+    const blocked = inSandbox && !timedOut && exit.exitCode !== 0 ? inSandbox.blockNote(output) : undefined;
+    if (blocked) notes.push(`[${blocked}]`);
     if (notes.length) output += `\n\n${notes.join('\n')}`;
     return {
       output,
       isError: timedOut || failedToStart,
-      metadata: { exitCode, timedOut, description: args.description, outputBytes: cap.total },
+      metadata: {
+        exitCode: exit.exitCode,
+        timedOut,
+        description: args.description,
+        outputBytes: cap.total,
+        ...(inSandbox ? { sandbox: inSandbox.mode } : {}),
+      },
     };
   },
 });

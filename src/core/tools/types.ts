@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { ShellAnalysis } from '../permission/bash-parse.js';
 import type { ControlFileWrite } from '../permission/control-files.js';
 import type { FileViews } from '../workspace/file-views.js';
+import type { CommandSandbox } from '../sandbox/index.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -26,6 +27,18 @@ export interface PermissionRequest {
   controlFiles?: ControlFileWrite[];
   /** For `bash`: the command line as a shell parser sees it; rules and grants are matched per simple command. */
   shell?: ShellAnalysis;
+  /**
+   * For `bash`: the command runs inside a working sandbox whose `auto_allow` is on, so an ask
+   * that only the built-in default gives becomes allow; rules from the config or an agent still apply.
+   */
+  sandboxAutoAllow?: boolean;
+  /** A sandbox is configured but this command would run outside it: why. Shown with the ask. */
+  outsideSandbox?: string;
+  /**
+   * Only a person may approve this (leaving the sandbox): rules that allow, "always allow"
+   * grants and `--yes` do not; where nobody can answer it is refused. A deny rule still denies.
+   */
+  needsPerson?: string;
 }
 
 export class PermissionDeniedError extends Error {
@@ -73,6 +86,8 @@ export interface ToolContext {
   batchIndex?: number;
   /** The call was made for the user (a command or an @mention), not chosen by the model. */
   byUser?: boolean;
+  /** Where the session's shell commands run (DESIGN §19); undefined when the sandbox is off. */
+  sandbox?: CommandSandbox;
 }
 
 export interface ToolResult {

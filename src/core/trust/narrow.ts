@@ -7,6 +7,9 @@
 //   strictest answer winning, so it can turn allow into ask or deny but never deny into ask;
 // - an agent that replaces a trusted one (built-in or the user's) keeps the trusted one's
 //   permission, mode and tools; the project's file may only remove tools and add restrictions;
+// - the `sandbox` key may only tighten (DESIGN §19): a stricter `mode`, `network: false`,
+//   `auto_allow: false`; a sandbox it turns on does not auto-allow, since commands that asked
+//   would then run unasked; `allow_write` and anything looser are ignored, and named;
 // - commands load, but their `` !`cmd` `` lines are refused when the command is used.
 // Everything cut is named once, so the user sees what trusting the project would change.
 import { isAbsolute, relative } from 'node:path';
@@ -16,6 +19,7 @@ import { deepMerge, isPlainObject } from '../config/merge.js';
 import { SubagentSettingsSchema, type Config } from '../config/schema.js';
 import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import type { PermissionConfig } from '../permission/schema.js';
+import { loosensMode, tightenSandbox, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 
 interface WideningKey {
   /** Where the key sits in a config file. */
@@ -133,6 +137,8 @@ export class ProjectNarrowing {
   readonly agentEntries = new Map<string, { entry: unknown; file: string }>();
   /** The `command` entries set by a project config file: name → that file. */
   readonly commandNames = new Map<string, string>();
+  /** What the project's config files ask of the sandbox; applied by `tightenSandbox`. */
+  private readonly sandboxAsks: Array<{ file: string; mode?: SandboxMode; network?: false; autoAllow?: false }> = [];
 
   /**
    * @param root the project root trust is recorded for (real path), named in the notice.
@@ -221,6 +227,34 @@ export class ProjectNarrowing {
       delete out.agent;
     }
     if (isPlainObject(data.command)) for (const name of Object.keys(data.command)) this.commandNames.set(name, file);
+    if (isPlainObject(data.sandbox)) {
+      this.takeSandbox(file, data.sandbox);
+      delete out.sandbox;
+    }
+    return out;
+  }
+
+  private takeSandbox(file: string, sandbox: Record<string, unknown>): void {
+    const ask: (typeof this.sandboxAsks)[number] = { file };
+    const { mode, network, auto_allow: autoAllow, allow_write: allowWrite } = sandbox;
+    if (mode === 'off' || mode === 'read-only' || mode === 'workspace-write') ask.mode = mode;
+    if (network === false) ask.network = false;
+    else if (network === true) this.ignore('sandbox.network', file);
+    if (autoAllow === false) ask.autoAllow = false;
+    else if (autoAllow === true) this.ignore('sandbox.auto_allow', file);
+    if (Array.isArray(allowWrite) && allowWrite.length > 0) this.ignore('sandbox.allow_write', file);
+    this.sandboxAsks.push(ask);
+  }
+
+  /** The trusted sandbox settings, tightened as far as the project's config files ask; a looser mode is named as ignored. */
+  tightenSandbox(settings: SandboxSettings): SandboxSettings {
+    let out = settings;
+    for (const ask of this.sandboxAsks) {
+      if (ask.mode !== undefined && loosensMode(out.mode, ask.mode)) this.ignore('sandbox.mode', ask.file);
+      else out = tightenSandbox(out, ask.mode, false);
+      if (ask.network === false) out = { ...out, network: false };
+      if (ask.autoAllow === false) out = { ...out, autoAllow: false };
+    }
     return out;
   }
 
@@ -237,6 +271,8 @@ export class ProjectNarrowing {
     if (trusted?.permission) out.permission = trusted.permission;
     else delete out.permission;
     if (kept) out.restrictions = [...(candidate.restrictions ?? []), kept];
+    // `sandbox:` can only tighten anyway; from an untrusted file it does not auto-allow either.
+    if (candidate.sandbox !== undefined && candidate.sandbox !== trusted?.sandbox) out.untrustedSandbox = true;
     if (!trusted) return out;
 
     // The mode stays too (a file without `mode:` would otherwise turn a primary into `all`).

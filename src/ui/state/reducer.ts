@@ -140,7 +140,8 @@ function step(d: Draft, input: UiInput): void {
               agent: e.agent,
               path: e.path,
               tool: e.tool,
-              subject: e.subject,
+              // Said where the dialog shows what runs, so it cannot be missed (DESIGN §19).
+              subject: e.outside_sandbox ? `${e.subject}\n⚠ runs outside the sandbox: ${e.outside_sandbox}` : e.subject,
               permission: e.permission,
               patterns: e.patterns,
               ...(e.always ? { always: e.always } : {}),

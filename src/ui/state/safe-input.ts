@@ -35,6 +35,7 @@ export function safeEvent(e: CoreEvent): CoreEvent {
         subject: terminalSafe(e.subject),
         patterns: e.patterns.map(terminalSafe),
         ...(e.reason !== undefined ? { reason: terminalSafe(e.reason) } : {}),
+        ...(e.outside_sandbox ? { outside_sandbox: terminalSafe(e.outside_sandbox) } : {}),
       };
     case 'error':
       return { ...e, message: terminalSafe(e.message) };

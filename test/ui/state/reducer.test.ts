@@ -165,6 +165,17 @@ describe('reduce: questions and permissions', () => {
     s = reduce(s, ev('permission.replied', A, [ROOT, A], 'explore', { request_id: 'r1', reply: 'once' }));
     expect(s.permissions.map((p) => p.requestId)).toEqual(['r2']);
   });
+
+  it('shows with the command that it would run outside the sandbox', () => {
+    let s = run(treeEvents());
+    const ask = { request_id: 'r3', tool: 'bash', subject: 'curl example.com', permission: 'bash', patterns: ['curl example.com'] };
+    s = reduce(s, ev('permission.asked', ROOT, [ROOT], 'build', { ...ask, outside_sandbox: 'the model asked to run it outside the sandbox' }));
+    s = reduce(s, ev('permission.asked', ROOT, [ROOT], 'build', { ...ask, request_id: 'r4' }));
+    expect(s.permissions.map((p) => p.subject)).toEqual([
+      'curl example.com\n⚠ runs outside the sandbox: the model asked to run it outside the sandbox',
+      'curl example.com',
+    ]);
+  });
 });
 
 describe('selectors', () => {

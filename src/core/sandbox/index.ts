@@ -1,0 +1,144 @@
+// The sandbox as the rest of the core uses it (DESIGN §19). Contract:
+// - `prepareSandbox` runs once per start: the settings (config, `--sandbox`, an untrusted
+//   project's tightening), whether the machine can sandbox (checked once), the paths every
+//   sandboxed command is kept away from, and the one line to show when a sandbox was asked for
+//   but cannot be had;
+// - `commandSandbox` gives one session what its commands run in: undefined when the sandbox is
+//   off, `unavailable` (commands run on the host and ask as without a sandbox) or `on` with a
+//   runner bound to the session's policy;
+// - sessions inherit their parent's settings and may only tighten them (settings.ts).
+import { homedir } from 'node:os';
+import { configDir, dataDir } from '../config/paths.js';
+import { detectSandbox, type SandboxAvailability, type SandboxBackend } from './availability.js';
+import { sandboxBlockNote } from './blocked.js';
+import { bwrapArgs } from './bwrap.js';
+import { sandboxPolicy, type SandboxPolicy } from './policy.js';
+import { hostRunner, type CommandRunner, type ProgramWrapper } from './runner.js';
+import { seatbeltProfile } from './seatbelt.js';
+import { settingsFromConfig, type SandboxConfig, type SandboxMode, type SandboxSettings } from './settings.js';
+
+export type { CommandRunner, RunningCommand, RunOptions, CommandExit } from './runner.js';
+export { hostRunner } from './runner.js';
+export type { SandboxMode, SandboxSettings, SandboxConfig } from './settings.js';
+export { SandboxModeSchema, SandboxConfigSchema, tightenSandbox, SANDBOX_OFF } from './settings.js';
+export type { SandboxPolicy } from './policy.js';
+export { BWRAP_ENV, detectSandbox } from './availability.js';
+
+/** What one start knows about sandboxing. */
+export interface SandboxHost {
+  /** The root sessions' settings. */
+  settings: SandboxSettings;
+  availability: SandboxAvailability;
+  home: string;
+  /** This program's config and data dirs, hidden from every sandboxed command. */
+  programDirs: string[];
+  runtimeDir?: string | undefined;
+  /** The line to show at start when a sandbox was asked for but is unavailable. */
+  notice?: string;
+}
+
+export interface PrepareSandboxOptions {
+  config: SandboxConfig;
+  /** `--sandbox <mode>`: replaces `sandbox.mode`. */
+  cliMode?: SandboxMode | undefined;
+  /** Applied last: an untrusted project's tightening (trust/narrow.ts). */
+  tighten?: ((settings: SandboxSettings) => SandboxSettings) | undefined;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  platform?: NodeJS.Platform;
+}
+
+export function prepareSandbox(options: PrepareSandboxOptions): SandboxHost {
+  const { env } = options;
+  let settings = settingsFromConfig(options.config, { cliMode: options.cliMode, env, cwd: options.cwd });
+  if (options.tighten) settings = options.tighten(settings);
+  const base = {
+    settings,
+    home: env.HOME || homedir(),
+    programDirs: [configDir(env), dataDir(env)],
+    runtimeDir: env.XDG_RUNTIME_DIR || undefined,
+  };
+  // Agents may turn the sandbox on later (`sandbox:`), so the check runs whenever the mode is on, lazily otherwise.
+  if (settings.mode === 'off') return { ...base, get availability() { return detectSandbox(env, options.platform); } };
+  const availability = detectSandbox(env, options.platform);
+  if (availability.available) return { ...base, availability };
+  return {
+    ...base,
+    availability,
+    notice: `Sandbox unavailable: ${availability.reason}; commands run unsandboxed and ask for approval as with sandbox.mode "off".`,
+  };
+}
+
+/** What a session's commands run in, for the tools. */
+export type CommandSandbox =
+  | {
+      state: 'on';
+      mode: Exclude<SandboxMode, 'off'>;
+      /** Commands that would ask only because of the built-in default run unasked. */
+      autoAllow: boolean;
+      runner: CommandRunner;
+      policy: SandboxPolicy;
+      /** "blocked by the sandbox: …" for a failed command's output, when the sandbox caused it. */
+      blockNote(output: string): string | undefined;
+    }
+  | { state: 'unavailable'; mode: Exclude<SandboxMode, 'off'>; reason: string };
+
+/** The sandbox of a session working in `cwd` with `settings`; undefined when it is off. */
+export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd: string): CommandSandbox | undefined {
+  const mode = settings.mode;
+  if (mode === 'off') return undefined;
+  const availability = host.availability;
+  if (!availability.available) return { state: 'unavailable', mode, reason: availability.reason };
+  // The policy is built on first use: paths are looked up (and allow_write folders created) only if a command runs.
+  let policy: SandboxPolicy | undefined;
+  const current = (): SandboxPolicy =>
+    (policy ??= sandboxPolicy({
+      mode,
+      network: settings.network,
+      cwd,
+      allowWrite: settings.allowWrite,
+      home: host.home,
+      programDirs: host.programDirs,
+      runtimeDir: host.runtimeDir,
+    }));
+  const runner = hostRunner(`a ${mode} sandbox (${availability.backend.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'})`, wrapperFor(availability.backend, current));
+  return {
+    state: 'on',
+    mode,
+    autoAllow: settings.autoAllow,
+    runner,
+    get policy() {
+      return current();
+    },
+    blockNote: (output) => sandboxBlockNote(output, current()),
+  };
+}
+
+/**
+ * How an MCP stdio server with `sandbox: true` starts: behind the sandbox program, with the
+ * start's mode (workspace-write when the sandbox is off) in the engine's folder; or why it
+ * cannot (such a server is then not started at all, never started unsandboxed).
+ */
+export function serverSandbox(host: SandboxHost, cwd: string): { wrap: ProgramWrapper } | { unavailable: string } {
+  const availability = host.availability;
+  if (!availability.available) return { unavailable: `it asks for the sandbox, which is unavailable: ${availability.reason}` };
+  const mode = host.settings.mode === 'off' ? 'workspace-write' : host.settings.mode;
+  let policy: SandboxPolicy | undefined;
+  const current = () =>
+    (policy ??= sandboxPolicy({
+      mode,
+      network: host.settings.network,
+      cwd,
+      allowWrite: mode === 'workspace-write' ? host.settings.allowWrite : [],
+      home: host.home,
+      programDirs: host.programDirs,
+      runtimeDir: host.runtimeDir,
+    }));
+  return { wrap: wrapperFor(availability.backend, current) };
+}
+
+/** The program line of a sandboxed command: the backend's program in front of the shell. */
+export function wrapperFor(backend: SandboxBackend, policy: () => SandboxPolicy): ProgramWrapper {
+  if (backend.kind === 'bwrap') return (program, args) => ({ program: backend.binary, args: [...bwrapArgs(policy()), '--', program, ...args] });
+  return (program, args) => ({ program: backend.binary, args: ['-p', seatbeltProfile(policy(), { tmpDir: process.env.TMPDIR }), program, ...args] });
+}
