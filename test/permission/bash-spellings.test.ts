@@ -179,6 +179,13 @@ describe('static spellings of a denied program', () => {
     expect(await decide(noRm, 'echo {1..100000000}')).toBe('allow');
   });
 
+  it('gives up on brace expansions that grow too fast, asking when the program is among them', async () => {
+    expect(await decide(noRm, `echo ${'{a,b}'.repeat(40)}`)).toBe('allow');
+    expect(await decide(noRm, `${'{a,b}'.repeat(40)} x`)).toBe('ask');
+    expect(await decide(noRm, `echo ${'{a,'.repeat(3000)}${'}'.repeat(3000)}`)).toBe('allow');
+    expect(await decide(noRm, `${'{rm,x} y; '.repeat(2000)}`)).toBe('deny');
+  });
+
   it('pins doas as a privileged wrapper: its own rule must allow it too', async () => {
     expect(await decide(rules({ '*': 'ask', 'ls*': 'allow' }), 'doas ls')).toBe('ask');
     expect(await decide(rules({ '*': 'ask', 'ls*': 'allow', 'doas *': 'allow' }), 'doas ls')).toBe('allow');

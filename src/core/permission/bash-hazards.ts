@@ -30,7 +30,8 @@ function quote(node: Node): string {
 function literalArithmetic(root: Node): boolean {
   const stack: Node[] = [...root.namedChildren.filter((c): c is Node => c !== null)];
   for (let node = stack.pop(); node; node = stack.pop()) {
-    if (node.type === 'number' || node.type === 'comment') continue;
+    // A nested `$((…))` yields a number; its own operands are checked when the walk reaches it.
+    if (node.type === 'number' || node.type === 'comment' || node.type === 'arithmetic_expansion') continue;
     if (node.type === 'word' && NUMBER.test(node.text)) continue;
     if (node.type === 'simple_expansion' && NUMERIC_SPECIALS.has(node.namedChildren[0]?.text ?? '') && node.namedChildren[0]?.type === 'special_variable_name') continue;
     if (!ARITHMETIC_STRUCTURE.has(node.type)) return false;

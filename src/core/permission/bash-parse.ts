@@ -70,7 +70,7 @@ export interface ShellAnalysis {
 /** How many `bash -c` / `eval` levels are followed before the rest counts as unparsable. */
 export const MAX_DEPTH = 32;
 /** How much script text one line may make the parser read, all levels together. */
-const MAX_PARSED_CHARS = 1_000_000;
+const MAX_PARSED_CHARS = 256_000;
 /** Reasons kept for hidden code: the first few say enough. */
 const MAX_REASONS = 5;
 
@@ -104,8 +104,9 @@ class Analyzer {
       return;
     }
     try {
-      this.walk(tree.rootNode, depth, wrappers);
+      this.walk(tree.rootNode, depth, wrappers, tree.rootNode.hasError);
     } finally {
+      cachedChildren = undefined;
       tree.delete();
     }
   }
@@ -114,34 +115,40 @@ class Analyzer {
     if (reason && this.result.hiddenCode.length < MAX_REASONS) this.result.hiddenCode.push(reason);
   }
 
-  /** Visits every node (iteratively: a 10,000-deep `&&` chain must not overflow the stack). */
-  private walk(root: Node, depth: number, wrappers: WrapperLayer[]): void {
-    const stack: Node[] = [root];
-    for (let node = stack.pop(); node; node = stack.pop()) {
-      this.visit(node, depth, wrappers);
+  /**
+   * Visits every node (iteratively: a 10,000-deep `&&` chain must not overflow the stack),
+   * with its parent: web-tree-sitter finds `node.parent` by descending from the root, which
+   * would make deep lines quadratic.
+   */
+  private walk(root: Node, depth: number, wrappers: WrapperLayer[], hasError: boolean): void {
+    const stack: [Node, Node | null][] = [[root, null]];
+    for (let entry = stack.pop(); entry; entry = stack.pop()) {
+      const [node, parent] = entry;
+      // A node the grammar had to invent (a missing `fi`, `)`) is a syntax error; only a tree with errors has one.
+      if (hasError && node.isMissing) this.result.unparsable = true;
+      this.visit(node, parent, depth, wrappers);
       const children = node.children;
       for (let i = children.length - 1; i >= 0; i--) {
         const child = children[i];
-        if (child) stack.push(child);
+        if (child) stack.push([child, node]);
       }
     }
   }
 
-  private visit(node: Node, depth: number, wrappers: WrapperLayer[]): void {
-    if (node.isMissing) this.result.unparsable = true;
+  private visit(node: Node, parent: Node | null, depth: number, wrappers: WrapperLayer[]): void {
     if (this.result.hiddenCode.length < MAX_REASONS) this.hazard(nodeHazard(node));
     switch (node.type) {
       case 'ERROR':
         if (!onlyGluedBraces(node)) this.result.unparsable = true;
         break;
       case 'command':
-        this.command(node, depth, wrappers);
+        this.command(node, parent, depth, wrappers);
         break;
       case 'command_name':
         // `&& {a,b}` in an error node: a command name with no command around it.
-        if (node.parent?.type === 'ERROR') {
+        if (parent?.type === 'ERROR') {
           const inner = node.namedChildren[0];
-          this.add(inner ? wordsOf(inner, gluedBrace(node)) : [dynamic(node)], depth, wrappers, undefined);
+          this.add(inner ? wordsOf(inner, gluedBrace(node, parent)) : [dynamic(node)], depth, wrappers, undefined);
         }
         break;
       case 'declaration_command':
@@ -211,18 +218,18 @@ class Analyzer {
     this.result.writesFile = true;
   }
 
-  private command(node: Node, depth: number, wrappers: WrapperLayer[]): void {
+  private command(node: Node, parent: Node | null, depth: number, wrappers: WrapperLayer[]): void {
     const words: Word[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === 'command_name') {
         const inner = child.namedChildren[0];
-        words.push(...(inner ? wordsOf(inner, gluedBrace(node)) : [dynamic(child)]));
+        words.push(...(inner ? wordsOf(inner, gluedBrace(node, parent)) : [dynamic(child)]));
       } else if (child.type !== 'variable_assignment' && !child.type.endsWith('redirect') && child.type !== 'comment') {
         words.push(...wordsOf(child));
       }
     }
-    this.add(words, depth, wrappers, stdinOf(node));
+    this.add(words, depth, wrappers, stdinOf(node, parent));
   }
 
   /** Records one simple command, seeing through wrappers and shells given a script. */
@@ -322,10 +329,21 @@ function operatorOf(redirect: Node): string {
   return redirect.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
 }
 
+let cachedChildren: { id: number; children: (Node | null)[] } | undefined;
+
+/** An error node's children, kept for the next command under the same node (a long line has thousands). */
+function childrenOf(parent: Node): (Node | null)[] {
+  if (cachedChildren?.id !== parent.id) cachedChildren = { id: parent.id, children: parent.children };
+  return cachedChildren.children;
+}
+
 /** True when `node` follows a `{` the grammar split off its first word (`{rm,x} y`). */
-function gluedBrace(node: Node): boolean {
-  const before = node.previousSibling;
-  return node.parent?.type === 'ERROR' && before !== null && before.type === '{' && !before.isNamed && before.endIndex === node.startIndex;
+function gluedBrace(node: Node, parent: Node | null): boolean {
+  if (parent?.type !== 'ERROR') return false;
+  const siblings = childrenOf(parent);
+  const at = siblings.findIndex((c) => c?.id === node.id);
+  const before = at > 0 ? siblings[at - 1] : null;
+  return before !== null && before !== undefined && before.type === '{' && !before.isNamed && before.endIndex === node.startIndex;
 }
 
 /**
@@ -349,7 +367,7 @@ function onlyGluedBraces(error: Node): boolean {
 }
 
 /** The text a command reads on stdin when the line gives it one (a here-string, a heredoc); unknown for pipes and files. */
-function stdinOf(command: Node): Stdin {
+function stdinOf(command: Node, parent: Node | null): Stdin {
   const unknown: Word = { value: '', static: false, glob: false };
   let found: Stdin;
   const consider = (redirect: Node): void => {
@@ -363,7 +381,6 @@ function stdinOf(command: Node): Stdin {
       found = unknown;
     }
   };
-  const parent = command.parent;
   if (parent?.type === 'pipeline' && parent.namedChildren[0]?.id !== command.id) found = unknown;
   if (parent?.type === 'redirected_statement' && parent.namedChildren[0]?.id === command.id) {
     for (const child of parent.namedChildren) if (child) consider(child);

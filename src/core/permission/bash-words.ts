@@ -18,6 +18,9 @@ export interface Word {
 
 /** More words than this from one brace expansion (`{1..100000}`) make the word unknown. */
 export const MAX_BRACE_WORDS = 1024;
+/** More braces than this in one word, or more expansion steps, make the word unknown (the work would grow too fast). */
+const MAX_BRACES = 64;
+const MAX_BRACE_STEPS = 4096;
 
 /** One character of a word and whether the shell may still treat it as syntax (unquoted, unescaped). */
 interface Char {
@@ -53,7 +56,9 @@ export function wordOf(node: Node): Word {
 export function wordsOf(node: Node, gluedBrace = false): Word[] {
   const chars = charsOf(node);
   if (!chars) return [gluedBrace ? { value: `{${node.text}`, static: false, glob: false } : dynamic(node)];
-  const expanded = braceExpand(gluedBrace ? [{ ch: '{', active: true }, ...chars] : chars, { words: 0 });
+  const all = gluedBrace ? [{ ch: '{', active: true }, ...chars] : chars;
+  const braces = all.filter((c) => c.active && c.ch === '{').length;
+  const expanded = braces === 0 ? [all] : braces > MAX_BRACES ? null : braceExpand(all, { words: 0, steps: 0 });
   if (!expanded) return [{ value: node.text, static: false, glob: false }];
   // Brace expansion drops words that end up empty only when they came from an unquoted empty part.
   return expanded.map(wordFrom);
@@ -163,10 +168,12 @@ export function decodeAnsiC(body: string): string {
 
 interface Budget {
   words: number;
+  steps: number;
 }
 
 /** Bash's brace expansion over one word; null when it would make more than MAX_BRACE_WORDS words. */
 function braceExpand(chars: Char[], budget: Budget): Char[][] | null {
+  if (++budget.steps > MAX_BRACE_STEPS) return null;
   for (let open = 0; open < chars.length; open++) {
     if (!isActive(chars[open], '{') || isActive(chars[open - 1], '$')) continue;
     let depth = 0;
