@@ -13,6 +13,8 @@ interface ProgramRisks {
   valueShort?: string;
   /** Whole words that are risky wherever they appear (`find -delete`). */
   predicates?: readonly string[];
+  /** Options whose value is the next word, so a computed word there is a value, not an option (`git commit -m "$(cat …)"`). */
+  valueOptions?: readonly string[];
   /** Program-specific checks over all the arguments. */
   check?: (args: readonly Word[]) => string[];
 }
@@ -25,7 +27,10 @@ const GIT_GLOBAL_VALUE = new Set(['-c', '-C', '--git-dir', '--work-tree', '--nam
 const GIT_OPTIONS = ['--output', '--upload-pack', '--receive-pack', '--exec', '-O', '--open-files-in-pager', '--contents'];
 
 export const RISKS: Readonly<Record<string, ProgramRisks>> = {
-  git: { check: gitRisks },
+  git: {
+    check: gitRisks,
+    valueOptions: ['-m', '--message', '--author', '--date', '--format', '--pretty', '-n', '--max-count', '--grep', '--since', '--until', '--after', '--before', '-S', '-G', '--committer', '-b', '-B', '--branch'],
+  },
   sort: { options: ['-o', '--output', '--compress-program'], valueShort: 'kSotT' },
   find: { predicates: ['-delete', '-fprint', '-fprint0', '-fprintf', '-fls'] },
   sed: { options: ['-i', '--in-place'], valueShort: 'efl' },
@@ -61,7 +66,9 @@ export function riskyOptions(program: string, args: readonly Word[]): string[] {
     const word = args[i]!;
     const v = optionText(word);
     if (v === '--' && word.static) break;
-    if (mayBeOption(word)) {
+    const previous = args[i - 1];
+    const isValue = previous?.static === true && (risks.valueOptions?.includes(previous.value) ?? false);
+    if (!isValue && mayBeOption(word)) {
       found.push(word.value);
       continue;
     }
