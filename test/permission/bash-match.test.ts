@@ -86,8 +86,8 @@ describe('bash rules: allow covers only what it names', () => {
     "trap 'touch X' EXIT; git status",
     'git status ${x/`touch X`/}',
     'git status `git status \\`touch X\\``',
-  ])('does not allow %j', async (command) => {
-    expect(await decide(gitStatus, command)).not.toBe('allow');
+  ])('asks about %j', async (command) => {
+    expect(await decide(gitStatus, command)).toBe('ask');
   });
 
   it('asks rather than denies what no rule denies', async () => {
@@ -165,11 +165,12 @@ describe('bash rules: deny cannot be spelled around', () => {
     'echo $((1 + $(rm x)))',
     'rm "$X"',
     '! rm x',
+    '{rm,x}',
   ])('denies %j', async (command) => {
     expect(await decide(noRm, command)).toBe('deny');
   });
 
-  it.each(['$(echo rm) x', '$CMD x', '${CMD} x', '"$CMD" x', 'env $CMD x', 'bash -c "$SCRIPT"', 'eval "$S"', '/bin/r? x', 'r[m] x', '{rm,x}'])(
+  it.each(['$(echo rm) x', '$CMD x', '${CMD} x', '"$CMD" x', 'env $CMD x', 'bash -c "$SCRIPT"', 'eval "$S"', '/bin/r? x', 'r[m] x'])(
     'asks about %j, whose program only running it would tell',
     async (command) => {
       expect(await decide(noRm, command)).toBe('ask');
@@ -224,9 +225,9 @@ describe('bash rules: deny cannot be spelled around', () => {
 
   it('follows eval and bash -c only so deep', async () => {
     let command = 'rm x';
-    for (let i = 0; i < 8; i++) command = `bash -c ${JSON.stringify(command)}`;
+    for (let i = 0; i < 40; i++) command = `eval ${command}`;
     expect(await decide(rules({ '*': 'allow' }), command)).toBe('allow');
-    expect(await decide(noRm, command)).not.toBe('allow');
+    expect(await decide(noRm, command)).toBe('ask');
   });
 });
 

@@ -5,9 +5,12 @@
 //   (`git status*`) does not cover a line that writes a file through a redirection or sets
 //   environment variables that change how programs run; those ask. Only a tool-wide `*`
 //   allow covers them;
-// - a command the parser cannot read (a `$VAR` program, a syntax error) takes the ruleset's
-//   verdict for "anything" when all its bash rules agree, and asks otherwise: deny when the
-//   catch-all denies.
+// - a command the parser cannot read (a `$VAR` program, a syntax error), and code bash runs
+//   without a command word (`$((x))` on a variable, `${x@P}`), take the ruleset's verdict for
+//   "anything" when all its bash rules agree, and ask otherwise: deny when the catch-all denies;
+// - a line that writes a file without running any command (`> keep.txt`) takes the catch-all's verdict;
+// - an option that makes an allowed program write, read elsewhere or run another program
+//   (`git log --output=F`) needs an allow whose pattern names it (or a tool-wide `*` allow).
 // Wrappers (`env`, `timeout`, …) are transparent: their own text is matched only against
 // specific rules (so `"sudo *": "ask"` still applies), while `sudo`/`doas` need their own allow.
 import type { PermissionRequest } from '../tools/types.js';
@@ -22,7 +25,7 @@ export async function analyzeBash(command: string): Promise<ShellAnalysis> {
   try {
     return analyzeCommand(await bashParser(), command);
   } catch {
-    return { commands: [], writesFile: false, redirectTargets: [], setsEnvironment: false, unparsable: true };
+    return { commands: [], writesFile: false, redirectTargets: [], setsEnvironment: false, unparsable: true, hiddenCode: [] };
   }
 }
 
@@ -72,7 +75,15 @@ function commandAction(ruleset: Ruleset, command: SimpleCommand, conditional: bo
   const own = command.allowText === command.text ? plain : lastRule(ruleset, command.allowText);
   if (own?.action === 'deny') return 'deny';
   if (command.runsUnseen && hasSpecificDeny(ruleset)) result = stricter(result, 'ask');
-  return stricter(result, granted(own, conditional));
+  return stricter(result, granted(own, conditional || !namesAll(own, command.riskyOptions)));
+}
+
+/** True when a rule's pattern names every risky option (`git log --output=*` names `--output`). */
+function namesAll(rule: Rule | undefined, options: readonly string[] | undefined): boolean {
+  if (!options?.length) return true;
+  if (!rule) return false;
+  const tokens = rule.pattern.split(/\s+/).filter((token) => token !== '*');
+  return options.every((option) => tokens.some((token) => token === option || token.startsWith(`${option}=`) || (/^-[^-]$/.test(option) && token.startsWith(option))));
 }
 
 function caseFolded(text: string): string {
@@ -90,7 +101,10 @@ function granted(rule: Rule | undefined, conditional: boolean): PermissionAction
 /** One ruleset's verdict on a whole command line. */
 export function decideBash(ruleset: Ruleset, analysis: ShellAnalysis): PermissionAction {
   const conditional = analysis.writesFile || analysis.setsEnvironment;
-  let result: PermissionAction = analysis.unparsable ? blindAction(ruleset) : 'allow';
+  let result: PermissionAction = analysis.unparsable || analysis.hiddenCode.length ? blindAction(ruleset) : 'allow';
+  if (result === 'deny') return result;
+  // A redirection with no command (`> keep.txt` empties the file): only a rule for anything covers it.
+  if (analysis.writesFile && analysis.commands.length === 0) result = stricter(result, granted(lastRule(ruleset, ''), true));
   if (result === 'deny') return result;
   for (const command of analysis.commands) {
     result = stricter(result, commandAction(ruleset, command, conditional));
@@ -111,7 +125,7 @@ export function decideBashChain(chain: readonly Ruleset[], analysis: ShellAnalys
 
 /** The simple commands a chain denies on their own, to name them in the refusal. */
 export function deniedCommands(chain: readonly Ruleset[], analysis: ShellAnalysis): string[] {
-  const single = (command: SimpleCommand): ShellAnalysis => ({ ...analysis, commands: [command], unparsable: false });
+  const single = (command: SimpleCommand): ShellAnalysis => ({ ...analysis, commands: [command], unparsable: false, hiddenCode: [] });
   return [...new Set(analysis.commands.filter((c) => decideBashChain(chain, single(c)) === 'deny').map((c) => c.text))];
 }
 
@@ -133,7 +147,8 @@ export function alwaysPatterns(analysis: ShellAnalysis): string[] {
   const patterns: string[] = [];
   for (const command of analysis.commands) {
     for (const layer of command.wrappers) if (layer.privileged) patterns.push(commandPrefix(layer.text));
-    if (command.readable) patterns.push(commandPrefix(command.allowText));
+    // A risky option (`git log --output=F`) is granted as written, so the grant names it.
+    if (command.readable) patterns.push(command.riskyOptions?.length ? command.allowText : commandPrefix(command.allowText));
   }
   return [...new Set(patterns)];
 }

@@ -1,13 +1,24 @@
 // Turns a bash command line into what permission rules are matched against: every simple
 // command a shell would run, wherever it hides — pipelines, lists (`;` `&&` `||` `&`, new
-// lines), subshells, `{ }` groups, command and process substitution, arithmetic, function
-// and loop bodies, heredocs — plus the scripts handed to `eval`, `bash -c`, `sh -c`,
-// `zsh -c`, `dash -c`, `ksh -c` (parsed again, up to MAX_DEPTH levels) and the commands
-// run through wrappers (WRAPPERS below). Program names lose their directory, quotes and
-// backslashes (`/bin/rm`, `"rm"`, `r''m`, `\rm` are all `rm`). What cannot be known without
-// running the line — a program name built from `$VAR` or `$(…)`, a glob or brace expansion
-// in the name, a syntax error — is reported as unreadable, never guessed.
+// lines), subshells, `{ }` groups, command and process substitution (`$(<file)` reads like
+// `cat file`), arithmetic, function and loop bodies, heredocs — plus the scripts handed to
+// `eval`, `bash -c`, `sh -c` and other shells (also a here-string or heredoc fed to a shell),
+// parsed again up to MAX_DEPTH levels, and the commands run through wrappers
+// (bash-wrappers.ts). Words are taken as the shell resolves them without running anything
+// (bash-words.ts: quotes, escapes, `$'…'`, `$"…"`, brace expansion), so `/bin/rm`, `"rm"`,
+// `r''m`, `\rm`, `$'\x72\x6d'` and `{rm,x}` are all `rm`. What cannot be known without
+// running the line — a program name built from `$VAR` or `$(…)`, a glob in the name, a syntax
+// error — is reported as unreadable, never guessed; code bash evaluates without a command word
+// (arithmetic on variables, `${x@P}`, `${!x}`: bash-hazards.ts) is reported as hidden code, and
+// options that make a read-only program write or run things as risky options (bash-flags.ts).
 import type { Node, Parser } from 'web-tree-sitter';
+import { safeAssignment } from './bash-environment.js';
+import { riskyOptions, RISKS } from './bash-flags.js';
+import { commandHazard, nodeHazard } from './bash-hazards.js';
+import { dynamic, literal, shellQuote, wordOf, wordsOf, type Word } from './bash-words.js';
+import { SHELLS, shellInvocation, unwrap, wrapperSpec } from './bash-wrappers.js';
+
+export { WRAPPERS } from './bash-wrappers.js';
 
 /** A wrapper the command was run through, as matched (`sudo rm x`). */
 export interface WrapperLayer {
@@ -31,6 +42,11 @@ export interface SimpleCommand {
    * deny rule cannot see into it, so it asks wherever a specific deny rule exists.
    */
   runsUnseen?: boolean;
+  /**
+   * Options that make this program write files, read outside the project or run another
+   * program (`git log --output=F`, `sort -o F`): an allow rule must name them.
+   */
+  riskyOptions?: string[];
   /** Wrappers seen through, outermost first. */
   wrappers: WrapperLayer[];
 }
@@ -42,149 +58,45 @@ export interface ShellAnalysis {
   writesFile: boolean;
   /** The files those redirections write, as written (a target built from `$VAR` keeps its source text). */
   redirectTargets: string[];
-  /** An environment variable that can change what a program does is set (`PATH=…`, `env LD_PRELOAD=…`). */
+  /** An environment variable that can change what a program runs is set (`PATH=…`, `env LD_PRELOAD=…`). */
   setsEnvironment: boolean;
   /** The line (or a script inside it) has syntax errors or nests too deep to follow. */
   unparsable: boolean;
+  /**
+   * Why bash may run code that no command word shows (`$((x))` on a variable, `${x@P}`,
+   * `${!x}`, `[[ x -lt 1 ]]`): decided like a command nobody can read. Empty when none.
+   */
+  hiddenCode: string[];
 }
 
 /** How many `bash -c` / `eval` levels are followed before the rest counts as unparsable. */
-export const MAX_DEPTH = 4;
+export const MAX_DEPTH = 32;
+/** How much script text one line may make the parser read, all levels together. */
+const MAX_PARSED_CHARS = 256_000;
+/** Reasons kept for hidden code: the first few say enough. */
+const MAX_REASONS = 5;
 
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 const WRITE_OPERATORS = new Set(['>', '>>', '&>', '&>>', '>|', '<>', '>&', '&>|']);
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
-/**
- * Environment variables that only tweak output, locale or a port; setting any other
- * upper-case name (PATH, LD_PRELOAD, HOME, GIT_*, NODE_OPTIONS…) may change what a program runs.
- */
-const SAFE_VARIABLES = new Set([
-  'CI', 'DEBUG', 'FORCE_COLOR', 'NO_COLOR', 'NODE_ENV', 'NODE_NO_WARNINGS', 'TZ', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES',
-  'TERM', 'COLUMNS', 'LINES', 'PORT', 'HOST', 'LOG_LEVEL', 'VERBOSE', 'RUST_BACKTRACE', 'RUST_LOG', 'PYTHONUNBUFFERED',
-  'PYTHONDONTWRITEBYTECODE', 'PYTHONIOENCODING', 'GOOS', 'GOARCH', 'CGO_ENABLED',
-]);
-/** Lower-case names are shell variables, except the proxy settings programs read. */
-const SHELL_VARIABLE = /^[a-z_][a-z0-9_]*$/;
-/**
- * A value that stays inert wherever it is expanded later: no `$`, backticks or brackets,
- * which arithmetic (`$((x))`, `[[ $x -eq 1 ]]`) would evaluate as code.
- */
-const SAFE_VALUE = /^[\w.,:/@%+=*-]*$/;
-
-interface WrapperSpec {
-  /** Short options that take a value (`-n 5` or `-n5`). */
-  short?: string;
-  /** Long options that take a value (`--signal KILL` or `--signal=KILL`). */
-  long?: string[];
-  /** Leading operands before the command (timeout's duration, chrt's priority). */
-  operands?: number;
-  /** Accepts `NAME=value` words before the command. */
-  assignments?: boolean;
-  privileged?: boolean;
-  /** Options after which the words are not a command to run (`command -v rm`). */
-  notRunning?: string[];
-  /** Options whose value is a file the wrapper writes (`time -o FILE`). */
-  writes?: string[];
-  /** Options that make the command unreadable (`env -S 'rm x'` splits a string). */
-  opaque?: string[];
-  /** The command when none is given (xargs runs echo). */
-  fallback?: string;
-}
-
-/** Programs that run the rest of their arguments as a command. */
-export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  env: { short: 'uCS', long: ['--unset', '--chdir', '--split-string'], assignments: true, opaque: ['-S', '--split-string'] },
-  command: { notRunning: ['-v', '-V'] },
-  builtin: {},
-  exec: { short: 'a' },
-  nice: { short: 'n', long: ['--adjustment'] },
-  nohup: {},
-  timeout: { short: 'sk', long: ['--signal', '--kill-after'], operands: 1 },
-  time: { short: 'of', long: ['--output', '--format'], writes: ['-o', '--output'] },
-  xargs: {
-    short: 'adEILnPs',
-    long: ['--arg-file', '--delimiter', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'],
-    fallback: 'echo',
-  },
-  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },
-  setsid: {},
-  ionice: { short: 'cnpPu', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'] },
-  chrt: { short: 'TPD', long: ['--sched-runtime', '--sched-period', '--sched-deadline'], operands: 1 },
-  sudo: {
-    short: 'ugCDprtUTR',
-    long: ['--user', '--group', '--close-from', '--chdir', '--prompt', '--role', '--type', '--other-user', '--command-timeout', '--chroot', '--host'],
-    assignments: true,
-    privileged: true,
-  },
-  doas: { short: 'uC', privileged: true },
-  busybox: {},
-  watch: { short: 'nqd', long: ['--interval', '--equexit'] },
-  flock: { short: 'wEc', long: ['--timeout', '--conflict-exit-code', '--command'], operands: 1, opaque: ['-c', '--command'] },
-  coproc: {},
-  fakeroot: { short: 'sil', long: ['--lib', '--faked'] },
-  unbuffer: {},
-};
+/** Tokens that may sit in an error node that only a `{word` at a command's start caused. */
+const LIST_TOKENS = new Set([';', '&&', '||', '|', '&', '\n', ';;']);
 
 /** Run a file or stdin as shell code: the parser cannot see what they run. */
 const SOURCES = new Set(['source', '.']);
 
-interface Word {
-  /** The word as the shell would pass it when static; its source text otherwise. */
-  value: string;
-  static: boolean;
-  /** Has unquoted glob or brace-expansion characters, so the shell may turn it into other words. */
-  expands: boolean;
-}
-
-const GLOB = /(^|[^\\])[*?[]|\{[^}]*(,|\.\.)[^}]*\}/;
-
-function unescapeBare(text: string): string {
-  return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
-}
-
-function wordOf(node: Node): Word {
-  switch (node.type) {
-    case 'word':
-    case 'number':
-      return { value: unescapeBare(node.text), static: true, expands: GLOB.test(node.text) };
-    case 'raw_string':
-      return { value: node.text.slice(1, -1), static: true, expands: false };
-    case 'string': {
-      if (node.namedChildren.some((c) => c?.type !== 'string_content')) return dynamic(node);
-      return { value: node.text.slice(1, -1).replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1'), static: true, expands: false };
-    }
-    case 'concatenation': {
-      const parts = node.namedChildren.flatMap((c) => (c ? [wordOf(c)] : []));
-      if (node.children.some((c) => c !== null && !c.isNamed)) return dynamic(node);
-      return {
-        value: parts.map((p) => p.value).join(''),
-        static: parts.every((p) => p.static),
-        expands: parts.some((p) => p.expands) || GLOB.test(node.text),
-      };
-    }
-    default:
-      return dynamic(node);
-  }
-}
-
-function dynamic(node: Node): Word {
-  return { value: node.text, static: false, expands: false };
-}
-
-/** A `NAME=value` that cannot change which program runs or what it loads. */
-function safeAssignment(name: string, value: Word | undefined): boolean {
-  const harmlessName = SAFE_VARIABLES.has(name) || (SHELL_VARIABLE.test(name) && !name.endsWith('_proxy'));
-  return harmlessName && (value === undefined || (value.static && SAFE_VALUE.test(value.value)));
-}
+/** What a command reads as its standard input: a static text, something unknown, or nothing the line sets. */
+type Stdin = Word | undefined;
 
 class Analyzer {
-  readonly result: ShellAnalysis = { commands: [], writesFile: false, redirectTargets: [], setsEnvironment: false, unparsable: false };
+  readonly result: ShellAnalysis = { commands: [], writesFile: false, redirectTargets: [], setsEnvironment: false, unparsable: false, hiddenCode: [] };
+  private parsedChars = 0;
 
   constructor(private readonly parser: Parser) {}
 
   script(source: string, depth: number, wrappers: WrapperLayer[]): void {
-    if (depth > MAX_DEPTH) {
+    this.parsedChars += source.length;
+    if (depth > MAX_DEPTH || this.parsedChars > MAX_PARSED_CHARS) {
       this.result.unparsable = true;
       return;
     }
@@ -194,38 +106,57 @@ class Analyzer {
       return;
     }
     try {
-      if (tree.rootNode.hasError) this.result.unparsable = true;
-      this.walk(tree.rootNode, depth, wrappers);
+      this.walk(tree.rootNode, depth, wrappers, tree.rootNode.hasError);
     } finally {
+      cachedChildren = undefined;
       tree.delete();
     }
   }
 
-  /** Visits every node (iteratively: a 10,000-deep `&&` chain must not overflow the stack). */
-  private walk(root: Node, depth: number, wrappers: WrapperLayer[]): void {
-    const stack: Node[] = [root];
-    for (let node = stack.pop(); node; node = stack.pop()) {
-      this.visit(node, depth, wrappers);
+  private hazard(reason: string | undefined): void {
+    if (reason && this.result.hiddenCode.length < MAX_REASONS) this.result.hiddenCode.push(reason);
+  }
+
+  /**
+   * Visits every node (iteratively: a 10,000-deep `&&` chain must not overflow the stack),
+   * with its parent: web-tree-sitter finds `node.parent` by descending from the root, which
+   * would make deep lines quadratic.
+   */
+  private walk(root: Node, depth: number, wrappers: WrapperLayer[], hasError: boolean): void {
+    const stack: [Node, Node | null][] = [[root, null]];
+    for (let entry = stack.pop(); entry; entry = stack.pop()) {
+      const [node, parent] = entry;
+      // A node the grammar had to invent (a missing `fi`, `)`) is a syntax error; only a tree with errors has one.
+      if (hasError && node.isMissing) this.result.unparsable = true;
+      this.visit(node, parent, depth, wrappers);
       const children = node.children;
       for (let i = children.length - 1; i >= 0; i--) {
         const child = children[i];
-        if (child) stack.push(child);
+        if (child) stack.push([child, node]);
       }
     }
   }
 
-  private visit(node: Node, depth: number, wrappers: WrapperLayer[]): void {
+  private visit(node: Node, parent: Node | null, depth: number, wrappers: WrapperLayer[]): void {
+    if (this.result.hiddenCode.length < MAX_REASONS) this.hazard(nodeHazard(node));
     switch (node.type) {
       case 'ERROR':
-        this.result.unparsable = true;
+        if (!onlyGluedBraces(node)) this.result.unparsable = true;
         break;
       case 'command':
-        this.command(node, depth, wrappers);
+        this.command(node, parent, depth, wrappers);
+        break;
+      case 'command_name':
+        // `&& {a,b}` in an error node: a command name with no command around it.
+        if (parent?.type === 'ERROR') {
+          const inner = node.namedChildren[0];
+          this.add(inner ? wordsOf(inner, gluedBrace(node, parent)) : [dynamic(node)], depth, wrappers, undefined);
+        }
         break;
       case 'declaration_command':
       case 'unset_command':
         // `export PATH=…`, `declare -x …`, `unset …`: commands of their own, matched by their text.
-        this.add(node.children.flatMap((c) => (c && c.type !== 'comment' ? [c.isNamed ? wordOf(c) : literal(c.text)] : [])), depth, wrappers);
+        this.add(node.children.flatMap((c) => (c && c.type !== 'comment' ? [c.isNamed ? wordOf(c) : literal(c.text)] : [])), depth, wrappers, undefined);
         break;
       case 'variable_assignment':
         // Bare (`PATH=…`), before a command (`PATH=… git`) or declared (`export PATH=…`).
@@ -235,10 +166,7 @@ class Analyzer {
         this.redirect(node);
         break;
       case 'command_substitution':
-        // Inside backticks bash first turns \` into ` and parses again: `a \`b\`` runs b.
-        if (node.children[0]?.type === '`' && node.text.includes('\\`')) {
-          this.script(node.text.slice(1, -1).replace(/\\([`$\\])/g, '$1'), depth + 1, wrappers);
-        }
+        this.substitution(node, depth, wrappers);
         break;
       default:
         // The grammar leaves some substitutions unparsed (backticks inside `${x:-…}`, a
@@ -247,6 +175,20 @@ class Analyzer {
         if (node.isNamed && node.childCount === 0 && !LITERAL_LEAVES.has(node.type) && HIDDEN_SUBSTITUTION.test(node.text) && !inQuotedHeredoc(node)) {
           this.result.unparsable = true;
         }
+    }
+  }
+
+  private substitution(node: Node, depth: number, wrappers: WrapperLayer[]): void {
+    // Inside backticks bash first turns \` into ` and parses again: `a \`b\`` runs b.
+    if (node.children[0]?.type === '`' && node.text.includes('\\`')) {
+      this.script(node.text.slice(1, -1).replace(/\\([`$\\])/g, '$1'), depth + 1, wrappers);
+      return;
+    }
+    // `$(<file)` reads the file as `cat file` would.
+    const inner = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment');
+    if (inner.length === 1 && inner[0]!.type === 'file_redirect' && operatorOf(inner[0]!) === '<') {
+      const target = inner[0]!.namedChildren.find((c) => c !== null && c.type !== 'file_descriptor');
+      this.add([literal('cat'), ...(target ? wordsOf(target) : [])], depth, wrappers, undefined);
     }
   }
 
@@ -266,7 +208,7 @@ class Analyzer {
   }
 
   private redirect(node: Node): void {
-    const operator = node.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
+    const operator = operatorOf(node);
     if (!WRITE_OPERATORS.has(operator)) return;
     const targets = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'file_descriptor');
     const target = targets[0];
@@ -279,26 +221,26 @@ class Analyzer {
     this.result.redirectTargets.push(word.value);
   }
 
-  private command(node: Node, depth: number, wrappers: WrapperLayer[]): void {
+  private command(node: Node, parent: Node | null, depth: number, wrappers: WrapperLayer[]): void {
     const words: Word[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === 'command_name') {
         const inner = child.namedChildren[0];
-        words.push(inner ? wordOf(inner) : dynamic(child));
+        words.push(...(inner ? wordsOf(inner, gluedBrace(node, parent)) : [dynamic(child)]));
       } else if (child.type !== 'variable_assignment' && !child.type.endsWith('redirect') && child.type !== 'comment') {
-        words.push(wordOf(child));
+        words.push(...wordsOf(child));
       }
     }
-    this.add(words, depth, wrappers);
+    this.add(words, depth, wrappers, stdinOf(node, parent));
   }
 
   /** Records one simple command, seeing through wrappers and shells given a script. */
-  private add(words: Word[], depth: number, wrappers: WrapperLayer[]): void {
+  private add(words: Word[], depth: number, wrappers: WrapperLayer[], stdin: Stdin): void {
     const [program, ...args] = words;
     if (!program) return;
     const argText = args.map((w) => w.value);
-    if (!program.static || program.expands) {
+    if (!program.static || program.glob) {
       const text = [program.value, ...argText].join(' ');
       this.result.commands.push({ text, allowText: text, readable: false, wrappers });
       return;
@@ -309,19 +251,20 @@ class Analyzer {
     const text = [name, ...argText].join(' ');
     const allowText = dir === '' || SYSTEM_DIRS.has(dir) ? text : [program.value, ...argText].join(' ');
     const layer: WrapperLayer = { text, privileged: false };
+    this.hazard(commandHazard(name, args));
 
-    if (name === 'eval' || name === 'trap' || SHELLS.has(name)) {
-      const script = name === 'eval' ? { words: args[0]?.value === '--' ? args.slice(1) : args } : name === 'trap' ? trapAction(args) : shellScript(args);
-      if (script) {
-        const layers = [...wrappers, layer];
-        if (script.words.every((w) => w.static)) this.script(script.words.map((w) => w.value).join(' '), depth + 1, layers);
-        else this.result.commands.push({ text, allowText, readable: false, wrappers: layers });
-        return;
-      }
-      if (SHELLS.has(name)) {
-        this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
-        return;
-      }
+    if (name === 'eval' || name === 'trap') {
+      const script = name === 'eval' ? (args[0]?.value === '--' ? args.slice(1) : args) : trapAction(args);
+      if (script) this.scriptWords(script, depth, [...wrappers, layer], { text, allowText });
+      else this.result.commands.push({ text, allowText, readable: true, wrappers });
+      return;
+    }
+    if (SHELLS.has(name)) {
+      const run = shellInvocation(args);
+      if (run.kind === 'script') this.scriptWords(run.words, depth, [...wrappers, layer], { text, allowText });
+      else if (run.kind === 'stdin' && stdin?.static) this.script(stdin.value, depth + 1, [...wrappers, layer]);
+      else this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
+      return;
     }
     if (name === 'alias' || name === 'hash') {
       // `alias ls='rm -rf x'` and `hash -p /bin/rm ls` make a later `ls` run something else.
@@ -335,69 +278,41 @@ class Analyzer {
       this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
       return;
     }
-    const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+    const spec = wrapperSpec(name);
     if (spec) {
-      const inner = this.unwrap(spec, args);
-      if (inner === 'opaque') {
-        this.result.commands.push({ text, allowText, readable: false, wrappers });
-        return;
-      }
-      if (inner) {
-        this.add(inner, depth, [...wrappers, { text, privileged: spec.privileged ?? false }]);
-        return;
+      const { run, writesFile, setsEnvironment } = unwrap(spec, args);
+      if (writesFile) this.result.writesFile = true;
+      if (setsEnvironment) this.result.setsEnvironment = true;
+      const layers = [...wrappers, { text, privileged: spec.privileged ?? false }];
+      switch (run.kind) {
+        case 'opaque':
+          this.result.commands.push({ text, allowText, readable: false, wrappers });
+          return;
+        case 'command':
+          this.add(run.words, depth, layers, stdin);
+          return;
+        case 'script':
+          this.scriptWords(run.words, depth, layers, { text, allowText });
+          return;
+        case 'shell':
+          if (stdin?.static) this.script(stdin.value, depth + 1, layers);
+          else this.result.commands.push({ text, allowText, readable: true, runsUnseen: true, wrappers });
+          return;
+        case 'none':
+          break;
       }
     }
-    this.result.commands.push({ text, allowText, readable: true, wrappers });
+    const risky = riskyOptions(name, args);
+    // `xargs git log` appends words from its input, which may be any option.
+    if (Object.hasOwn(RISKS, name) && wrappers.some((w) => w.text.startsWith('xargs'))) risky.push('(arguments read by xargs)');
+    this.result.commands.push({ text, allowText, readable: true, wrappers, ...(risky.length ? { riskyOptions: risky } : {}) });
     if (name === 'find') this.findExec(args, depth, [...wrappers, layer]);
   }
 
-  /** The command a wrapper runs; null when it runs none, 'opaque' when it cannot be told. */
-  private unwrap(spec: WrapperSpec, args: Word[]): Word[] | null | 'opaque' {
-    let operands = spec.operands ?? 0;
-    let i = 0;
-    for (; i < args.length; i++) {
-      const word = args[i]!;
-      if (!word.static) return operands > 0 || word.value.startsWith('-') ? 'opaque' : args.slice(i);
-      const v = word.value;
-      if (v === '--') {
-        i++;
-        break;
-      }
-      if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(v)) {
-        const eq = v.indexOf('=');
-        if (!safeAssignment(v.slice(0, eq), { value: v.slice(eq + 1), static: true, expands: false })) this.result.setsEnvironment = true;
-        continue;
-      }
-      if (v.startsWith('--')) {
-        const option = v.split('=')[0]!;
-        if (spec.opaque?.includes(option)) return 'opaque';
-        if (spec.notRunning?.includes(option)) return null;
-        if (spec.writes?.includes(option)) this.result.writesFile = true;
-        if (spec.long?.includes(option) && !v.includes('=')) i++;
-        continue;
-      }
-      if (v.startsWith('-') && v.length > 1) {
-        for (let j = 1; j < v.length; j++) {
-          const option = `-${v[j]}`;
-          if (spec.opaque?.includes(option)) return 'opaque';
-          if (spec.notRunning?.includes(option)) return null;
-          if (spec.writes?.includes(option)) this.result.writesFile = true;
-          if (spec.short?.includes(v[j]!)) {
-            if (j === v.length - 1) i++;
-            break;
-          }
-        }
-        continue;
-      }
-      if (operands > 0) {
-        operands--;
-        continue;
-      }
-      break;
-    }
-    const inner = args.slice(i);
-    if (inner.length) return inner;
-    return spec.fallback ? [literal(spec.fallback)] : null;
+  /** A script given as words (`eval a b`, `bash -c 'a'`): parsed again when static, unreadable otherwise. */
+  private scriptWords(words: Word[], depth: number, layers: WrapperLayer[], runner: { text: string; allowText: string }): void {
+    if (words.every((w) => w.static)) this.script(words.map((w) => w.value).join(' '), depth + 1, layers);
+    else this.result.commands.push({ ...runner, readable: false, wrappers: layers });
   }
 
   /** `find … -exec rm {} ;` runs rm. */
@@ -406,21 +321,98 @@ class Analyzer {
       if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!.value)) continue;
       const end = args.findIndex((w, k) => k > i && (w.value === ';' || w.value === '+'));
       const inner = args.slice(i + 1, end < 0 ? args.length : end);
-      this.add(inner, depth, wrappers);
+      this.add(inner, depth, wrappers, undefined);
       if (end < 0) break;
       i = end;
     }
   }
 }
 
+function operatorOf(redirect: Node): string {
+  return redirect.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
+}
+
+let cachedChildren: { id: number; children: (Node | null)[] } | undefined;
+
+/** An error node's children, kept for the next command under the same node (a long line has thousands). */
+function childrenOf(parent: Node): (Node | null)[] {
+  if (cachedChildren?.id !== parent.id) cachedChildren = { id: parent.id, children: parent.children };
+  return cachedChildren.children;
+}
+
+/** True when `node` follows a `{` the grammar split off its first word (`{rm,x} y`). */
+function gluedBrace(node: Node, parent: Node | null): boolean {
+  if (parent?.type !== 'ERROR') return false;
+  const siblings = childrenOf(parent);
+  const at = siblings.findIndex((c) => c?.id === node.id);
+  const before = at > 0 ? siblings[at - 1] : null;
+  return before !== null && before !== undefined && before.type === '{' && !before.isNamed && before.endIndex === node.startIndex;
+}
+
+/**
+ * True when an error node holds nothing but commands that start with a `{word` (which bash
+ * reads as a word, brace expansion included, and the grammar as a broken group) and list operators.
+ */
+function onlyGluedBraces(error: Node): boolean {
+  const children = error.children.filter((c): c is Node => c !== null);
+  let glued = false;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
+    if (child.isNamed) continue;
+    const next = children[i + 1];
+    if (child.type === '{' && next && (next.type === 'command' || next.type === 'command_name') && next.startIndex === child.endIndex) {
+      glued = true;
+      continue;
+    }
+    if (!LIST_TOKENS.has(child.type)) return false;
+  }
+  return glued;
+}
+
+/** The text a command reads on stdin when the line gives it one (a here-string, a heredoc); unknown for pipes and files. */
+function stdinOf(command: Node, parent: Node | null): Stdin {
+  const unknown: Word = { value: '', static: false, glob: false };
+  let found: Stdin;
+  const consider = (redirect: Node): void => {
+    if (redirect.type === 'herestring_redirect') {
+      const target = redirect.namedChildren.find((c) => c !== null);
+      const word = target ? wordOf(target) : unknown;
+      found = word.static ? { ...word, value: `${word.value}\n` } : unknown;
+    } else if (redirect.type === 'heredoc_redirect') {
+      found = heredocText(redirect);
+    } else if (redirect.type === 'file_redirect' && ['<', '<>'].includes(operatorOf(redirect))) {
+      found = unknown;
+    }
+  };
+  if (parent?.type === 'pipeline' && parent.namedChildren[0]?.id !== command.id) found = unknown;
+  if (parent?.type === 'redirected_statement' && parent.namedChildren[0]?.id === command.id) {
+    for (const child of parent.namedChildren) if (child) consider(child);
+  }
+  for (const child of command.namedChildren) if (child) consider(child);
+  return found;
+}
+
+/** A heredoc's text as the command reads it: literal under a quoted delimiter, expanded otherwise (static only). */
+function heredocText(redirect: Node): Word {
+  const start = redirect.children.find((c) => c?.type === 'heredoc_start');
+  const body = redirect.children.find((c) => c?.type === 'heredoc_body');
+  const stripTabs = redirect.children.some((c) => c?.type === '<<-');
+  const quotedDelimiter = start !== undefined && start !== null && /['"\\]/.test(start.text);
+  if (!body) return literal('');
+  if (!quotedDelimiter && body.namedChildren.some((c) => c?.type !== 'heredoc_content')) return { value: body.text, static: false, glob: false };
+  let text = quotedDelimiter ? body.text : body.text.replace(/\\\n/g, '').replace(/\\([$`\\])/g, '$1');
+  if (stripTabs) text = text.replace(/^\t+/gm, '');
+  return literal(text);
+}
+
 /** The command `trap 'cmd' SIGNAL` runs later; null for `trap -p`, `trap -l` or a reset (`trap - INT`). */
-function trapAction(args: Word[]): { words: Word[] } | null {
+function trapAction(args: Word[]): Word[] | null {
   let i = 0;
   while (i < args.length && args[i]!.static && /^-[pl]+$/.test(args[i]!.value)) i++;
   if (args[i]?.static && args[i]!.value === '--') i++;
   const action = args[i];
   if (!action || (action.static && (action.value === '-' || action.value === ''))) return null;
-  return { words: [action] };
+  return [action];
 }
 
 /** Leaves whose text bash never expands. */
@@ -436,38 +428,6 @@ function inQuotedHeredoc(node: Node): boolean {
   while (redirect && redirect.type !== 'heredoc_redirect') redirect = redirect.parent;
   const start = redirect?.children.find((c) => c?.type === 'heredoc_start');
   return start !== undefined && start !== null && /['"\\]/.test(start.text);
-}
-
-/** `text` as one shell word. */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-function literal(text: string): Word {
-  return { value: text, static: true, expands: false };
-}
-
-/** The script of `bash -c 'script' …` (its words, for `eval`-like joining); null without `-c`. */
-function shellScript(args: Word[]): { words: Word[] } | null {
-  let runsScript = false;
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!;
-    if (!word.static) return runsScript ? { words: [word] } : null;
-    const v = word.value;
-    if (v === '--' || v === '-') return runsScript && args[i + 1] ? { words: [args[i + 1]!] } : null;
-    if (/^[-+][oO]$/.test(v) || v === '--rcfile' || v === '--init-file') {
-      i++;
-      continue;
-    }
-    if (v.startsWith('--')) continue;
-    if (/^[-+][A-Za-z]+$/.test(v)) {
-      if (v.startsWith('-') && v.includes('c')) runsScript = true;
-      continue;
-    }
-    return runsScript ? { words: [word] } : null;
-  }
-  // `bash -c` with no script: bash refuses to run, but nothing is known about it either.
-  return runsScript ? { words: [{ value: '', static: false, expands: false }] } : null;
 }
 
 /** Every simple command of `command` and what else a rule needs to know about it. */
