@@ -132,10 +132,11 @@ describe('streaming', () => {
 
   it('keeps the argument pieces of two calls apart when they arrive interleaved', async () => {
     server.enqueue({
-      ...call(
+      type: 'message',
+      calls: [
         { name: 'read', arguments: { path: 'first/file/name.ts' }, id: 'call_A', pieces: 4 },
         { name: 'read', arguments: { path: 'second.txt' }, id: 'call_B', pieces: 3 },
-      ),
+      ],
       interleaveCalls: true,
     });
     const { response } = await run(provider(), request({ tools: [READ] }));
