@@ -4,7 +4,7 @@
 // whatever folder the editor names next. Warnings and the trust notice go to stderr (logs):
 // stdout belongs to the protocol.
 import { isAbsolute, resolve } from 'node:path';
-import { loadProject } from '../cli/context.js';
+import { hideCredentials, loadProject } from '../cli/context.js';
 import { Engine } from '../core/engine.js';
 import { dataDir, type Config } from '../core/config/index.js';
 import { hasCredentials } from '../core/provider/credentials.js';
@@ -62,6 +62,7 @@ export class Projects {
     if (known) return known;
     const { env, log } = this.options;
     const project = loadProject({ cwd: dir, env, trustOnce: this.options.trustOnce ?? false });
+    hideCredentials(project.config, env);
     for (const w of project.warnings) log(w);
     if (project.trust.notice) log(project.trust.notice);
     const engine = new Engine({

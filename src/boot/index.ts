@@ -213,7 +213,8 @@ export function writeCodeCache(file: string, data: Uint8Array, mode = 0o600): bo
   const dir = dirname(file);
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true });
+    // A user's cache is private (0700/0600, as the data dir); the build's is shared (0755/0644).
+    mkdirSync(dir, { recursive: true, mode: mode | ((mode & 0o444) >> 2) });
     writeFileSync(temp, Buffer.concat([MAGIC, sha1(data), data]), { mode });
     renameSync(temp, file);
   } catch {

@@ -14,6 +14,8 @@ import type { SourceWarning } from '../core/markdown-folder.js';
 import { findProject } from '../core/project.js';
 import { prepareSandbox, type SandboxHost, type SandboxMode } from '../core/sandbox/index.js';
 import { SessionStore } from '../core/store/index.js';
+import { blankCredentialsInEnviron } from '../core/tools/blank-environ.js';
+import { providerKeys, SECRET_VARIABLES } from '../core/tools/child-env.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
 import { packageRoot } from './package-root.js';
 
@@ -146,6 +148,16 @@ function warningLines(agentWarnings: readonly AgentWarning[], others: readonly S
   return [summary, ...agentWarnings.filter((w) => !w.unknownTools).map(line), ...others.map(line)];
 }
 
+/**
+ * Blanks the credentials this configuration uses in the process's initial environment block
+ * (tools/blank-environ.ts), so commands the model runs cannot read them from
+ * /proc/<our pid>/environ. Only for the real process environment: `env` may be a test's own.
+ */
+export function hideCredentials(config: Config, env: NodeJS.ProcessEnv): void {
+  if (env !== process.env) return;
+  blankCredentialsInEnviron(SECRET_VARIABLES, providerKeys(config.provider));
+}
+
 export function loadContext(opts: LoadOptions): CliContext {
   const project = loadProject(opts);
   const store = SessionStore.open(dataDir(opts.env));
@@ -153,7 +165,11 @@ export function loadContext(opts: LoadOptions): CliContext {
   store.markInterrupted();
   // Sessions opened and never prompted would top the listings and be what `-c` reopens.
   store.removeEmptyRoots();
-  const context = (parts: ProjectContext): CliContext => ({
+  const context = (parts: ProjectContext): CliContext => {
+    hideCredentials(parts.config, opts.env);
+    return withStore(parts);
+  };
+  const withStore = (parts: ProjectContext): CliContext => ({
     ...parts,
     cwd: opts.cwd,
     env: opts.env,

@@ -36,6 +36,9 @@ interface SharedOptions {
   debug?: boolean;
 }
 
+const DEBUG_FLAGS = '--debug';
+const DEBUG_DESCRIPTION = 'print stack traces for errors, and the model SDKs\' own warnings';
+
 const EXAMPLES = `
 Examples:
   opencode-ink                                   start the interactive UI
@@ -62,7 +65,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   const io = { stdout: process.stdout, stderr: process.stderr };
   // `… | head -1`: a vanished reader stops the command quietly instead of crashing on EPIPE.
   const output = watchOutput(io.stdout, io.stderr);
-  const debug = argv.includes('--debug');
+  // Read before parsing, so the providers see it from the start; never a prompt word after `--`.
+  const debug = optionWords(argv).includes('--debug');
   // The model SDKs' own warnings (a deprecated model, on every request) only with --debug (provider/sdk-log.ts).
   if (debug) process.env[DEBUG_ENV] = '1';
   let exitCode = 0;
@@ -78,7 +82,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   const program = new Command('opencode-ink')
     .description('A terminal coding assistant with parallel sub-agents.')
     .version(packageVersion(), '-v, --version')
-    .option('--debug', 'print stack traces for errors')
+    .option(DEBUG_FLAGS, DEBUG_DESCRIPTION)
     .exitOverride()
     // The UI and `run` share option names (-c, -m, ...): each command owns what follows it.
     .enablePositionalOptions()
@@ -194,6 +198,9 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     });
 
   registerTrustCommand(program, io.stdout);
+  // Each command owns the options after its name (enablePositionalOptions): without its own
+  // `--debug`, `run --debug` would be an unknown option.
+  acceptDebugEverywhere(program);
 
   try {
     checkHelpTopic(program, argv);
@@ -208,12 +215,26 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   return output.signal.aborted ? CLOSED_PIPE_EXIT : exitCode;
 }
 
+/** Adds `--debug` to every subcommand (the program has its own), so it works before or after a command's name. */
+function acceptDebugEverywhere(command: Command): void {
+  for (const sub of command.commands) {
+    if (!sub.options.some((o) => o.long === DEBUG_FLAGS)) sub.option(DEBUG_FLAGS, DEBUG_DESCRIPTION);
+    acceptDebugEverywhere(sub);
+  }
+}
+
+/** The arguments before `--`: after it, every word belongs to the prompt. */
+function optionWords(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
 /**
  * `help <word>` for a word that names no command: commander would print the general help
  * and exit 1; say what went wrong instead (the words may have been meant as a prompt).
  */
 function checkHelpTopic(program: Command, argv: readonly string[]): void {
-  const words = argv.filter((a) => a !== '--debug');
+  const words = argv.filter((a) => a !== DEBUG_FLAGS);
   const topic = words[0] === 'help' ? words[1] : undefined;
   if (topic === undefined || topic.startsWith('-')) return;
   if (program.commands.some((c) => c.name() === topic || c.aliases().includes(topic))) return;

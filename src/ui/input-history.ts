@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/private-files.js';
 
 export const HISTORY_LIMIT = 500;
 
@@ -36,9 +37,10 @@ export function addInputHistory(entries: readonly string[], entry: string, limit
 
 /** Writes through a temp file so a crash mid-write cannot truncate the history. */
 export async function saveInputHistory(file: string, entries: readonly string[], limit = HISTORY_LIMIT): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(entries.slice(-limit)), 'utf8');
+  // Private like the rest of the data dir, whatever the umask.
+  await writeFile(tmp, JSON.stringify(entries.slice(-limit)), { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
   await rename(tmp, file);
 }
 

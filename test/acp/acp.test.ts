@@ -378,6 +378,11 @@ describe('opencode-ink acp', () => {
     const replay = second.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
     expect(replay[0]).toMatchObject({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Read my notes.' } });
     expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', kind: 'read', title: 'read notes.md' }));
+    // notes.md does not exist: the read failed, and the replay says so as the live turn did.
+    const call = replay.find((u) => u.sessionUpdate === 'tool_call')! as { toolCallId: string };
+    const result = replay.find((u) => u.sessionUpdate === 'tool_call_update' && (u as { toolCallId: string }).toolCallId === call.toolCallId);
+    expect(result).toMatchObject({ sessionUpdate: 'tool_call_update', status: 'failed', rawOutput: { output: expect.stringMatching(/notes\.md/) } });
+    expect(first.updates.map((n) => n.update)).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'failed' }));
     expect(replay.at(-1)).toMatchObject({ sessionUpdate: 'agent_message_chunk', content: { text: 'The notes are empty.' } });
 
     // The loaded session continues with its history.

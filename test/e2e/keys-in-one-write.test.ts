@@ -1,6 +1,7 @@
 // End-to-end: keys that reach the terminal in one write — as a fast typist or a laggy SSH
 // link delivers them — are typed and Enter sends them, in the prompt and in the AskUser
-// dialog; a bracketed paste (tmux paste-buffer -p) stays in the draft with its newlines.
+// dialog; a bracketed paste (tmux paste-buffer -p, which adds the markers only when the app
+// switched bracketed paste on) stays in the draft with its line breaks.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +72,9 @@ describe.runIf(hasTmux || process.env.CI)('keys in one write', () => {
     writeOnce('fix the bug\r');
     await waitFor((s) => s.includes('You asked: “fix the bug”'), 'the prompt sent by its Enter');
 
-    writeOnce('first pasted line\nsecond pasted line', true);
+    // A terminal pastes a line break as CR, which typed would be Enter: only with bracketed
+    // paste switched on (tmux then adds the markers) does it stay in the draft.
+    writeOnce('first pasted line\rsecond pasted line', true);
     const draft = await waitFor((s) => s.includes('second pasted line'), 'the paste in the draft');
     expect(draft).toMatch(/build first pasted line/);
     expect(draft).not.toContain('You asked: “first pasted line');

@@ -130,6 +130,23 @@ describe('streaming', () => {
     ]);
   });
 
+  it('keeps the argument pieces of two calls apart when they arrive interleaved', async () => {
+    server.enqueue({
+      type: 'message',
+      calls: [
+        { name: 'read', arguments: { path: 'first/file/name.ts' }, id: 'call_A', pieces: 4 },
+        { name: 'read', arguments: { path: 'second.txt' }, id: 'call_B', pieces: 3 },
+      ],
+      interleaveCalls: true,
+    });
+    const { response } = await run(provider(), request({ tools: [READ] }));
+    expect(response.stopReason).toBe('tool_use');
+    expect(response.content).toEqual([
+      { type: 'tool_use', id: 'call_A', name: 'read', input: { path: 'first/file/name.ts' } },
+      { type: 'tool_use', id: 'call_B', name: 'read', input: { path: 'second.txt' } },
+    ]);
+  });
+
   it('replaces unusable or duplicate tool call ids with its own', async () => {
     server.enqueue(call({ name: 'read', arguments: { path: 'a' }, id: 'bad id!' }, { name: 'read', arguments: { path: 'b' }, id: 'bad id!' }));
     const { response } = await run(provider(), request({ tools: [READ] }));

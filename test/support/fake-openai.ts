@@ -39,6 +39,8 @@ export type OpenAIReply =
       usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
       /** Wait between chunks. */
       chunkDelayMs?: number;
+      /** Start every call first, then send their argument pieces in turn (A1 B1 A2 B2 …), as some servers do. */
+      interleaveCalls?: boolean;
     }
   | { type: 'http_error'; status: number; message?: string; retryAfter?: number }
   /** Sends `chunks` chunks of a long text, then never ends. */
@@ -77,12 +79,16 @@ export function replyChunks(reply: Extract<OpenAIReply, { type: 'message' }>, mo
     for (const piece of splitText(reply.reasoning, 2)) out.push(chunk({ [field]: piece }));
   }
   if (reply.text) for (const piece of splitText(reply.text, 3)) out.push(chunk({ content: piece }));
-  (reply.calls ?? []).forEach((c, index) => {
-    const args = JSON.stringify(c.arguments);
-    const pieces = splitText(args, c.pieces ?? 3);
-    out.push(chunk({ tool_calls: [{ index, id: c.id ?? `call_${++ids}`, type: 'function', function: { name: c.name, arguments: '' } }] }));
-    for (const piece of pieces) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
-  });
+  const calls = (reply.calls ?? []).map((c, index) => ({
+    start: chunk({ tool_calls: [{ index, id: c.id ?? `call_${++ids}`, type: 'function', function: { name: c.name, arguments: '' } }] }),
+    pieces: splitText(JSON.stringify(c.arguments), c.pieces ?? 3).map((piece) => chunk({ tool_calls: [{ index, function: { arguments: piece } }] })),
+  }));
+  if (reply.interleaveCalls) {
+    for (const c of calls) out.push(c.start);
+    for (let i = 0; calls.some((c) => i < c.pieces.length); i++) for (const c of calls) if (i < c.pieces.length) out.push(c.pieces[i]);
+  } else {
+    for (const c of calls) out.push(c.start, ...c.pieces);
+  }
   out.push(chunk({}, reply.finish_reason ?? (reply.calls?.length ? 'tool_calls' : 'stop')));
   if (includeUsage) {
     const u = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };

@@ -4,6 +4,7 @@
 // parent, starting a turn there when none runs and passing that turn's result further up.
 // Every turn, exclusive operation and background task counts against its root, and `settled`
 // resolves once a root has none left. A child whose turn ended is released from memory.
+import { onAbort } from '../abort-fanout.js';
 import type { LiveSession } from '../agent/live-session.js';
 import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from '../agent/loop.js';
 import { errorMessage } from '../errors.js';
@@ -241,13 +242,10 @@ function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
 
 /** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */
 function linkSignals(controller: AbortController, signals: readonly AbortSignal[]): () => void {
-  const abort = () => controller.abort();
-  for (const signal of signals) {
-    if (signal.aborted) controller.abort();
-    else signal.addEventListener('abort', abort, { once: true });
-  }
+  // Through onAbort: the children of one turn share a single listener on its signal.
+  const unlinks = signals.map((signal) => onAbort(signal, () => controller.abort()));
   return () => {
-    for (const signal of signals) signal.removeEventListener('abort', abort);
+    for (const unlink of unlinks) unlink();
   };
 }
 

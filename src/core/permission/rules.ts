@@ -1,6 +1,7 @@
 // Permission rules, flattened to `{permission, pattern, action}` with the last matching rule
 // winning. A session's decision is the strictest across its own ruleset and every
 // ancestor's (deny > ask > allow), so a child can never do what its parent may not.
+import { normaliseUrlPattern } from '../tools/web-url.js';
 import type { PermissionAction, PermissionConfig } from './schema.js';
 
 export interface Rule {
@@ -31,9 +32,14 @@ export function rulesFromConfig(config: PermissionConfig | undefined): Rule[] {
       rules.push({ permission, pattern: '*', action: value });
       continue;
     }
-    for (const [pattern, action] of Object.entries(value)) rules.push({ permission, pattern, action });
+    for (const [pattern, action] of Object.entries(value)) rules.push({ permission, pattern: normalisedPattern(permission, pattern), action });
   }
   return rules;
+}
+
+/** webfetch rules name URLs as webfetch spells them (no user info, no trailing dot, ASCII host). */
+function normalisedPattern(permission: string, pattern: string): string {
+  return permission === 'webfetch' ? normaliseUrlPattern(pattern) : pattern;
 }
 
 const RANK: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };

@@ -7,10 +7,10 @@
 // a deferred read that upgrades to a write fails at once in WAL mode), opening retries
 // while another process holds the lock, and a session is written by one process at a
 // time (lease.ts).
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RunError, errorMessage } from '../errors.js';
+import { securePrivateDataDir, SESSIONS_DB } from '../private-files.js';
 import type { SessionStatus } from '../events.js';
 import { newId } from '../ids.js';
 import { interruptedResult, unansweredToolUses } from '../agent/history.js';
@@ -129,12 +129,13 @@ export class SessionStore {
    * retries rather than failing.
    */
   static open(dataDir: string | ':memory:'): SessionStore {
-    const file = dataDir === ':memory:' ? ':memory:' : join(dataDir, 'sessions.db');
+    const file = dataDir === ':memory:' ? ':memory:' : join(dataDir, SESSIONS_DB);
     const deadline = Date.now() + OPEN_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
       let db: Database.Database | undefined;
       try {
-        if (dataDir !== ':memory:') mkdirSync(dataDir, { recursive: true });
+        // Every conversation is in there: 0700 and 0600 whatever the umask (private-files.ts).
+        if (dataDir !== ':memory:') securePrivateDataDir(dataDir);
         // The busy timeout is set by the constructor, before any statement runs.
         db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
         // Switching to WAL needs an exclusive lock: only ask when the file is not in WAL yet.

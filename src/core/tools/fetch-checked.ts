@@ -1,6 +1,7 @@
 // One HTTP(S) GET for webfetch where every URL it connects to has been cleared first.
 //
 // Contract
+// - Every URL is normalised first (web-url.ts): the rules and the connection see one spelling.
 // - Redirects are followed by hand, at most MAX_REDIRECTS hops; each new URL goes through the
 //   same permission request (`webfetch`, the URL) as the first, before anything connects to it.
 //   A redirect to anything but http(s), or from https down to http, is refused.
@@ -19,6 +20,7 @@ import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { nonPublicKind } from './net-address.js';
 import { ToolError, type ToolContext } from './types.js';
+import { normaliseWebUrl } from './web-url.js';
 
 export const MAX_REDIRECTS = 5;
 
@@ -68,7 +70,7 @@ export async function fetchChecked(
       throw new ToolError(`${current.href} redirected from https to plain http (${next.href}); webfetch does not follow a redirect that drops encryption.`);
     }
     from = current.href;
-    current = next;
+    current = normaliseWebUrl(next);
   }
 }
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { fetchChecked, type FetchedResponse } from './fetch-checked.js';
 import { defineTool, PermissionDeniedError, ToolError } from './types.js';
+import { normaliseWebUrl } from './web-url.js';
 
 export const WEBFETCH_TIMEOUT_MS = 30_000;
 export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024;
@@ -87,6 +88,8 @@ export const webfetchTool = defineTool({
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ToolError(`Only http:// and https:// URLs can be fetched, not ${url.protocol}`);
     }
+    // Rules match, and the request goes to, one spelling: no user info, no trailing dot, ASCII.
+    url = normaliseWebUrl(url);
     const href = url.toString();
 
     const format = args.format ?? 'markdown';

@@ -4,11 +4,12 @@
 // repository nested in a trusted one is a project of its own. A file that cannot be read
 // counts as "nothing trusted" plus one warning, never a crash; writes replace the file
 // atomically (write a temporary file, then rename) so a crash never leaves half a file.
-import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { dataDir } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files.js';
 import { findProject } from '../project.js';
 
 export const TRUST_FILE = 'trust.json';
@@ -91,10 +92,10 @@ export function setTrusted(env: NodeJS.ProcessEnv, root: string, trusted: boolea
 }
 
 function writeAtomically(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
+  makePrivateDir(dirname(file));
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
-    writeFileSync(temp, text, { mode: 0o600 });
+    writeFileSync(temp, text, { mode: PRIVATE_FILE_MODE });
     renameSync(temp, file);
   } catch (err) {
     rmSync(temp, { force: true });
