@@ -157,7 +157,7 @@ describe('opencode-ink run', () => {
   });
 
   it('exits 2 naming the file and key for a bad config', async () => {
-    writeFileSync(join(project, '.opencoderc.json'), JSON.stringify({ subagents: { max_depth: 9 } }));
+    writeFileSync(join(project, '.opencoderc.json'), JSON.stringify({ subagents: { max_depth: 0 } }));
     const result = await runCli(['run', 'hi'], { cwd: project, env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('.opencoderc.json');

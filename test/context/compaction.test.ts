@@ -112,25 +112,27 @@ describe('compaction', () => {
   });
 
   it('compacts and retries once when the API says the prompt is too long', async () => {
-    const harness = await start(bigFiles(3));
+    // Configured larger than the server turns out to be, so only the API's refusal compacts.
+    const harness = await start(bigFiles(3, 40), { provider: { anthropic: { models: { 'claude-test': { limit: { context: 6000, output: 500 } } } } } });
     readAll(harness, 3);
     const session = harness.engine.createSession();
     await harness.engine.prompt(session.id, 'Read three files.');
     const before = harness.server.requests.length;
     const eventsBefore = harness.events.length;
     // The real window turns out smaller than configured.
-    harness.server.setContextWindow(2000);
+    harness.server.setContextWindow(2200);
     harness.server.setHandler((req) => (isSummaryRequest(req) ? text('Summary: three files were read.') : text('Still here.')));
     const outcome = await harness.engine.prompt(session.id, 'And now?');
     expect(outcome.status).toBe('completed');
     const after = harness.server.requests.slice(before);
-    expect(after.map((r) => (isSummaryRequest(r) ? 'summary' : estimatedTokens(r) > 2000 ? 'too long' : 'ok'))).toEqual(['too long', 'summary', 'ok']);
+    expect(after.map((r) => (isSummaryRequest(r) ? 'summary' : estimatedTokens(r) > 2200 ? 'too long' : 'ok'))).toEqual(['too long', 'summary', 'ok']);
     expect(firstText(after[2]!)).toContain(SUMMARY_PREFIX.trim().slice(0, 40));
     expect(compactedEvents(harness.events.slice(eventsBefore)).map((e) => e.reason)).toEqual(['overflow']);
   });
 
   it('fails with a clear error, not a loop, when the prompt is still too long after compacting', async () => {
-    const harness = await start(bigFiles(2));
+    // Small enough that the request is sent as it is, and the API's refusal is what compacts.
+    const harness = await start(bigFiles(2, 35));
     readAll(harness, 2);
     const session = harness.engine.createSession();
     await harness.engine.prompt(session.id, 'Read two files.');

@@ -101,12 +101,15 @@ describe.skipIf(bwrapMissing !== undefined)('bash in a bubblewrap sandbox', () =
     expect(readFileSync(`/proc/${outsider.pid}/environ`, 'utf8')).toContain(secret);
     const result = await run(
       bashTool,
-      { command: `cat /proc/${outsider.pid}/environ; cat /proc/$PPID/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c sk-secret; ls /proc | grep -c '^[0-9]'` },
+      {
+        command: `cat /proc/${outsider.pid}/environ; echo "matches=$(cat /proc/$PPID/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c sk-secret)"; echo "pids=$(ls /proc | grep -c '^[0-9]')"`,
+      },
       ctx,
     );
     expect(result.output).not.toContain(secret);
-    const [, matches, pids] = /\n?(\d+)\n(\d+)/.exec(result.output) ?? [];
-    expect(matches).toBe('0');
+    const matches = /matches=(\d+)/.exec(result.output)?.[1];
+    const pids = /pids=(\d+)/.exec(result.output)?.[1];
+    expect(matches, result.output).toBe('0');
     // The namespace's init, the shell and its few children: not the machine's processes.
     expect(Number(pids)).toBeLessThan(10);
   });

@@ -35,7 +35,7 @@ describe('BUILTIN_TOOLS', () => {
       list: ['path', 'ignore'],
       glob: ['pattern', 'path'],
       grep: ['pattern', 'path', 'glob', 'output_mode', '-i'],
-      bash: ['command', 'timeout', 'description'],
+      bash: ['command', 'timeout', 'description', 'dangerously_disable_sandbox'],
       webfetch: ['url', 'format'],
       todowrite: ['todos'],
       todoread: [],
