@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestsOf, scriptConversations } from '../support/conversations.js';
 import { text, toolResults, toolUse } from '../support/fake-anthropic.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { REPO_ROOT, startHarness, type Harness } from '../support/harness.js';
 import { CRASHY } from '../mcp/processes.js';
 import { removeDir } from '../tools/context.js';
 import { bwrapMissing, makeVisibleTempDir } from './support.js';
@@ -28,7 +28,9 @@ describe.skipIf(bwrapMissing !== undefined)('an MCP server with sandbox: true', 
   it('serves its tools from inside the sandbox, where it cannot write outside the project', async () => {
     const outside = makeVisibleTempDir('oci-mcp-outside-');
     dirs.push(outside);
-    h = await startHarness({ config: { mcp: { boxed: server(outside, true) }, permission: { 'mcp__*': 'allow' } } });
+    // The server's script and its dependencies live in this repository, which may be under
+    // /tmp (a fresh clone): the sandbox's private /tmp would hide it, so it is named visible.
+    h = await startHarness({ config: { mcp: { boxed: server(outside, true) }, permission: { 'mcp__*': 'allow' }, sandbox: { allow_write: [REPO_ROOT] } } });
     scriptConversations(h.server, { call: [toolUse('mcp__boxed__ok', { word: 'inside' }), text('done')] });
     const root = h.engine.createSession();
     expect((await h.engine.prompt(root.id, 'call')).status).toBe('completed');
