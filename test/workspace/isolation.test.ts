@@ -136,6 +136,68 @@ describe('task isolation "worktree"', () => {
     expectNoWorktrees(h);
   });
 
+  it("never overwrites what the user changed in the parent's tree while the child worked", async () => {
+    h = await isolatedHarness({ files: { 'shared.txt': FILE, 'mine.txt': FILE } });
+    const project = h.projectDir;
+    const userEdit = (file: string, from: string, to: string) => {
+      const path = join(project, file);
+      writeFileSync(path, readFileSync(path, 'utf8').replace(from, to));
+    };
+    scriptConversations(h.server, {
+      'two edits': [reply(spawn('edit both')), text('done')],
+      'edit both': [
+        reply(use('read', { file_path: 'shared.txt' }), use('read', { file_path: 'mine.txt' })),
+        // While the child works in its worktree, the user edits the same files in the project:
+        // a different line of shared.txt, and the very line of mine.txt the child changes.
+        (_req: RecordedRequest) => {
+          userEdit('shared.txt', 'line 9\n', 'line 9 by the user\n');
+          userEdit('mine.txt', 'line 5\n', 'line 5 by the user\n');
+          return reply(
+            use('edit', { file_path: 'shared.txt', old_string: 'line 2\n', new_string: 'line 2 by the child\n' }),
+            use('edit', { file_path: 'mine.txt', old_string: 'line 5\n', new_string: 'line 5 by the child\n' }),
+          );
+        },
+        text('edited'),
+      ],
+    });
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, 'two edits')).status).toBe('completed');
+    await h.engine.workspacesSettled();
+
+    const [done] = taskCompletions(h.events);
+    const branch = `opencode/${done!.metadata.session_id}`;
+    // One file of the child's change overlaps the user's: nothing is half-applied.
+    expect(done!.metadata.merge).toMatchObject({ state: 'conflict', files: ['mine.txt'], branch });
+    expect(readFileSync(join(project, 'mine.txt'), 'utf8')).toBe(FILE.replace('line 5\n', 'line 5 by the user\n'));
+    expect(readFileSync(join(project, 'shared.txt'), 'utf8')).toBe(FILE.replace('line 9\n', 'line 9 by the user\n'));
+    // The child's work is all on its branch.
+    expect(git(project, 'show', `${branch}:mine.txt`)).toContain('line 5 by the child');
+    expect(git(project, 'show', `${branch}:shared.txt`)).toContain('line 2 by the child');
+  });
+
+  it('merges around what the user changed meanwhile on other lines, keeping both', async () => {
+    h = await isolatedHarness({ files: { 'shared.txt': FILE } });
+    const project = h.projectDir;
+    scriptConversations(h.server, {
+      'one edit': [reply(spawn('edit line 2')), text('done')],
+      'edit line 2': [
+        reply(use('read', { file_path: 'shared.txt' })),
+        (_req: RecordedRequest) => {
+          const path = join(project, 'shared.txt');
+          writeFileSync(path, readFileSync(path, 'utf8').replace('line 9\n', 'line 9 by the user\n'));
+          return reply(use('edit', { file_path: 'shared.txt', old_string: 'line 2\n', new_string: 'line 2 by the child\n' }));
+        },
+        text('edited'),
+      ],
+    });
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, 'one edit')).status).toBe('completed');
+    await h.engine.workspacesSettled();
+    expect(taskCompletions(h.events)[0]!.metadata.merge).toMatchObject({ state: 'merged', files: ['shared.txt'] });
+    expect(readFileSync(join(project, 'shared.txt'), 'utf8')).toBe(FILE.replace('line 2\n', 'line 2 by the child\n').replace('line 9\n', 'line 9 by the user\n'));
+    expectNoWorktrees(h);
+  });
+
   it('runs the child in a worktree outside the project and merges new, deleted, renamed and bash-made files', async () => {
     h = await isolatedHarness({ files: { 'keep.txt': 'keep\n', 'gone.txt': 'bye\n', 'old-name.txt': 'moving\n', 'run.sh': 'echo hi\n' } });
     scriptConversations(h.server, {
