@@ -22,7 +22,7 @@
  *   worktree list pruned; branches with nothing on them are deleted.
  */
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { processAlive } from '../store/lease.js';
@@ -132,12 +132,12 @@ export class Workspaces {
     // A folder left from an earlier run of this child (its removal failed) would stop `worktree add`.
     await rm(path, { recursive: true, force: true });
     const owner: OwnerRecord = { pid: process.pid, host: hostname(), commonDir: parent.commonDir, path, branch, base: base.commit, links: [] };
-    await writeFile(record, JSON.stringify(owner));
+    await writeRecord(record, owner);
     this.active.add(path);
     try {
       await git(['worktree', 'add', '--quiet', '-b', branch, path, base.commit], { cwd: parent.toplevel });
       const links = await linkFolders(parent.toplevel, path, link);
-      if (links.length > 0) await writeFile(record, JSON.stringify({ ...owner, links }));
+      if (links.length > 0) await writeRecord(record, { ...owner, links });
       const cwd = join(path, relative(parent.toplevel, parentCwd));
       await mkdir(cwd, { recursive: true });
       return { childId, path, cwd, branch, base, parent, links, record };
@@ -241,8 +241,8 @@ export class Workspaces {
         if (owner.host !== hostname()) continue;
         await this.salvage(owner, record).catch(() => undefined);
       }
-      // Folders with no record: a removal that failed half-way.
-      for (const entry of entries.filter((e) => !e.endsWith('.json') && !entries.includes(`${e}.json`))) {
+      // Folders with no record: a removal that failed half-way (records being written are skipped).
+      for (const entry of entries.filter((e) => !e.endsWith('.json') && !e.endsWith(RECORD_TEMP) && !entries.includes(`${e}.json`))) {
         await rm(join(dir, entry), { recursive: true, force: true });
       }
     }
@@ -347,4 +347,17 @@ async function readRecord(file: string): Promise<OwnerRecord | undefined> {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Suffix of a record being written: never read as a record, never swept as a folder. */
+const RECORD_TEMP = '.tmp';
+
+/**
+ * Writes an owner record whole (temp file + rename): a sweep in another process starting at
+ * the same moment must never read half a record, take it for garbage and remove a live worktree.
+ */
+async function writeRecord(record: string, owner: OwnerRecord): Promise<void> {
+  const temp = `${record}.${process.pid}${RECORD_TEMP}`;
+  await writeFile(temp, JSON.stringify(owner), { mode: 0o600 });
+  await rename(temp, record);
 }
