@@ -67,8 +67,9 @@ function statFields(pid: string): string[] | undefined {
  * set up: its environ reads as empty for that moment (a command that ends as its
  * background child execs, `(setsid sleep 9 &)`, is caught there). Such processes are read
  * again after a few milliseconds; kernel threads, which never have an environment, are not.
+ * `wait` is that pause; a test passes its own to finish an exec at exactly that moment.
  */
-export function markedProcesses(markers: Iterable<string>): Map<string, number[]> {
+export function markedProcesses(markers: Iterable<string>, wait: (ms: number) => void = pause): Map<string, number[]> {
   const wanted = new Map<string, string>();
   for (const marker of markers) wanted.set(`${PROCESS_MARKER_VAR}=${marker}`, marker);
   const found = new Map<string, number[]>();
@@ -93,7 +94,7 @@ export function markedProcesses(markers: Iterable<string>): Map<string, number[]
     else if (environ) note(pid, environ);
   }
   for (let attempt = 0; attempt < EXEC_RETRIES && unread.length > 0; attempt++) {
-    pause(EXEC_RETRY_MS);
+    wait(EXEC_RETRY_MS);
     const again: string[] = [];
     for (const pid of unread) {
       const environ = readEnviron(pid);
