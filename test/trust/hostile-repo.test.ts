@@ -112,4 +112,15 @@ describe('sub-agent limits from an untrusted project', () => {
     expect(narrowed.config.subagents).toMatchObject({ max_per_batch: 3, timeout_seconds: 60 });
     expect(narrowed.trust.notice).toBeUndefined();
   });
+
+  it('caps a project agent\'s own max_turns at the configured limit and names it', () => {
+    put(join(dir, 'config', 'config.json'), JSON.stringify({ subagents: { max_turns: 12 } }));
+    put(join(project, '.opencode', 'agents', 'runaway.md'), '---\ndescription: Runs forever\nmode: subagent\nmax_turns: 10000\n---\nGo on.\n');
+    put(join(project, '.opencode', 'agents', 'brief.md'), '---\ndescription: Stops early\nmode: subagent\nmax_turns: 3\n---\nBe brief.\n');
+    const ctx = load();
+    expect(ctx.agents.get('runaway')?.maxTurns).toBe(12);
+    expect(ctx.agents.get('brief')?.maxTurns).toBe(3);
+    expect(ctx.trust.notice).toContain(`agent runaway max_turns (${join('.opencode', 'agents', 'runaway.md')})`);
+    expect(ctx.trust.notice).not.toContain('brief');
+  });
 });

@@ -83,6 +83,7 @@ export function loadConfig({ cwd, env, narrowing }: LoadConfigOptions): LoadedCo
     const setting = read.filter((r) => entry.length > 0 && hasPath(r.data, entry)).map((r) => r.file);
     throw new ConfigError(`${(setting.length ? setting : sources).join(' + ') || 'default configuration'}: ${what}`);
   }
+  narrowing?.limitAgentTurns(result.data.subagents.max_turns);
   return { config: result.data, sources };
 }
 

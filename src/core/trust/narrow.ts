@@ -137,6 +137,8 @@ export class ProjectNarrowing {
   readonly agentEntries = new Map<string, { entry: unknown; file: string }>();
   /** The `command` entries set by a project config file: name → that file. */
   readonly commandNames = new Map<string, string>();
+  /** The most model requests a project agent may set: the configured sub-agent limit, once known. */
+  private turnLimit = subagentDefaults().max_turns;
   /** What the project's config files ask of the sandbox; applied by `tightenSandbox`. */
   private readonly sandboxAsks: Array<{ file: string; mode?: SandboxMode; network?: false; autoAllow?: false }> = [];
 
@@ -258,6 +260,11 @@ export class ProjectNarrowing {
     return out;
   }
 
+  /** After the configuration is read: the `subagents.max_turns` project agents are measured against. */
+  limitAgentTurns(maxTurns: number): void {
+    this.turnLimit = maxTurns;
+  }
+
   /** A project agent, cut down so it can only narrow what the trusted agent of its name may do. */
   agent({ candidate, before, trusted, file }: NarrowAgentInput): AgentDefinition {
     const out: AgentDefinition = { ...candidate };
@@ -273,6 +280,13 @@ export class ProjectNarrowing {
     if (kept) out.restrictions = [...(candidate.restrictions ?? []), kept];
     // `sandbox:` can only tighten anyway; from an untrusted file it does not auto-allow either.
     if (candidate.sandbox !== undefined && candidate.sandbox !== trusted?.sandbox) out.untrustedSandbox = true;
+    // `max_turns: 10000` in a repository's agent file would let its children run on the
+    // user's money far past the limit the user set.
+    const turnLimit = trusted?.maxTurns ?? this.turnLimit;
+    if (candidate.maxTurns !== undefined && candidate.maxTurns > turnLimit) {
+      this.ignore(`${label} max_turns`, file);
+      out.maxTurns = turnLimit;
+    }
     if (!trusted) return out;
 
     // The mode stays too (a file without `mode:` would otherwise turn a primary into `all`).
