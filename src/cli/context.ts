@@ -11,6 +11,7 @@ import { configDir, dataDir, loadConfig, type Config } from '../core/config/inde
 import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
 import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
 import type { SourceWarning } from '../core/markdown-folder.js';
+import { loadHookSources, type HookSet } from '../core/hooks/index.js';
 import { findProject } from '../core/project.js';
 import { prepareSandbox, type SandboxHost, type SandboxMode } from '../core/sandbox/index.js';
 import { SessionStore } from '../core/store/index.js';
@@ -43,6 +44,8 @@ export interface ProjectContext {
   agentWarnings: AgentWarning[];
   /** Sandboxing of commands (DESIGN §19); its unavailability is one of `warnings`. */
   sandbox: SandboxHost;
+  /** Claude Code's hooks from every source trust allows (DESIGN §20); their problems are among `warnings`. */
+  hooks: HookSet;
 }
 
 export interface CliContext extends ProjectContext {
@@ -87,6 +90,14 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
     env,
     cwd,
   });
+  // Hooks start programs: a project's own settings files count only once it is trusted.
+  const hooks = loadHookSources({
+    configHooks: config.hooks,
+    configSources: sources,
+    projectRoot: trust.folder,
+    claudeUserDir: peerUserDirs(env).claude,
+    narrowing,
+  });
   const notice = narrowing?.notice();
   // Everything below reaches a terminal (stderr, the TUI, an editor's log) and much of it
   // was written by the repository: file and key names, agent and command names and
@@ -110,9 +121,11 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
       ...warningLines(warnings, commands.warnings),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
       ...(sandbox.notice ? [sandbox.notice] : []),
+      ...hooks.warnings,
     ].map(terminalSafe),
     agentWarnings: warnings.map((w) => ({ ...w, source: terminalSafe(w.source), message: terminalSafe(w.message) })),
     sandbox,
+    hooks: hooks.hooks,
   };
 }
 

@@ -17,10 +17,11 @@ import type { Config } from './config/index.js';
 import type { PeerUserDirs } from './config/paths.js';
 import { ConfigError } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
-import type { Message, ToolUsePart } from './messages.js';
+import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
 import type { CommandDefinition, InlineIo } from './commands/index.js';
 import { newId } from './ids.js';
 import { executeTool } from './agent/tool-runner.js';
+import { HookRunner, isEmptyHookSet, parseHooks, type HookSet } from './hooks/index.js';
 import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { findProject, type ProjectInfo } from './project.js';
 import type { McpServerConfig } from './mcp/config.js';
@@ -69,14 +70,20 @@ export interface EngineOptions {
    * default from `config.sandbox`, its unavailability told through `onWarning`.
    */
   sandbox?: SandboxHost;
+  /**
+   * Claude Code's hooks (DESIGN §20), gathered by the front end from every source the project's
+   * trust allows (hooks/sources.ts); by default only the config's `hooks`, its warnings told
+   * through `onWarning`.
+   */
+  hooks?: HookSet;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox'>;
+export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks'>;
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
 export function projectParts(
-  ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox'>> & Pick<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox'>,
+  ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox' | 'hooks'>> & Pick<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox' | 'hooks'>,
 ): ProjectParts {
   return {
     cwd: ctx.cwd,
@@ -87,6 +94,7 @@ export function projectParts(
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+    ...(ctx.hooks ? { hooks: ctx.hooks } : {}),
   };
 }
 
@@ -113,6 +121,10 @@ export class Engine {
   private readonly turns: TurnScheduler;
   /** Git worktrees of isolated sub-agents; the ones a crashed process left are cleaned up at start. */
   private readonly workspaces: Workspaces;
+  /** Claude Code's hooks; undefined when none is configured. */
+  private readonly hooks: HookRunner | undefined;
+  /** Root sessions whose SessionStart hooks have run in this engine. */
+  private readonly started = new Set<string>();
 
   constructor(private readonly options: EngineOptions) {
     this.workspaces = new Workspaces(worktreesRoot(options.store));
@@ -126,10 +138,18 @@ export class Engine {
       if (sandbox.notice) options.onWarning?.(sandbox.notice);
     }
     const host = sandbox;
+    let hookSet = options.hooks;
+    if (!hookSet) {
+      const parsed = parseHooks(options.config.hooks, 'config');
+      for (const warning of parsed.warnings) options.onWarning?.(`Warning: ${warning}`);
+      hookSet = parsed.hooks;
+    }
+    this.hooks = isEmptyHookSet(hookSet) ? undefined : new HookRunner(hookSet);
     this.mcp = new McpManager(options.mcp ?? options.config.mcp, { cwd: options.cwd, sandbox: () => serverSandbox(host, options.cwd) });
     this.sessions = new SessionFactory({
       options,
       sandbox,
+      hooks: this.hooks,
       project: this.project,
       tools: this.tools,
       live: this.live,
@@ -262,10 +282,14 @@ export class Engine {
     this.preparing.add(sessionId);
     let session: LiveSession;
     let plan: PromptPlan;
+    let hookContext: string[];
     try {
       session = this.sessions.open(row);
       // A cancelled earlier turn leaves an aborted signal behind; inlining needs a live one.
       if (session.controller.signal.aborted) session.controller = new AbortController();
+      const hooked = await this.promptHooks(session, text);
+      if ('refused' in hooked) return refusedPrompt(hooked.refused);
+      hookContext = hooked.context;
       plan = await planPrompt(text, {
         commands: this.options.commands ?? new Map(),
         agents: this.options.agents,
@@ -297,18 +321,37 @@ export class Engine {
           ...(plan.command ? { command: plan.command } : {}),
         },
       };
-      return this.turns.runLive(session, userText(text), undefined, { presetCalls: [call] });
+      return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call] });
     }
     const turn: TurnOptions = plan.model ? { model: resolveModelName(plan.model, session.model) } : {};
-    if (!plan.agent) return this.turns.runLive(session, userText(plan.text), undefined, turn);
+    if (!plan.agent) return this.turns.runLive(session, userText(plan.text, hookContext), undefined, turn);
     // A command's own agent runs this one turn; the session keeps its agent afterwards.
     this.live.delete(row.id);
     const guest = this.sessions.open(row, undefined, undefined, plan.agent);
     try {
-      return await this.turns.runLive(guest, userText(plan.text), undefined, turn);
+      return await this.turns.runLive(guest, userText(plan.text, hookContext), undefined, turn);
     } finally {
       this.live.delete(row.id);
     }
+  }
+
+  /**
+   * SessionStart hooks (the first prompt of a root session in this engine) and
+   * UserPromptSubmit hooks: what they add to the prompt, or why they refuse it.
+   */
+  private async promptHooks(session: LiveSession, text: string): Promise<{ context: string[] } | { refused: string }> {
+    const hooks = session.hooks;
+    if (!hooks) return { context: [] };
+    const context: string[] = [];
+    if (!this.started.has(session.id)) {
+      this.started.add(session.id);
+      const start = await hooks.sessionStart(session.history.length ? 'resume' : 'startup');
+      if (start) context.push(start);
+    }
+    const submitted = await hooks.userPromptSubmit(text);
+    if (submitted.refuse !== undefined) return { refused: submitted.refuse };
+    if (submitted.context) context.push(submitted.context);
+    return { context };
   }
 
   /**
@@ -491,8 +534,17 @@ function worktreesRoot(store: SessionStore): string {
   return join(dirname(store.file), 'worktrees');
 }
 
-function userText(text: string): Message {
-  return { role: 'user', content: [{ type: 'text', text }] };
+/** The user's prompt, with what hooks added after it as separate text blocks. */
+function userText(text: string, hookContext: readonly string[] = []): Message {
+  return {
+    role: 'user',
+    content: [{ type: 'text', text }, ...hookContext.map((context) => ({ type: 'text' as const, text: `<hook-context>\n${context}\n</hook-context>` }))],
+  };
+}
+
+/** A prompt a UserPromptSubmit hook refused: nothing was sent or stored. */
+function refusedPrompt(reason: string): TurnOutcome {
+  return { status: 'failed', text: '', error: `A UserPromptSubmit hook refused the prompt: ${reason}`, usage: emptyUsage(), cost: 0, steps: 0 };
 }
 
 function titleFrom(text: string): string {

@@ -54,6 +54,7 @@ async function runToCompletion(ctx: CliContext, prompt: string, opts: RunOptions
     });
   }
   reportRefusedGuards(engine, io.stderr);
+  if (opts.format === 'text') reportHookNotices(engine, io.stderr);
   const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;
@@ -153,6 +154,13 @@ function reportRefusedGuards(engine: Engine, stderr: NodeJS.WritableStream): voi
     const what = guarded.get(event.request_id);
     guarded.delete(event.request_id);
     if (what !== undefined && event.reply === 'reject') stderr.write(`Refused ${terminalSafe(what)}.\n`);
+  });
+}
+
+/** What hooks blocked, stopped or failed at: one line each on stderr (JSON carries them as `hook.notice`). */
+function reportHookNotices(engine: Engine, stderr: NodeJS.WritableStream): void {
+  engine.on((event) => {
+    if (event.type === 'hook.notice') stderr.write(`${event.kind === 'warning' ? 'Warning: ' : ''}${terminalSafe(event.message)}\n`);
   });
 }
 

@@ -1,6 +1,8 @@
 // The in-memory state of a session while the engine holds it: what the agent loop needs
 // to run one turn. Persistent state lives in the store; this is derived from it.
 import type { EventPayloads, EventType } from '../events.js';
+import type { HookEventName } from '../hooks/config.js';
+import type { SessionHooks } from '../hooks/session.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
 import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
@@ -46,4 +48,8 @@ export interface LiveSession {
   /** Results of background tasks that arrived while a turn runs; read before the next model request. */
   inbox: TextPart[];
   emit<K extends EventType>(type: K, payload: EventPayloads[K]): void;
+  /** Claude Code's hooks as this session fires them (DESIGN §20); undefined when none is configured. */
+  readonly hooks?: SessionHooks | undefined;
+  /** A hook answered `continue: false`: the turn ends after the current step; which hook and why. */
+  hookStop?: { event: HookEventName; reason: string } | undefined;
 }

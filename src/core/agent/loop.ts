@@ -1,7 +1,9 @@
 // One turn of the agent loop: stream a reply, run its tool calls, feed the results back,
 // and repeat until the model ends its turn, the turn cap is reached, or the turn is
 // cancelled. Each finished message is persisted as it completes, so a crash or a cancel
-// leaves a history that repairHistory can always make valid again.
+// leaves a history that repairHistory can always make valid again. When the model ends its
+// turn, Stop (or, in a sub-agent, SubagentStop) hooks may send it back to work with their
+// reason as a new user message; `stop_hook_active` tells them it already happened (DESIGN §20).
 import { z } from 'zod';
 import { errorMessage, isAbortError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -48,6 +50,9 @@ export interface TurnOutcome {
   steps: number;
 }
 
+/** Stop hooks may send the agent back this many times in one turn; then it stops, whatever they say. */
+export const MAX_STOP_HOOK_ROUNDS = 20;
+
 const TRUNCATED_TOOL_CALL =
   'This tool call was cut off by the output token limit (max_tokens), so it was not run. Split the work into smaller steps and call the tool again.';
 
@@ -66,6 +71,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   let cost = 0;
   let lastText = '';
   let steps = 0;
+  let stopHookRounds = 0;
 
   const append = (message: Message, messageUsage?: { usage: Usage; cost: number }) => {
     session.history.push(message);
@@ -188,7 +194,13 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     const text = textOf({ role: 'assistant', content });
     if (text) lastText = text;
     const calls = content.filter((p): p is ToolUsePart => p.type === 'tool_use');
-    if (calls.length === 0) return outcome('completed');
+    if (calls.length === 0) {
+      const goOn = await stopHookSays(session, stopHookRounds);
+      if (goOn === undefined || session.controller.signal.aborted) return outcome(session.controller.signal.aborted ? 'cancelled' : 'completed');
+      stopHookRounds++;
+      append({ role: 'user', content: [{ type: 'text', text: goOn }] });
+      continue;
+    }
 
     let results: ToolResultPart[];
     if (stopReason === 'max_tokens') {
@@ -198,7 +210,24 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     }
     append({ role: 'user', content: results });
     if (session.controller.signal.aborted) return outcome('cancelled');
+    if (session.hookStop !== undefined) {
+      // A hook answered `continue: false`: the turn ends here, the user is told why.
+      session.hooks?.stopped(session.hookStop.event, session.hookStop.reason);
+      session.hookStop = undefined;
+      return outcome('completed');
+    }
   }
+}
+
+/** What a Stop/SubagentStop hook wants the agent to do next, as its next user message; undefined: stop. */
+async function stopHookSays(session: LiveSession, rounds: number): Promise<string | undefined> {
+  if (!session.hooks) return undefined;
+  if (rounds >= MAX_STOP_HOOK_ROUNDS) {
+    session.hooks.stopped(session.parent ? 'SubagentStop' : 'Stop', `Stop hooks sent the agent back ${rounds} times in one turn; it stops here.`);
+    return undefined;
+  }
+  const verdict = await session.hooks.stop(rounds > 0);
+  return verdict.continueWith === undefined ? undefined : `Stop hook feedback: ${verdict.continueWith}`;
 }
 
 function tooLongMessage(apiMessage: string, afterCompacting: boolean): string {

@@ -1,10 +1,13 @@
 // Runs the tool calls of one assistant message. Every call yields exactly one tool_result,
 // whatever happens (unknown tool, bad arguments, denial, crash, cancel), so the history
-// stays valid and the model can read what went wrong.
+// stays valid and the model can read what went wrong. PreToolUse hooks run before a call
+// (they may block it, allow it past the default asks, or have it asked) and PostToolUse hooks
+// after a successful one (their feedback is added to the result); see hooks/session.ts.
 import { z } from 'zod';
 import { errorMessage, isAbortError } from '../errors.js';
 import type { ToolResultPart, ToolUsePart } from '../messages.js';
-import { PermissionDeniedError, ToolError, type Tool, type ToolContext } from '../tools/types.js';
+import type { HookApproval } from '../permission/gate.js';
+import { PermissionDeniedError, ToolError, type PermissionRequest, type Tool, type ToolContext } from '../tools/types.js';
 import type { LiveSession } from './live-session.js';
 
 /** Keeps one runaway tool result from flooding the context window. */
@@ -75,7 +78,7 @@ function findTool(session: LiveSession, name: string): Tool | undefined {
 
 async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ToolResultPart> {
   session.emit('tool.started', { call_id: call.id, tool: call.name, input: call.input });
-  const { content, isError, metadata } = await executeTool(session, call, opts);
+  const { content, isError, metadata } = await executeWithHooks(session, call, opts);
   const capped =
     content.length > MAX_RESULT_CHARS
       ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
@@ -84,9 +87,57 @@ async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOpti
   return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
 }
 
+/** A call as the model's turn runs it: PreToolUse hooks, the tool, PostToolUse hooks. */
+async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ExecutedCall> {
+  const hooks = session.hooks;
+  if (!hooks) return executeTool(session, call, opts);
+  const pre = await hooks.preToolUse(call);
+  if (pre.stop) session.hookStop ??= { event: 'PreToolUse', reason: pre.stop };
+  if (session.controller.signal.aborted) return { content: CANCELLED_RESULT, isError: true };
+  if (pre.block !== undefined || pre.stop) {
+    return { content: `Blocked by a PreToolUse hook: ${pre.block ?? pre.stop}`, isError: true };
+  }
+  let approval: HookApproval | undefined = pre.permission === 'allow' ? 'allow' : undefined;
+  if (pre.permission === 'ask') {
+    try {
+      await session.gate.check(hookAsk(session, call, pre.permissionReason), call.name, call.id);
+    } catch (err) {
+      if (err instanceof PermissionDeniedError) return { content: err.message, isError: true };
+      if (session.controller.signal.aborted || isAbortError(err)) return { content: CANCELLED_RESULT, isError: true };
+      throw err;
+    }
+    approval = 'approved';
+  }
+  const result = await executeTool(session, call, { ...opts, ...(approval ? { hookApproval: approval } : {}) });
+  const notes = pre.context ? [`PreToolUse hook context: ${pre.context}`] : [];
+  if (!result.isError && !session.controller.signal.aborted) {
+    const post = await hooks.postToolUse(call, result.content, result.metadata);
+    if (post.stop) session.hookStop ??= { event: 'PostToolUse', reason: post.stop };
+    if (post.feedback) notes.push(`PostToolUse hook feedback: ${post.feedback}`);
+  }
+  return notes.length ? { ...result, content: `${result.content}\n\n${notes.join('\n')}` } : result;
+}
+
+/** The ask a PreToolUse hook's `ask` forces: the call's permission key and main argument, asked even where a rule allows it. */
+function hookAsk(session: LiveSession, call: ToolUsePart, reason: string | undefined): PermissionRequest {
+  const input = typeof call.input === 'object' && call.input !== null ? Object.entries(call.input) : [];
+  const field = (name: string) => input.find(([key]) => key === name)?.[1];
+  const main = [field('command'), field('file_path'), field('url'), field('path'), field('pattern')].find((v): v is string => typeof v === 'string');
+  const permission = call.name === 'write' || call.name === 'edit' ? 'edit' : call.name;
+  const why = `a PreToolUse hook asks for approval${reason ? `: ${reason}` : ''}`;
+  return {
+    permission,
+    patterns: main !== undefined ? [main] : [],
+    subject: main !== undefined ? `${call.name} ${main}` : call.name,
+    mustAsk: why,
+  };
+}
+
 export interface ExecuteOptions extends RunCallsOptions {
   /** Position of the call among the calls to the same tool in its message. */
   batchIndex?: number;
+  /** What a PreToolUse hook said about this call (permission/gate.ts). */
+  hookApproval?: HookApproval;
 }
 
 /** Runs one tool call with the session's permissions, without emitting tool events. */
@@ -119,7 +170,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     agent: session.agentName,
     callId: call.id,
     signal,
-    ask: (request) => session.gate.check(request, call.name, call.id),
+    ask: (request) => session.gate.check(request, call.name, call.id, opts.hookApproval),
     progress: (metadata) => session.emit('tool.progress', { call_id: call.id, tool: call.name, metadata }),
     todos: session.todos,
     fileViews: session.fileViews,

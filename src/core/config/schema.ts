@@ -106,6 +106,10 @@ export const ConfigFileSchema = z.strictObject({
   compaction: CompactionSchema.prefault({}),
   mcp: McpConfigSchema.prefault({}),
   sandbox: SandboxConfigSchema.prefault({}),
+  // Claude Code's hook format (DESIGN §20), checked entry by entry by hooks/config.ts, where a
+  // bad entry is a warning naming the file and key: a hook copied from a newer Claude Code
+  // (an `http` hook, a new event) must not stop the program from starting.
+  hooks: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** The whole configuration: the files merged, each provider complete. */

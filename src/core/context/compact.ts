@@ -21,6 +21,8 @@ export interface CompactableSession {
   readonly id: string;
   readonly history: Message[];
   emit(type: 'session.compacted', payload: EventPayloads['session.compacted']): void;
+  /** PreCompact hooks (DESIGN §20) run before the summary is asked for. */
+  readonly hooks?: { preCompact(trigger: 'manual' | 'auto', focus: string | undefined): Promise<void> } | undefined;
 }
 
 export interface ContextDeps {
@@ -174,6 +176,7 @@ export async function compactSession(
   const cut = chooseCut(active, deps.limit.context * KEEP_SHARE);
   if (cut === undefined) return undefined;
   const tokensBefore = opts.tokensBefore ?? estimateRequest(session, { ...shape, messages: repairHistory(active) });
+  await session.hooks?.preCompact(opts.reason === 'manual' ? 'manual' : 'auto', opts.focus?.trim() || undefined);
 
   // The summariser reads a plain transcript: tool blocks without tool definitions would be
   // rejected, and a transcript can be trimmed to fit the window whatever it holds.

@@ -3,7 +3,8 @@
 // onto the parent's, approvals shared per root, tools selected through the same gate for
 // built-ins, `task`, `websearch` and MCP, system prompt built — and registers it in the shared
 // `live` map, returning the one already there if any. It also owns the provider cache and
-// brings a session's tool list up to date when MCP tools change. It runs no turns.
+// brings a session's tool list up to date when MCP tools change, and gives each session its
+// hooks (DESIGN §20), Notification included when a person is waited for. It runs no turns.
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { LiveSession } from '../agent/live-session.js';
 import type { AgentDefinition } from '../agents/index.js';
@@ -11,6 +12,7 @@ import type { InteractionBroker } from '../broker.js';
 import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
+import { claudeToolName, SessionHooks, type HookRunner } from '../hooks/index.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
@@ -49,6 +51,8 @@ export interface SessionFactoryDeps {
   broker: InteractionBroker;
   /** What this start knows about sandboxing commands (DESIGN §19). */
   sandbox: SandboxHost;
+  /** Claude Code's hooks; undefined when none is configured. */
+  hooks: HookRunner | undefined;
   /** Read lazily: the supervisor is built after the factory (it opens children through it). */
   supervisor: () => SubagentSupervisor;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
@@ -123,8 +127,14 @@ export class SessionFactory {
     const routes = parent
       ? childRoutes(parent, settings)
       : {
-          askUser: (origin: LiveSession, question: string, choices: string[]) => this.deps.broker.askQuestion(origin, question, choices),
-          askPermission: (origin: LiveSession, question: PermissionQuestion) => this.deps.broker.askPermission(origin, question),
+          askUser: (origin: LiveSession, question: string, choices: string[]) => {
+            if (options.interactive) origin.hooks?.notify(`${origin.agentName} is asking you a question: ${question}`, 'elicitation_dialog');
+            return this.deps.broker.askQuestion(origin, question, choices);
+          },
+          askPermission: (origin: LiveSession, question: PermissionQuestion) => {
+            if (options.interactive) origin.hooks?.notify(`${origin.agentName} needs your permission to use ${claudeToolName(question.tool)}`, 'permission_prompt');
+            return this.deps.broker.askPermission(origin, question);
+          },
         };
 
     // Tools are built per session: `task` closes over this session as the parent.
@@ -190,6 +200,17 @@ export class SessionFactory {
       controller: new AbortController(),
       inbox: [],
       emit,
+      hooks: this.deps.hooks
+        ? new SessionHooks(this.deps.hooks, {
+            id: row.id,
+            agentName: agent.name,
+            cwd: row.cwd,
+            parentId: parent?.id,
+            projectRoot: project.root,
+            signal: () => session.controller.signal,
+            emit: (type, payload) => emit(type, payload),
+          })
+        : undefined,
     };
     self.current = session;
     this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });

@@ -27,4 +27,5 @@ export const EVENT_TYPES = [
   'turn.completed',
   'session.compacted',
   'error',
+  'hook.notice',
 ] as const;

@@ -179,6 +179,18 @@ export const SessionCompactedSchema = event('session.compacted', {
   context_window: count.describe("The model's context window in tokens."),
 });
 
+/** A hook (DESIGN §20) blocked something, stopped the agent, or failed: what the user should know. */
+export const HookNoticeSchema = event('hook.notice', {
+  hook_event: z
+    .enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification'])
+    .describe("The hook event, in Claude Code's spelling."),
+  kind: z
+    .enum(['blocked', 'stopped', 'warning'])
+    .describe('blocked: a tool call, a prompt or a stop was refused; stopped: a hook ended the turn (`continue: false`); warning: a hook failed, timed out or said something (`systemMessage`), and the turn went on.'),
+  message: z.string(),
+  call_id: id.optional().describe('The tool call concerned, for PreToolUse and PostToolUse.'),
+});
+
 /** Every core event. */
 export const CoreEventSchema = z
   .union([
@@ -199,6 +211,7 @@ export const CoreEventSchema = z
     TurnCompletedSchema,
     SessionCompactedSchema,
     ErrorEventSchema,
+    HookNoticeSchema,
   ])
   .meta({ id: 'CoreEvent' });
 

@@ -8,6 +8,10 @@
 // Inside a sandbox that auto-allows (DESIGN §19) the built-in `bash: ask` default no longer
 // asks, while every rule from the config or an agent file still does; leaving the sandbox
 // (`needsPerson`) always goes to a person.
+// A PreToolUse hook's answer (DESIGN §20) comes in as `hook`: `allow` lifts only the asks the
+// built-in defaults give (like a sandbox's auto-allow: the config's own ask and deny rules,
+// the control-files guard and leaving the sandbox still apply); `approved` means a person
+// already said yes to this call when the hook asked, so the rules' asks are settled too.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
 import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
@@ -94,6 +98,9 @@ export interface PermissionOutcome {
   message?: string;
 }
 
+/** What a PreToolUse hook said about the call being checked. */
+export type HookApproval = 'allow' | 'approved';
+
 export class PermissionGate {
   constructor(
     /** This session's ruleset first, then each ancestor's. */
@@ -106,7 +113,7 @@ export class PermissionGate {
     return this.chain;
   }
 
-  async check(incoming: PermissionRequest, tool: string, callId: string): Promise<void> {
+  async check(incoming: PermissionRequest, tool: string, callId: string, hook?: HookApproval): Promise<void> {
     // A bash request without its analysis (not built by bashPermissionRequest) is parsed here:
     // matching the raw line as one pattern is exactly what lets `git status; rm x` through.
     let request = incoming;
@@ -114,9 +121,10 @@ export class PermissionGate {
       const shell = await analyzeBash(incoming.patterns.join('\n'));
       request = { ...incoming, shell, always: incoming.always ?? alwaysPatterns(shell) };
     }
+    const relaxed = hook === 'allow' ? withoutDefaultAsks(this.chain) : undefined;
     const decision = request.shell
-      ? decideBashChain(request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain, request.shell)
-      : evaluateChain(this.chain, request.permission, request.patterns);
+      ? decideBashChain(relaxed ?? (request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain), request.shell)
+      : evaluateChain(relaxed ?? this.chain, request.permission, request.patterns);
     const files = (request.controlFiles ?? []).map((f) => f.path);
     if (files.length > 0 && files.every((file) => namedExactly(this.chain, file))) request = withoutGuard(request);
     const guarded = request.mustAsk !== undefined;
@@ -128,7 +136,7 @@ export class PermissionGate {
         `Permission denied by the configured rules: ${request.permission} ${describePatterns(named.length ? named : request.patterns)} is not allowed for this agent.`,
       );
     }
-    const rulesCovered = decision === 'allow' || this.approvals.covers(request);
+    const rulesCovered = decision === 'allow' || hook === 'approved' || this.approvals.covers(request);
     const guardCovered = !guarded || (request.controlFiles?.length ? this.approvals.coversControlFiles(files) : this.approvals.covers(request));
     if (!needsPerson && rulesCovered && guardCovered) return;
     const outcome = await this.asker({ ...request, tool, callId });
@@ -148,6 +156,11 @@ export class PermissionGate {
 function sandboxedChain(chain: readonly Ruleset[]): Ruleset[] {
   const asDefault = (rule: Rule) => DEFAULT_RULES.includes(rule) && rule.action === 'ask' && wildcardMatch(rule.permission, 'bash');
   return chain.map((ruleset) => ruleset.map((rule): Rule => (asDefault(rule) ? { ...rule, action: 'allow' } : rule)));
+}
+
+/** The chain with every ask of the built-in defaults turned into allow: what a hook's `allow` decides on. */
+function withoutDefaultAsks(chain: readonly Ruleset[]): Ruleset[] {
+  return chain.map((ruleset) => ruleset.map((rule): Rule => (DEFAULT_RULES.includes(rule) && rule.action === 'ask' ? { ...rule, action: 'allow' } : rule)));
 }
 
 function describePatterns(patterns: readonly string[]): string {

@@ -2,8 +2,10 @@
 // command for the model) goes through, so where a command runs is a backend's business.
 //
 // Contract of `run(command, { cwd, env, signal })`:
-// - starts `command` in a shell in `cwd` with exactly `env` (nothing inherited), stdin closed;
-// - `output` carries stdout and stderr interleaved as they are written;
+// - starts `command` in a shell in `cwd` with exactly `env` (nothing inherited), stdin closed
+//   (or fed `input` first, then closed);
+// - `output` carries stdout and stderr interleaved as they are written (or `stdout` and
+//   `stderr` apart, with `separateOutput`);
 // - `exited` resolves (never rejects) when the shell ends or could not start;
 // - `stop()` ends the command and everything it started, gracefully then forcibly, and
 //   `alive()` tells whether any of it still runs; aborting `signal` calls `stop()`.
@@ -26,6 +28,10 @@ export interface RunOptions {
   env: Readonly<Record<string, string>>;
   /** Aborting stops the command and everything it started. */
   signal: AbortSignal;
+  /** Written to the command's stdin, which is then closed (a hook's JSON); stdin is closed at once without it. */
+  input?: string;
+  /** Keep stdout and stderr apart (`stdout`/`stderr`) instead of interleaving them in `output`. */
+  separateOutput?: boolean;
 }
 
 export interface CommandExit {
@@ -36,8 +42,11 @@ export interface CommandExit {
 }
 
 export interface RunningCommand {
-  /** stdout and stderr interleaved; undefined when the command did not start. */
+  /** stdout and stderr interleaved; undefined when the command did not start or `separateOutput` was asked. */
   readonly output: Readable | undefined;
+  /** With `separateOutput`: each stream on its own; undefined otherwise. */
+  readonly stdout?: Readable | undefined;
+  readonly stderr?: Readable | undefined;
   readonly exited: Promise<CommandExit>;
   alive(): boolean;
   /** Ends the command and every process it started; safe to call more than once. */
@@ -67,7 +76,7 @@ export function hostRunner(description = 'the host', wrap?: ProgramWrapper): Com
   };
 }
 
-async function startCommand(command: string, { cwd, env, signal }: RunOptions, wrap: ProgramWrapper | undefined): Promise<RunningCommand> {
+async function startCommand(command: string, { cwd, env, signal, input, separateOutput }: RunOptions, wrap: ProgramWrapper | undefined): Promise<RunningCommand> {
   // execa is loaded on first use: most starts never run a command.
   const { execa } = await import('execa');
   const marker = newMarker();
@@ -76,8 +85,8 @@ async function startCommand(command: string, { cwd, env, signal }: RunOptions, w
     cwd,
     // Its own process group, so one signal reaches everything it starts (process.ts).
     detached: true,
-    stdin: 'ignore',
-    all: true,
+    stdin: input === undefined ? 'ignore' : 'pipe',
+    all: !separateOutput,
     buffer: false,
     reject: false,
     stripFinalNewline: false,
@@ -86,6 +95,11 @@ async function startCommand(command: string, { cwd, env, signal }: RunOptions, w
     env: { ...env, ...markerEnv(marker) },
   });
   const pid = subprocess.pid;
+  if (input !== undefined && subprocess.stdin) {
+    // A command that never reads its stdin closes the pipe: that is its business, not an error.
+    subprocess.stdin.on('error', () => {});
+    subprocess.stdin.end(input);
+  }
   const processes: CommandProcesses | undefined = pid === undefined ? undefined : { pgid: pid, marker };
   const untrack = processes ? trackCommand(processes) : undefined;
   let stopping: Promise<void> | undefined;
@@ -111,7 +125,8 @@ async function startCommand(command: string, { cwd, env, signal }: RunOptions, w
   void exited.then(() => signal.removeEventListener('abort', onAbort));
 
   return {
-    output: subprocess.all ?? undefined,
+    output: separateOutput ? undefined : (subprocess.all ?? undefined),
+    ...(separateOutput ? { stdout: subprocess.stdout ?? undefined, stderr: subprocess.stderr ?? undefined } : {}),
     exited,
     alive: () => (processes ? commandAlive(processes) : false),
     stop,

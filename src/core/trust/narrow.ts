@@ -36,6 +36,8 @@ export const WIDENING_CONFIG_KEYS: readonly WideningKey[] = [
   { path: ['provider'], widens: () => true, detail: 2 },
   // MCP servers are programs to start and hosts to connect to.
   { path: ['mcp'], widens: () => true, detail: 1 },
+  // Hooks are commands to run (DESIGN §20): never from a project the user has not trusted.
+  { path: ['hooks'], widens: () => true, detail: 1 },
   // "bubble" would turn a user's `approvals: deny` back into questions that `--yes` approves.
   { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny', detail: 0 },
   // Sub-agent limits may only be lowered: 40 tasks at once, or children that never stop,
@@ -173,6 +175,11 @@ export class ProjectNarrowing {
   /** Claude Code's `.mcp.json` is not read at all: each server it names would be a program to start. */
   noteMcpJsonServers(file: string, names: readonly string[]): void {
     for (const name of names) this.ignore(`mcpServers.${name}`, file);
+  }
+
+  /** Hooks in the project's `.claude/settings*.json` are not run: each event named is a command that would start. */
+  noteSettingsHooks(file: string, events: readonly string[]): void {
+    for (const event of events) this.ignore(`hooks.${event}`, file);
   }
 
   /** Before validation: `{env:VAR}` is not expanded in a project file (it could copy secrets into prompts). */
