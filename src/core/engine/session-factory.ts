@@ -189,6 +189,7 @@ export class SessionFactory {
       history: store.loadMessages(row.id),
       controller: new AbortController(),
       inbox: [],
+      steering: [],
       emit,
     };
     self.current = session;

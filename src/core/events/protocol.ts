@@ -26,5 +26,7 @@ export const EVENT_TYPES = [
   'permission.replied',
   'turn.completed',
   'session.compacted',
+  'message.delivered',
+  'session.detached',
   'error',
 ] as const;
