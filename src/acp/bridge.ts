@@ -26,6 +26,8 @@ interface SessionInfo {
 
 /** What the editor is shown of one running sub-agent, on its root-level task call. */
 interface ChildProgress {
+  /** The child's session id: an editor sends it a prompt to steer it (DESIGN §23). */
+  sessionId?: string;
   agent: string;
   description: string | null;
   status: string;
@@ -180,6 +182,7 @@ export class Bridge {
     const child = this.childFor(event.call_id, typeof m.agent === 'string' ? m.agent : 'sub-agent');
     if (typeof m.status === 'string') child.status = m.status;
     if (typeof m.tool_calls === 'number') child.toolCalls = m.tool_calls;
+    if (typeof m.session_id === 'string') child.sessionId = m.session_id;
     this.sendChild(event.session_id, event.call_id, child);
   }
 
@@ -402,5 +405,5 @@ function progressText(child: ChildProgress): string {
 }
 
 function progressRecord(child: ChildProgress): Record<string, unknown> {
-  return { agent: child.agent, description: child.description, status: child.status, tool_calls: child.toolCalls, latest_tools: child.latest, tokens: child.tokens };
+  return { ...(child.sessionId ? { session_id: child.sessionId } : {}), agent: child.agent, description: child.description, status: child.status, tool_calls: child.toolCalls, latest_tools: child.latest, tokens: child.tokens };
 }

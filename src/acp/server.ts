@@ -42,6 +42,21 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
     if (!engine) throw RequestError.invalidParams({ sessionId }, `No open session "${sessionId}": create it with session/new or open it with session/load first.`);
     return engine;
   };
+  /**
+   * A prompt to a sub-agent of an open session goes to it through `sendToSession`: queued for
+   * its next turn boundary while it runs, or continuing it once finished (its new result goes to
+   * its parent). Answered at once; the child's work shows on its task call as before.
+   */
+  const steerChild = (sessionId: string, prompt: readonly ContentBlock[]): { stopReason: 'end_turn' } | undefined => {
+    if (opened.has(sessionId)) return undefined;
+    const row = projects.store.getSession(sessionId);
+    const engine = row?.parent_id ? opened.get(rootOf(projects, row).id) : undefined;
+    if (!row || !engine) return undefined;
+    const text = promptText(prompt);
+    if (!text.trim()) throw RequestError.invalidParams(undefined, 'The prompt has no text.');
+    guard(() => engine.sendToSession(row.id, text));
+    return { stopReason: 'end_turn' };
+  };
   const modes = (engine: Engine, row: SessionRow): SessionModeState => ({
     currentModeId: row.agent,
     availableModes: engine.primaryAgents().map((a) => ({ id: a.name, name: a.name, ...(a.description ? { description: a.description } : {}) })),
@@ -132,6 +147,9 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       return { configOptions: configOptions(row) };
     })
     .onRequest('session/prompt', async ({ params }) => {
+      // A sub-agent's id (from its task call's rawOutput): the message steers it (DESIGN §23).
+      const steered = steerChild(params.sessionId, params.prompt);
+      if (steered) return steered;
       const engine = sessionEngine(params.sessionId);
       requireCredentials(engine.cwd);
       const text = promptText(params.prompt);

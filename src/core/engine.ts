@@ -8,6 +8,7 @@
 // questions and permission replies, models and MCP status.
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { queueSteering } from './agent/inbox.js';
 import type { LiveSession } from './agent/live-session.js';
 import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, manualCompactionSkip, type CompactResult, type CompactSkipped, type ContextDeps } from './context/index.js';
@@ -97,6 +98,12 @@ export function projectParts(
     ...(ctx.hooks ? { hooks: ctx.hooks } : {}),
   };
 }
+
+/**
+ * What `sendToSession` did with a message: `queued` for the running session's next turn
+ * boundary, or `continued` a finished sub-agent (its new result goes to its parent).
+ */
+export type SendOutcome = 'queued' | 'continued';
 
 export interface CreateSessionOptions {
   agent?: string;
@@ -402,6 +409,54 @@ export class Engine {
 
   isRunning(sessionId: string): boolean {
     return this.turns.isRunning(sessionId);
+  }
+
+  /**
+   * Sends a message to a session (DESIGN §23). A session under way in this process (running,
+   * or a sub-agent waiting for a slot) gets it as a user message at its next turn boundary,
+   * never in the middle of a tool; parent and siblings go on. A finished sub-agent is continued
+   * with it, as `task` with its `session_id` would, and its new result reaches its parent like a
+   * background result. A root that is not running is refused: `prompt` starts its turns.
+   */
+  sendToSession(sessionId: string, text: string): SendOutcome {
+    if (!text.trim()) throw new ConfigError('The message is empty; nothing was sent.');
+    const row = this.options.store.getSession(sessionId);
+    if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
+    const live = this.live.get(sessionId);
+    if (live && (this.turns.isRunning(sessionId) || this.supervisor.isUnderWay(sessionId))) {
+      queueSteering(live, { text, sender: 'user' });
+      return 'queued';
+    }
+    if (!row.parent_id) throw new ConfigError(`Session ${sessionId} is not running a turn; send it a prompt instead.`);
+    if (this.options.store.leases.otherHolder(sessionId) !== undefined) {
+      throw new ConfigError(`Sub-agent ${sessionId} is in use by another opencode-ink process; send the message from there.`);
+    }
+    this.supervisor.continueChild(this.openForDelivery(row.parent_id), row, text);
+    return 'continued';
+  }
+
+  /**
+   * Sends a running foreground sub-agent to the background (Ctrl+B): its parent's `task` call
+   * returns `state="running"` at once and the result arrives later as a background result.
+   * False when the session is not a foreground sub-agent running here.
+   */
+  detach(sessionId: string): boolean {
+    return this.supervisor.detach(sessionId);
+  }
+
+  /** A running foreground sub-agent that `detach` would send to the background. */
+  isDetachable(sessionId: string): boolean {
+    return this.supervisor.isDetachable(sessionId);
+  }
+
+  /** A session and its ancestors held in memory, opened from the store where they are not, to receive a result. */
+  private openForDelivery(sessionId: string): LiveSession {
+    const existing = this.live.get(sessionId);
+    if (existing) return existing;
+    const row = this.options.store.getSession(sessionId);
+    if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
+    const parent = row.parent_id ? this.openForDelivery(row.parent_id) : undefined;
+    return this.sessions.open(row, parent);
   }
 
   /** Cancels every running turn, children and background tasks included (quitting). */

@@ -17,6 +17,7 @@ import { PICKER_CHROME_ROWS, SessionPicker } from './components/session-picker.j
 import { StatusLine } from './components/status-line.js';
 import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
+import { BlockHintContext } from './components/tree/block-hint.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView, McpView } from './screens/info-views.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
@@ -148,10 +149,16 @@ export function App(props: AppProps) {
         setOverlay({ kind: 'picker' });
         return;
       }
+      if (action === 'session_child_cancel') {
+        // This child alone: its parent gets state="cancelled" for the call and goes on.
+        const node = store.getState().sessions[viewId];
+        if (node?.parentId && (node.status === 'running' || node.status === 'queued')) props.core.cancel(viewId);
+        return;
+      }
       const next = navigate(store.getState(), viewId, action);
       showView(next);
     },
-    [store, viewId, showView],
+    [store, viewId, showView, props.core],
   );
 
   return (
@@ -223,6 +230,7 @@ function Screen(props: ScreenProps) {
   const now = useNow(active, 250);
 
   const queue = usePromptQueue({ core, store, rootId, agent: row?.agent, onNotice: setNotice });
+  const steering = useMemo(() => (isChildView && viewed ? steeringTarget(viewed.agent, viewed.description || viewed.title, viewed.status) : undefined), [isChildView, viewed?.agent, viewed?.description, viewed?.title, viewed?.status]);
   const { queued, send } = queue;
 
   const onSubmit = useCallback(
@@ -247,9 +255,19 @@ function Screen(props: ScreenProps) {
         queue,
       };
       if (handleSlash(trimmed, commands, slash)) return;
+      if (steering) {
+        // A sub-agent's view sends to that sub-agent (DESIGN §23); the root's queue is not involved.
+        try {
+          const how = core.sendToSession(viewId, text);
+          setNotice(how === 'queued' ? `Queued for ${steering.label}: it reads it at its next step.` : `Continuing ${steering.label}; its new result goes to its parent.`);
+        } catch (err) {
+          setNotice(errorMessage(err));
+        }
+        return;
+      }
       queue.submit(text);
     },
-    [commands, core, exit, props, queue, rootId, row, setOverlay],
+    [commands, core, exit, props, queue, rootId, row, setOverlay, steering, viewId],
   );
 
   // The first prompt from the command line, once.
@@ -288,8 +306,21 @@ function Screen(props: ScreenProps) {
   const dialogOpen = Boolean(permission ?? question);
   const inputActive = !dialogOpen && !overlay && !leaderPending;
 
-  // Ctrl+C twice quits from anywhere: while a dialog, an overlay or the read-only child
-  // view has the keys, the prompt (which handles Ctrl+C otherwise) never sees it.
+  // Ctrl+B sends running foreground sub-agents to the background (DESIGN §23): in a child's
+  // view that child, elsewhere every one the viewed session waits on. Their task calls return
+  // at once and their results arrive later, so the parent goes on.
+  useKeys(
+    (input, key) => {
+      if (!key.ctrl || input !== 'b') return;
+      const targets = isChildView ? [viewId] : runningChildIds(state, viewId);
+      const sent = targets.filter((id) => core.isDetachable(id) && core.detach(id));
+      if (sent.length > 0) setNotice(`Sent to the background: ${sent.map((id) => agentPath(state, id)).join(', ')}. Results arrive when they finish.`);
+    },
+    { isActive: inputActive },
+  );
+
+  // Ctrl+C twice quits from anywhere: while a dialog or an overlay has the keys, the prompt
+  // (which handles Ctrl+C otherwise) never sees it.
   const exitArmedAt = useRef(0);
   useKeys(
     (input, key) => {
@@ -302,7 +333,7 @@ function Screen(props: ScreenProps) {
       exitArmedAt.current = Date.now();
       setNotice('Press Ctrl+C again to exit');
     },
-    { isActive: !inputActive || isChildView },
+    { isActive: !inputActive },
   );
 
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
@@ -363,119 +394,119 @@ function Screen(props: ScreenProps) {
   );
 
   return (
-    <Box flexDirection="column" width={width}>
-      <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
-        {(entry) =>
-          entry.header ? (
-            <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
-          ) : (
-            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
-          )
-        }
-      </Static>
-      {overlay ? null : layout.transcriptClip === undefined ? (
-        liveEntries
-      ) : (
-        // Taller than its share of the screen: only the newest rows. It all prints once finished.
-        <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
-          <Box flexDirection="column" flexShrink={0}>
-            {liveEntries}
+    <BlockHintContext.Provider value={`ctrl+b background · ${describeKey(props.keybinds, 'session_child_cycle')} to steer or cancel`}>
+      <Box flexDirection="column" width={width}>
+        <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
+          {(entry) =>
+            entry.header ? (
+              <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
+            ) : (
+              <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
+            )
+          }
+        </Static>
+        {overlay ? null : layout.transcriptClip === undefined ? (
+          liveEntries
+        ) : (
+          // Taller than its share of the screen: only the newest rows. It all prints once finished.
+          <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
+            <Box flexDirection="column" flexShrink={0}>
+              {liveEntries}
+            </Box>
           </Box>
-        </Box>
-      )}
-      {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
-      {working ? (
-        <Text color={roleColor('muted')} wrap="truncate-end">
-          <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
-        </Text>
-      ) : null}
-      {permission ? (
-        <ApprovalDialog
-          key={permission.requestId}
-          asker={agentPath(state, permission.sessionId)}
-          tool={permission.tool}
-          subject={permission.subject}
-          {...(permission.always ? { always: permission.always } : {})}
-          {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
-          renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
-          maxSubjectLines={layout.subjectRows}
-          compact={compactApproval}
-          waiting={waiting}
-          position={state.permissions.indexOf(permission) + 1}
-          total={state.permissions.length}
-          onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
-        />
-      ) : null}
-      {question ? (
-        <AskUserDialog
-          key={question.questionId}
-          asker={agentPath(state, question.sessionId)}
-          question={question.question}
-          options={question.options}
-          position={state.questions.indexOf(question) + 1}
-          total={state.questions.length}
-          waiting={waiting}
-          maxQuestionRows={layout.subjectRows}
-          compact={compactQuestion}
-          onAnswer={(text) => core.answerQuestion(question.questionId, text)}
-          onDecline={() => core.declineQuestion(question.questionId)}
-        />
-      ) : null}
-      {overlay?.kind === 'picker' ? (
-        <SessionPicker
-          sessions={core.listRoots()}
-          maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
-          onSelect={(id) => {
-            setOverlay(undefined);
-            props.openRoot(id);
+        )}
+        {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
+        {working ? (
+          <Text color={roleColor('muted')} wrap="truncate-end">
+            <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
+          </Text>
+        ) : null}
+        {permission ? (
+          <ApprovalDialog
+            key={permission.requestId}
+            asker={agentPath(state, permission.sessionId)}
+            tool={permission.tool}
+            subject={permission.subject}
+            {...(permission.always ? { always: permission.always } : {})}
+            {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
+            renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
+            maxSubjectLines={layout.subjectRows}
+            compact={compactApproval}
+            waiting={waiting}
+            position={state.permissions.indexOf(permission) + 1}
+            total={state.permissions.length}
+            onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
+          />
+        ) : null}
+        {question ? (
+          <AskUserDialog
+            key={question.questionId}
+            asker={agentPath(state, question.sessionId)}
+            question={question.question}
+            options={question.options}
+            position={state.questions.indexOf(question) + 1}
+            total={state.questions.length}
+            waiting={waiting}
+            maxQuestionRows={layout.subjectRows}
+            compact={compactQuestion}
+            onAnswer={(text) => core.answerQuestion(question.questionId, text)}
+            onDecline={() => core.declineQuestion(question.questionId)}
+          />
+        ) : null}
+        {overlay?.kind === 'picker' ? (
+          <SessionPicker
+            sessions={core.listRoots()}
+            maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
+            onSelect={(id) => {
+              setOverlay(undefined);
+              props.openRoot(id);
+            }}
+            onCancel={() => setOverlay(undefined)}
+          />
+        ) : null}
+        {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
+        <PromptInput
+          onSubmit={onSubmit}
+          onInterrupt={() => {
+            core.cancel(rootId);
           }}
-          onCancel={() => setOverlay(undefined)}
+          onExitRequest={() => {
+            props.onExit?.();
+            exit();
+          }}
+          onCycleAgent={cycleAgent}
+          history={history}
+          commands={commands}
+          subagents={subagents}
+          models={models}
+          {...(props.completeFile ? { completeFile: props.completeFile } : {})}
+          queued={queued}
+          isActive={inputActive}
+          prompt={agentName}
+          promptColor={agentColor(agentName, props.agentColors?.[agentName])}
+          width={width}
+          onRowsChange={setInputRows}
+          placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
         />
-      ) : null}
-      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
-      <PromptInput
-        onSubmit={onSubmit}
-        onInterrupt={() => {
-          core.cancel(rootId);
-        }}
-        onExitRequest={() => {
-          props.onExit?.();
-          exit();
-        }}
-        onCycleAgent={cycleAgent}
-        history={history}
-        commands={commands}
-        subagents={subagents}
-        models={models}
-        {...(props.completeFile ? { completeFile: props.completeFile } : {})}
-        queued={queued}
-        disabled={isChildView}
-        disabledHint={`read-only sub-agent view · ${describeKey(props.keybinds, 'session_parent')} back to the parent`}
-        isActive={inputActive}
-        prompt={agentName}
-        promptColor={agentColor(agentName, props.agentColors?.[agentName])}
-        width={width}
-        onRowsChange={setInputRows}
-        placeholder={leaderPending ? 'leader…' : 'Ask anything · / for commands · @ to mention'}
-      />
-      <StatusLine
-        agent={agentName}
-        {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
-        model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
-        tokens={totals.tokens}
-        cost={totals.cost}
-        {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
-        running={runningCount(state, rootId)}
-        queued={queuedCount(state, rootId)}
-        title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
-        {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
-        {...(props.autoApprove ? { autoApprove: true } : {})}
-        width={width}
-      />
-    </Box>
+        <StatusLine
+          agent={agentName}
+          {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
+          model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
+          tokens={totals.tokens}
+          cost={totals.cost}
+          {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
+          running={runningCount(state, rootId)}
+          queued={queuedCount(state, rootId)}
+          title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
+          {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
+          {...(props.autoApprove ? { autoApprove: true } : {})}
+          width={width}
+        />
+      </Box>
+    </BlockHintContext.Provider>
   );
 }
 
@@ -485,7 +516,7 @@ function Header({ banner, state, viewId, isChildView }: { banner?: string | unde
     <Box flexDirection="column">
       {banner ? <Text color={roleColor('warning')}>{banner}</Text> : null}
       {isChildView && node ? (
-        <Text color={roleColor('muted')}>{agentPath(state, viewId)} · sub-agent session (read-only)</Text>
+        <Text color={roleColor('muted')}>{agentPath(state, viewId)} · sub-agent session · what you type goes to this sub-agent</Text>
       ) : null}
       {!isChildView && node ? <Text color={roleColor('muted')}>{sessionLabel(node)} · {node.title}</Text> : null}
     </Box>
@@ -520,6 +551,29 @@ function SubjectDiff({ lines, maxRows, width }: { lines: readonly DiffLine[]; ma
 
 function agentColorsProp(colors: Readonly<Record<string, string>> | undefined) {
   return colors ? { agentColors: colors } : {};
+}
+
+/** Where a child view's prompt sends: `explore › Find routes`, and whether it still runs. */
+interface SteeringTarget {
+  label: string;
+  running: boolean;
+}
+
+function steeringTarget(agent: string, task: string, status: string): SteeringTarget {
+  return { label: task ? `${agent} › ${task}` : agent, running: status === 'running' || status === 'queued' };
+}
+
+/** The child view's placeholder: where the prompt sends, and the per-child keys while it runs. */
+function steeringHint(target: SteeringTarget, keybinds: KeybindConfig | undefined): string {
+  if (!target.running) return `continue ${target.label}`;
+  return `to ${target.label} · ${describeKey(keybinds, 'session_child_cancel')} cancel it · ctrl+b background`;
+}
+
+/** The running sub-agents the viewed session's turn waits on (its own, not deeper ones). */
+function runningChildIds(state: UiState, sessionId: string): string[] {
+  return Object.values(state.sessions)
+    .filter((s) => s.parentId === sessionId && (s.status === 'running' || s.status === 'queued'))
+    .map((s) => s.id);
 }
 
 function describeKey(config: KeybindConfig | undefined, action: KeymapAction): string {

@@ -117,6 +117,7 @@ describe('loadConfig', () => {
         session_parent: '<leader>up',
         session_child_first: '<leader>down',
         session_list: '<leader>l',
+        session_child_cancel: '<leader>k',
       },
       compaction: { auto: true, threshold: 0.8, prune: true },
       mcp: {},

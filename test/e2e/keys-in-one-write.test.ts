@@ -62,12 +62,12 @@ describe.runIf(hasTmux || process.env.CI)('keys in one write', () => {
     // The sub-agent that asked got the free-text answer: its own transcript shows it.
     tmux('send-keys', '-t', NAME, 'C-x');
     tmux('send-keys', '-t', NAME, 'Right');
-    const child = await waitFor((s) => s.includes('read-only'), 'the first child view');
+    const child = await waitFor((s) => s.includes('goes to this sub-agent'), 'the first child view');
     expect(child).toContain('Find API routes');
     expect(child).toMatch(/blue/);
     tmux('send-keys', '-t', NAME, 'C-x');
     tmux('send-keys', '-t', NAME, 'Up');
-    await waitFor((s) => !s.includes('read-only'), 'the parent view again');
+    await waitFor((s) => !s.includes('goes to this sub-agent'), 'the parent view again');
 
     writeOnce('fix the bug\r');
     await waitFor((s) => s.includes('You asked: “fix the bug”'), 'the prompt sent by its Enter');

@@ -118,12 +118,12 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
 
     t.keys('C-x');
     t.keys('Right');
-    const child = await t.waitFor((s) => s.includes('read-only'), 'the child view');
+    const child = await t.waitFor((s) => s.includes('goes to this sub-agent'), 'the child view');
     expect(child).toMatch(/explore \(1 of 3\)/);
 
     t.keys('C-x');
     t.keys('Up');
-    await t.waitFor((s) => !s.includes('read-only sub-agent view') && s.includes('(scripted demo reply)'), 'the parent view again');
+    await t.waitFor((s) => !s.includes('goes to this sub-agent') && s.includes('(scripted demo reply)'), 'the parent view again');
 
     t.keys('-l', '/exit');
     await t.waitFor((s) => s.includes('/exit'), 'the typed command');

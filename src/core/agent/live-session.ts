@@ -13,6 +13,12 @@ import type { FileViews } from '../workspace/file-views.js';
 export type QuestionRoute = (origin: LiveSession, question: string, options: string[]) => Promise<QuestionOutcome>;
 export type PermissionRoute = (origin: LiveSession, question: PermissionQuestion) => Promise<PermissionOutcome>;
 
+/** A message sent to a running session: by the user (its view, ACP, the library) or by its parent's `task`. */
+export interface SteeringMessage {
+  text: string;
+  sender: 'user' | 'parent';
+}
+
 export interface LiveSession {
   readonly id: string;
   readonly agentName: string;
@@ -47,6 +53,8 @@ export interface LiveSession {
   controller: AbortController;
   /** Results of background tasks that arrived while a turn runs; read before the next model request. */
   inbox: TextPart[];
+  /** Messages sent to the session while it runs (DESIGN §23); delivered with the inbox (./inbox.ts). */
+  steering: SteeringMessage[];
   emit<K extends EventType>(type: K, payload: EventPayloads[K]): void;
   /** Claude Code's hooks as this session fires them (DESIGN §20); undefined when none is configured. */
   readonly hooks?: SessionHooks | undefined;

@@ -23,6 +23,7 @@ import type { ModelLimit } from '../provider/models.js';
 import type { ModelRequest, Provider, ToolSpec } from '../provider/types.js';
 import type { Tool } from '../tools/types.js';
 import type { LiveSession } from './live-session.js';
+import { takeInbox } from './inbox.js';
 import { runToolCalls } from './tool-runner.js';
 
 export interface LoopDeps {
@@ -119,8 +120,9 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     const signal = session.controller.signal;
     if (signal.aborted) return outcome('cancelled');
     if (session.maxTurns !== undefined && steps >= session.maxTurns) return outcome('max_turns');
-    // Background task results that arrived meanwhile go in before the model speaks again.
-    if (session.inbox.length) append({ role: 'user', content: session.inbox.splice(0) });
+    // Background results and steering messages that arrived meanwhile go in before the model speaks again.
+    const arrived = takeInbox(session);
+    if (arrived) append(arrived);
     steps++;
 
     const messageId = newId('msg');

@@ -22,6 +22,8 @@ export const DEFAULT_KEYBINDS = {
   session_parent: '<leader>up',
   session_child_first: '<leader>down',
   session_list: '<leader>l',
+  /** Cancels the sub-agent whose view is open, alone (DESIGN §23). */
+  session_child_cancel: '<leader>k',
 } as const;
 
 
@@ -83,6 +85,7 @@ export const KeybindsSchema = z.strictObject({
   session_parent: z.string().min(1).default(DEFAULT_KEYBINDS.session_parent),
   session_child_first: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_first),
   session_list: z.string().min(1).default(DEFAULT_KEYBINDS.session_list),
+  session_child_cancel: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cancel),
 });
 
 // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.

@@ -199,6 +199,7 @@ export class SessionFactory {
       history: store.loadMessages(row.id),
       controller: new AbortController(),
       inbox: [],
+      steering: [],
       emit,
       hooks: this.deps.hooks
         ? new SessionHooks(this.deps.hooks, {

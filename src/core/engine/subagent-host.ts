@@ -59,6 +59,7 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     runChild: (child, input, opts) => turns.runLive(child, input, opts),
     // A child another process holds (it resumed it, or runs it) counts as running too.
     isRunning: (id) => turns.isRunning(id) || store.leases.otherHolder(id) !== undefined,
+    liveSession: (id) => live.get(id),
     onEvent: deps.onEvent,
     deliver: (parent, text) => turns.deliver(parent, { type: 'text', text }),
     trackBackground: (rootId, work) => turns.trackBackground(rootId, work),

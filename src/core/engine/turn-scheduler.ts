@@ -5,6 +5,7 @@
 // Every turn, exclusive operation and background task counts against its root, and `settled`
 // resolves once a root has none left. A child whose turn ended is released from memory.
 import { onAbort } from '../abort-fanout.js';
+import { takeInbox } from '../agent/inbox.js';
 import type { LiveSession } from '../agent/live-session.js';
 import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from '../agent/loop.js';
 import { errorMessage } from '../errors.js';
@@ -114,8 +115,8 @@ export class TurnScheduler {
       do {
         outcome = await this.runOneTurn(session, next, opts, first);
         first = undefined;
-        // Results of background tasks that arrived as the turn ended start the next one.
-        next = session.inbox.length && outcome.status !== 'cancelled' ? { role: 'user', content: session.inbox.splice(0) } : undefined;
+        // Background results and steering messages that arrived as the turn ended start the next one.
+        next = outcome.status !== 'cancelled' ? takeInbox(session) : undefined;
       } while (next);
       // Only a root's is asked for (`run` after background results); a child's goes with it.
       if (!session.parent) this.lastOutcomes.set(session.id, outcome);
@@ -151,11 +152,13 @@ export class TurnScheduler {
     }
     parent.inbox.push(part);
     if (this.running.has(parent.id)) return;
+    const input = takeInbox(parent);
+    if (!input) return;
     const root = parent.path[0]!;
     // Held until the result has been passed up, so `settled` does not resolve in between.
     this.markBusy(root, +1);
     const toolLog = parent.parent ? watchToolLog((l) => this.deps.onEvent(l), parent.id) : undefined;
-    void this.runLive(parent, { role: 'user', content: parent.inbox.splice(0) })
+    void this.runLive(parent, input)
       .then((outcome) => {
         const grandparent = parent.parent;
         if (!grandparent) return;

@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   'permission.replied',
   'turn.completed',
   'session.compacted',
+  'message.delivered',
+  'session.detached',
   'error',
   'hook.notice',
 ] as const;

@@ -190,6 +190,21 @@ export const HookNoticeSchema = event('hook.notice', {
   message: z.string(),
   call_id: id.optional().describe('The tool call concerned, for PreToolUse and PostToolUse.'),
 });
+/** Steering (DESIGN §23): a message sent to a session entered its history as a user message. */
+export const MessageDeliveredSchema = event('message.delivered', {
+  text: z.string().describe('The message, as the session\'s model reads it.'),
+  sender: z
+    .enum(['user', 'parent'])
+    .describe('user: typed in the session\'s view or sent through `sendToSession`; parent: its parent\'s `task` call with this `session_id`.'),
+  continued: z
+    .boolean()
+    .describe('false: queued while the session ran and delivered at its next turn boundary; true: it continued a finished sub-agent.'),
+});
+/** Steering (DESIGN §23): a running foreground sub-agent was sent to the background; its parent's `task` call returned `state="running"`. */
+export const SessionDetachedSchema = event('session.detached', {
+  parent_id: id.describe('The parent that goes on without waiting; the result reaches it later as a background result.'),
+  tool_call_id: id.nullable().describe("The parent's `task` call that returned at once."),
+});
 
 /** Every core event. */
 export const CoreEventSchema = z
@@ -210,6 +225,8 @@ export const CoreEventSchema = z
     PermissionRepliedSchema,
     TurnCompletedSchema,
     SessionCompactedSchema,
+    MessageDeliveredSchema,
+    SessionDetachedSchema,
     ErrorEventSchema,
     HookNoticeSchema,
   ])

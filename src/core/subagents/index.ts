@@ -33,6 +33,13 @@
  * - Background: the call returns `state="running"` at once; the result is delivered to the
  *   parent later as a message, starting a parent turn if the parent is idle.
  * - Resume: `session_id` continues a child of the calling session with its full history.
+ * - Steering (DESIGN §23): `session_id` of a child still running (or waiting for a slot) in
+ *   this process queues `prompt` for its next turn boundary and returns at once, `state="running"`.
+ *   `continueChild` does for the user what a resume does for the model, in the background: the
+ *   new result reaches the parent like a background result. `detach` sends a running
+ *   foreground child to the background: its `task` call returns `state="running"` at once, the
+ *   child is no longer cancelled with the parent's turn, and its result follows as a
+ *   background result.
  * - Result: the child's last text, then its tool log — the tool calls of this run (a resume
  *   lists only the calls it made; the earlier run's log went out with the earlier result).
  * - Isolation (DESIGN §17): `task.isolation` > the agent's `isolation` > `subagents.isolation`.
@@ -42,8 +49,10 @@
  *   kept on its branch (cancelled), and the result and its metadata carry the merge outcome.
  *   No repository or no git: an error result before any child session exists.
  */
+import { queueSteering } from '../agent/inbox.js';
 import type { LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
 import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
 import type { CoreEvent, EventListener, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
@@ -54,6 +63,7 @@ import { ToolError, type ToolContext, type ToolResult } from '../tools/types.js'
 import { WorkspaceError, type ChildWorktree, type MergeOutcome, type Workspaces } from '../workspace/worktree.js';
 import { ASK_USER_TOOL, selectToolNames } from './gates.js';
 import { Limiter } from './limiter.js';
+import { ParentLink } from './parent-link.js';
 import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
 import { ToolLogRecorder, type ToolLog } from './tool-log.js';
@@ -103,6 +113,8 @@ export interface SubagentHost {
   openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined): LiveSession;
   runChild(child: LiveSession, input: Message, opts: ChildRunOptions): Promise<TurnOutcome>;
   isRunning(sessionId: string): boolean;
+  /** The session held in memory by this engine, if any. */
+  liveSession(sessionId: string): LiveSession | undefined;
   onEvent(listener: EventListener): () => void;
   /** Hands a finished background task's result to its parent session. */
   deliver(parent: LiveSession, text: string): void;
@@ -127,6 +139,8 @@ export class SubagentSupervisor {
   private readonly limiters = new WeakMap<AbortSignal, Limiter>();
   /** Children with a task under way (queued or running): a second resume must wait. */
   private readonly claimed = new Set<string>();
+  /** Running foreground children, by id: each one's way to the background (`detach`). */
+  private readonly detachers = new Map<string, () => void>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -141,6 +155,10 @@ export class SubagentSupervisor {
       throw new ToolError(
         `Too many tasks in one message: at most ${settings.max_per_batch} start per message (subagents.max_per_batch), so this one was not started. Send it again once the others have finished.`,
       );
+    }
+    if (args.session_id) {
+      const delivered = this.steerRunningChild(parent, args.session_id, args.prompt);
+      if (delivered) return delivered;
     }
     const narrow = args.tools === undefined ? undefined : narrowing(args.tools);
     let row: SessionRow;
@@ -196,26 +214,113 @@ export class SubagentSupervisor {
     const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
     if (args.run_in_background) {
-      const work = this.execute(parent, child, input, progress.log, false, worktree)
-        .then((result) => {
-          this.host.deliver(parent, `Background task "${args.description}" (${agent.name}) has finished:\n${result.output}`);
-        })
-        .finally(() => {
-          progress.stop();
-          release();
-        });
-      this.host.trackBackground(parent.path[0]!, work);
-      return {
-        output: formatTaskResult(child.id, 'running', `Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.`),
-        metadata: { session_id: child.id, state: 'running', agent: agent.name } satisfies TaskOutcome,
-      };
+      const work = this.execute(parent, child, input, progress.log, undefined, worktree).finally(() => {
+        progress.stop();
+        release();
+      });
+      this.deliverLater(parent, child, work, `Background task "${args.description}" (${agent.name}) has finished`);
+      return this.runningResult(child, 'Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.');
     }
-    try {
-      return await this.execute(parent, child, input, progress.log, true, worktree);
-    } finally {
+    const link = new ParentLink(parent.controller.signal);
+    let toBackground: () => void = () => {};
+    const detached = new Promise<undefined>((resolve) => {
+      toBackground = () => resolve(undefined);
+    });
+    this.detachers.set(child.id, () => {
+      link.cut();
+      child.emit('session.detached', { parent_id: parent.id, tool_call_id: ctx.callId });
+      toBackground();
+    });
+    const work = this.execute(parent, child, input, progress.log, link, worktree).finally(() => {
+      this.detachers.delete(child.id);
+      link.cut();
       progress.stop();
       release();
+    });
+    const finished = await Promise.race([work, detached]);
+    if (finished) return finished;
+    this.deliverLater(parent, child, work, `Background task "${args.description}" (${agent.name}) has finished`);
+    return this.runningResult(child, 'The user moved this task to the background. Its result will arrive as a message when it finishes; you may go on meanwhile.');
+  }
+
+  /**
+   * Sends a running foreground child to the background (Ctrl+B): its `task` call returns
+   * `state="running"` now and its result follows as a background result. False when the
+   * session is not a foreground child running in this process.
+   */
+  detach(sessionId: string): boolean {
+    const detach = this.detachers.get(sessionId);
+    if (!detach) return false;
+    this.detachers.delete(sessionId);
+    detach();
+    return true;
+  }
+
+  /** A foreground child that `detach` can send to the background. */
+  isDetachable(sessionId: string): boolean {
+    return this.detachers.has(sessionId);
+  }
+
+  /** A child with a task under way here: queued for a slot, running, or between its turns. */
+  isUnderWay(sessionId: string): boolean {
+    return this.claimed.has(sessionId);
+  }
+
+  /**
+   * Continues a finished child with the user's message, as `task` with its `session_id` would,
+   * in the background: its new result reaches `parent` like a background result (DESIGN §23).
+   */
+  continueChild(parent: LiveSession, row: SessionRow, text: string): void {
+    if (this.claimed.has(row.id) || this.host.isRunning(row.id)) {
+      throw new ConfigError(`Sub-agent ${row.id} is running already; the message can only be queued for it.`);
     }
+    const agent = this.host.agent(row.agent);
+    if (!agent) throw new ConfigError(`Cannot continue sub-agent ${row.id}: its agent "${row.agent}" no longer exists.`);
+    this.claimed.add(row.id);
+    let child: LiveSession;
+    try {
+      child = this.host.openChild(row, parent, undefined);
+    } catch (err) {
+      this.claimed.delete(row.id);
+      throw err;
+    }
+    child.maxTurns = agent.maxTurns ?? this.host.settings.max_turns;
+    child.emit('message.delivered', { text, sender: 'user', continued: true });
+    const log = watchToolLog(this.host.onEvent, child.id);
+    const input: Message = { role: 'user', content: [{ type: 'text', text }] };
+    const work = this.execute(parent, child, input, log.log, undefined, undefined).finally(() => {
+      log.stop();
+      this.claimed.delete(row.id);
+    });
+    this.deliverLater(parent, child, work, `The user sent a follow-up to task "${row.task_description ?? agent.name}" (${agent.name}); it has finished again`);
+  }
+
+  /**
+   * `task` with the `session_id` of a child of the caller that is under way in this process:
+   * `prompt` is queued for its next turn boundary and the call returns at once.
+   */
+  private steerRunningChild(parent: LiveSession, sessionId: string, prompt: string): ToolResult | undefined {
+    const row = this.host.store.getSession(sessionId);
+    if (!row || row.parent_id !== parent.id) return undefined;
+    const child = this.host.liveSession(row.id);
+    if (!child || !(this.claimed.has(row.id) || this.host.isRunning(row.id))) return undefined;
+    queueSteering(child, { text: prompt, sender: 'parent' });
+    return this.runningResult(child, 'Message delivered: the sub-agent is still running and reads it at its next step. Its result will come back to you as before.');
+  }
+
+  /** Hands a task's eventual result to its parent as a background result, counted against the root until then. */
+  private deliverLater(parent: LiveSession, child: LiveSession, work: Promise<ToolResult>, heading: string): void {
+    const delivery = work
+      .then((result) => this.host.deliver(parent, `${heading}:\n${result.output}`))
+      .catch((err: unknown) => child.emit('error', { message: errorMessage(err) }));
+    this.host.trackBackground(parent.path[0]!, delivery);
+  }
+
+  private runningResult(child: LiveSession, body: string): ToolResult {
+    return {
+      output: formatTaskResult(child.id, 'running', body),
+      metadata: { session_id: child.id, state: 'running', agent: child.agentName } satisfies TaskOutcome,
+    };
   }
 
   /** Call > agent > config. */
@@ -315,17 +420,17 @@ export class SubagentSupervisor {
     child: LiveSession,
     input: Message,
     log: () => ToolLog,
-    foreground: boolean,
+    link: ParentLink | undefined,
     worktree: ChildWorktree | undefined,
   ): Promise<ToolResult> {
-    const { state, body } = await this.runToEnd(parent, child, input, foreground);
+    const { state, body } = await this.runToEnd(parent, child, input, link);
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;
     return this.result(child, state, body, log(), merge);
   }
 
-  /** Waits for a slot, runs the child, and says how it ended. */
-  private async runToEnd(parent: LiveSession, child: LiveSession, input: Message, foreground: boolean): Promise<{ state: TaskState; body: string }> {
+  /** Waits for a slot, runs the child (cancelled with its parent's turn while `link` holds), and says how it ended. */
+  private async runToEnd(parent: LiveSession, child: LiveSession, input: Message, link: ParentLink | undefined): Promise<{ state: TaskState; body: string }> {
     const { settings } = this.host;
     const result = (state: TaskState, body: string) => ({ state, body });
     const parentSignal = parent.controller.signal;
@@ -333,7 +438,7 @@ export class SubagentSupervisor {
     let release: (() => void) | undefined;
     try {
       // The child's own signal lets it be cancelled alone while it waits for a slot.
-      const waitSignal = foreground ? AbortSignal.any([parentSignal, child.controller.signal]) : child.controller.signal;
+      const waitSignal = link ? AbortSignal.any([link.signal, child.controller.signal]) : child.controller.signal;
       release = await limiter.acquire(waitSignal);
     } catch {
       this.host.store.updateSession(child.id, { status: 'cancelled' });
@@ -344,7 +449,7 @@ export class SubagentSupervisor {
     let outcome: TurnOutcome;
     try {
       outcome = await this.host.runChild(child, input, {
-        links: foreground ? [parentSignal, timeout] : [timeout],
+        links: link ? [link.signal, timeout] : [timeout],
         stopReason: () => (timeout.aborted ? `timed out after ${settings.timeout_seconds} s (subagents.timeout_seconds)` : undefined),
       });
     } finally {

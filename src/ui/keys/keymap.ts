@@ -11,6 +11,7 @@ export const KEYMAP_ACTIONS = [
   'session_parent',
   'session_child_first',
   'session_list',
+  'session_child_cancel',
 ] as const;
 
 export type KeymapAction = (typeof KEYMAP_ACTIONS)[number];

@@ -41,6 +41,7 @@ const ACTION_LABELS: Record<string, string> = {
   session_parent: 'back to the parent session',
   session_child_first: 'enter the first sub-agent session',
   session_list: 'session picker',
+  session_child_cancel: 'cancel the sub-agent whose view is open (its parent goes on)',
 };
 
 const FIXED_KEYS: ReadonlyArray<[string, string]> = [
@@ -48,6 +49,7 @@ const FIXED_KEYS: ReadonlyArray<[string, string]> = [
   ['Ctrl+C ×2', 'quit (once clears the input)'],
   ['Tab', 'cycle primary agents'],
   ['Ctrl+O', 'more or less tool-call detail'],
+  ['Ctrl+B', 'send the running sub-agents of this view to the background (in a sub-agent\'s view: that one)'],
   ['Up/Down', 'input history'],
   ['Alt+B/F Ctrl+←/→', 'move by word'],
   ['Ctrl+W  Alt+D', 'delete the word before / after'],

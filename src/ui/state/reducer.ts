@@ -158,6 +158,13 @@ function step(d: Draft, input: UiInput): void {
         d.setQueues({ permissions: d.state.permissions.filter((p) => p.requestId !== e.request_id) });
       }
       break;
+    case 'message.delivered': {
+      closeAssistant(d, sid);
+      const text = e.text;
+      const steered = e.sender;
+      d.pushItem(sid, (id) => ({ kind: 'user', id, text, ts: e.ts, steered }));
+      break;
+    }
     case 'session.compacted': {
       closeAssistant(d, sid);
       const s = d.editSession(sid);

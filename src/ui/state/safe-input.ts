@@ -26,6 +26,8 @@ export function safeEvent(e: CoreEvent): CoreEvent {
       return { ...e, metadata: safeRecord(e.metadata) };
     case 'tool.completed':
       return { ...e, output: terminalSafe(e.output), ...(e.metadata ? { metadata: safeRecord(e.metadata) } : {}) };
+    case 'message.delivered':
+      return { ...e, text: terminalSafe(e.text) };
     case 'question.asked':
       return { ...e, question: terminalSafe(e.question), options: e.options.map(terminalSafe) };
     case 'permission.asked':

@@ -46,6 +46,8 @@ export interface UserItem {
   id: string;
   text: string;
   ts: number;
+  /** A message sent to the session while it ran (or to continue it), and by whom (DESIGN §23). */
+  steered?: 'user' | 'parent';
 }
 
 export interface AssistantItem {

@@ -55,14 +55,14 @@ describe('App', () => {
 
     let mark = app.frames.length;
     await press(app.stdin, KEY.ctrlX, KEY.right);
-    const child = await waitForFrame(screenSince(app, mark), (f) => f.includes('read-only sub-agent view') && f.includes('Using the answer: done'));
+    const child = await waitForFrame(screenSince(app, mark), (f) => f.includes('continue explore › Find API routes') && f.includes('Using the answer: done'));
     expect(child).toContain('build › explore (Find API routes)');
     expect(child).toMatch(/explore \(1 of 1\)/);
 
     mark = app.frames.length;
     await press(app.stdin, KEY.ctrlX, KEY.up);
     await waitForFrame(screenSince(app, mark), (f) => f.includes('Routes mapped.') && f.includes('Ask anything'));
-    expect(app.lastFrame()).not.toContain('read-only sub-agent view');
+    expect(app.lastFrame()).not.toContain('continue explore › Find API routes');
   });
 
   it('queues a message typed while the agent works and sends it after the turn', async () => {

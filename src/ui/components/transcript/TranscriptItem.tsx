@@ -38,7 +38,10 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
         <Box width={width}>
           <Text color={roleColor('user')}>› </Text>
           <Box flexGrow={1}>
-            <Text color={roleColor('user')}>{item.text}</Text>
+            <Text color={roleColor('user')}>
+              {item.text}
+              {item.steered ? <Text color={roleColor('muted')}> ({item.steered === 'user' ? 'from you' : 'from its parent'})</Text> : null}
+            </Text>
           </Box>
         </Box>
       );

@@ -5,7 +5,7 @@
 // (Ctrl+O) it lists the first lines of its report and its tool log: what the parent model was told.
 
 import { Box, Text } from 'ink';
-import { memo } from 'react';
+import { memo, useContext } from 'react';
 import { childOfCall, descendantsOf, isTaskCall, subtreeTotals, toolCallsOf } from '../../state/selectors.js';
 import { isRecord } from '../../state/reducer.js';
 import type { ToolCallItem, UiState } from '../../state/types.js';
@@ -13,6 +13,7 @@ import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
 import { formatCost, formatTokens } from '../status-line.js';
+import { BlockHintContext } from './block-hint.js';
 import { mergeLine } from './merge-line.js';
 import { taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
@@ -56,7 +57,10 @@ export function TaskBlock(props: TaskBlockProps) {
   const tools = taskToolCount(state, call);
   const active = isActive(s);
   const spent = !active && child ? spentOn(state, child.id) : undefined;
-  const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent]
+  // The keys for this child, on the blocks the viewed session waits on (a returned call no longer waits).
+  const keyHint = useContext(BlockHintContext);
+  const hint = active && depth === 0 && !call.done ? keyHint : undefined;
+  const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent, hint]
     .filter(Boolean)
     .join(' · ');
 
