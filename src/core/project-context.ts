@@ -66,10 +66,12 @@ export interface LoadOptions {
   sandboxMode?: SandboxMode | undefined;
   /** Agents a program defines (the library's `agents`): applied last, like the user's own config's `agent` key. */
   agents?: Readonly<Record<string, AgentConfigEntry>> | undefined;
+  /** Names of tools a program added (the library's in-process tools), which agents' `tools` lists may name. */
+  extraTools?: readonly string[] | undefined;
 }
 
 /** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
-export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents }: LoadOptions): ProjectContext {
+export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents, extraTools }: LoadOptions): ProjectContext {
   const trust = resolveTrust(cwd, env, trustOnce ?? false);
   const narrowing = narrowingFor(trust);
   const { config, sources } = loadConfig({ cwd, env, narrowing });
@@ -80,6 +82,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     cwd,
     configAgents: programAgents ? { ...config.agent, ...programAgents } : config.agent,
     narrowing,
+    extraTools,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
   // `.mcp.json` starts programs: read only for a trusted project, otherwise named as ignored.
