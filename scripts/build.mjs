@@ -6,6 +6,7 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { graphemeShims } from './grapheme-plugins.mjs';
@@ -115,3 +116,23 @@ for (const name of ['tui', 'run']) {
 
 // The published event protocol (docs/events.md), exported as `opencode-ink/events.schema.json`.
 await writeEventsSchema('dist');
+
+// The library (DESIGN §21), exported as `opencode-ink/sdk`: dist/sdk/ from src/sdk, which
+// imports only the core, with its declarations in dist/types/. Its dependencies stay packages
+// of their own, resolved from node_modules as any library's are: a program's zod 4 and ours
+// can be one copy, and nothing of the UI can be bundled in.
+await build({
+  entryPoints: { index: 'src/sdk/index.ts' },
+  outdir: 'dist/sdk',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+const declarations = spawnSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.sdk.json'], { stdio: 'inherit' });
+if (declarations.status !== 0) throw new Error(`The library's type declarations did not build (tsc exit ${declarations.status}).`);

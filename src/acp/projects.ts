@@ -4,7 +4,7 @@
 // whatever folder the editor names next. Warnings and the trust notice go to stderr (logs):
 // stdout belongs to the protocol.
 import { isAbsolute, resolve } from 'node:path';
-import { hideCredentials, loadProject } from '../cli/context.js';
+import { hideCredentials, loadProject } from '../core/project-context.js';
 import { Engine } from '../core/engine.js';
 import { dataDir, type Config } from '../core/config/index.js';
 import { hasCredentials } from '../core/provider/credentials.js';

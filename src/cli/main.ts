@@ -13,8 +13,8 @@ import { sessionShow, sessionsList } from './commands/sessions.js';
 import { tuiCommand } from './commands/tui.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
 import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
-import { loadContext, type CliContext } from './context.js';
-import { packageRoot, packageVersion } from './package-root.js';
+import { openProject, type OpenedProject } from '../core/project-context.js';
+import { packageRoot, packageVersion } from '../core/package-root.js';
 import { composePrompt, inputKind } from './stdin.js';
 
 // Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
@@ -70,9 +70,9 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   // The model SDKs' own warnings (a deprecated model, on every request) only with --debug (provider/sdk-log.ts).
   if (debug) process.env[DEBUG_ENV] = '1';
   let exitCode = 0;
-  let ctx: CliContext | undefined;
-  const context = (trustOnce = false, ui = false, sandboxMode?: SandboxMode): CliContext => {
-    ctx ??= loadContext({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode });
+  let ctx: OpenedProject | undefined;
+  const context = (trustOnce = false, ui = false, sandboxMode?: SandboxMode): OpenedProject => {
+    ctx ??= openProject({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode });
     for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
     // The UI names what an untrusted project had ignored in its trust dialog instead.
     if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);

@@ -14,6 +14,8 @@ export interface BrokerMode {
   interactive: boolean;
   /** Approve every request that would ask (`run --yes`). Never overrides a deny rule, nor approves a control-file write. */
   autoApprove: boolean;
+  /** Someone answers questions; defaults to `interactive`. Without, `ask_user` learns nobody can answer. */
+  answersQuestions?: boolean;
 }
 
 export type { QuestionOutcome };
@@ -128,7 +130,7 @@ export class InteractionBroker {
   }
 
   askQuestion(session: LiveSession, question: string, options: string[]): Promise<QuestionOutcome> {
-    if (!this.mode.interactive) return Promise.resolve({ kind: 'unavailable' });
+    if (!(this.mode.answersQuestions ?? this.mode.interactive)) return Promise.resolve({ kind: 'unavailable' });
     const id = newId('q');
     const outcome = new Promise<QuestionOutcome>((resolve) => {
       const onAbort = () => this.settleQuestion(id, { kind: 'cancelled' });

@@ -49,6 +49,8 @@ export interface EngineOptions {
   agents: ReadonlyMap<string, AgentDefinition>;
   /** Someone can answer questions and permission requests (the TUI). */
   interactive: boolean;
+  /** Someone answers `ask_user` questions; defaults to `interactive` (the library may answer approvals only). */
+  answersQuestions?: boolean;
   /** Approve every request that would ask (`run --yes`); deny rules still win. */
   autoApprove?: boolean;
   /** `-m/--model`: overrides the agent's and the config's model for root sessions. */
@@ -136,7 +138,11 @@ export class Engine {
   constructor(private readonly options: EngineOptions) {
     this.workspaces = new Workspaces(worktreesRoot(options.store));
     void this.workspaces.cleanupStale();
-    this.broker = new InteractionBroker({ interactive: options.interactive, autoApprove: options.autoApprove ?? false });
+    this.broker = new InteractionBroker({
+      interactive: options.interactive,
+      autoApprove: options.autoApprove ?? false,
+      ...(options.answersQuestions !== undefined ? { answersQuestions: options.answersQuestions } : {}),
+    });
     this.project = findProject(options.cwd);
     this.tools = options.tools ?? BUILTIN_TOOLS;
     let sandbox = options.sandbox;

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/cli/context.js';
+import { loadProject } from '../../src/core/project-context.js';
 import { peerUserDirs } from '../../src/core/config/paths.js';
 import { systemText, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';

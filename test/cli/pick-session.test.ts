@@ -1,7 +1,7 @@
 // One pickSession for `run` and the TUI: which root session a run works in, and why a
 // sub-agent's session is refused (its root is named, however deep the child is).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pickSession } from '../../src/cli/pick-session.js';
+import { pickSession } from '../../src/core/pick-session.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

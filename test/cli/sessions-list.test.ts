@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli/context.js';
+import type { OpenedProject } from '../../src/core/project-context.js';
 import { sessionShow, sessionsList } from '../../src/cli/commands/sessions.js';
 import { SessionStore } from '../../src/core/store/index.js';
 
@@ -21,7 +21,7 @@ it('indents each sub-agent session by its depth under its parent', () => {
   const root = store.createSession({ ...base, agent: 'build', title: 'root', depth: 0 });
   const mid = store.createSession({ ...base, agent: 'general', title: 'mid', depth: 1, parent_id: root.id });
   const leaf = store.createSession({ ...base, agent: 'explore', title: 'leaf', depth: 2, parent_id: mid.id });
-  const lines = sessionsList({ store } as unknown as CliContext, { all: true, json: false }).split('\n');
+  const lines = sessionsList({ store } as unknown as OpenedProject, { all: true, json: false }).split('\n');
   const line = (id: string) => lines.find((l) => l.includes(id))!;
   expect(line(root.id).startsWith(root.id)).toBe(true);
   expect(line(mid.id).startsWith(`  ${mid.id}`)).toBe(true);
@@ -33,7 +33,7 @@ it('shows a session named by a unique prefix of its id', () => {
   dir = mkdtempSync(join(tmpdir(), 'oci-list-'));
   store = SessionStore.open(dir);
   const root = store.createSession({ status: 'completed', model: 'anthropic/claude-sonnet-4-6', cwd: dir, agent: 'build', title: 'the only one', depth: 0 });
-  const shown = sessionShow({ store } as unknown as CliContext, root.id.slice(0, 12), { json: false });
+  const shown = sessionShow({ store } as unknown as OpenedProject, root.id.slice(0, 12), { json: false });
   expect(shown.split('\n')[1]).toContain(`id ${root.id}`);
-  expect(() => sessionShow({ store } as unknown as CliContext, 'ses_Z', { json: false })).toThrow('No session with id "ses_Z"');
+  expect(() => sessionShow({ store } as unknown as OpenedProject, 'ses_Z', { json: false })).toThrow('No session with id "ses_Z"');
 });

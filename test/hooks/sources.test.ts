@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/cli/context.js';
+import { loadProject } from '../../src/core/project-context.js';
 import { HOOK_EVENTS, loadHookSources } from '../../src/core/hooks/index.js';
 import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';

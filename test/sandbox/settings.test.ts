@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/cli/context.js';
+import { loadProject } from '../../src/core/project-context.js';
 import { bwrapArgs } from '../../src/core/sandbox/bwrap.js';
 import { prepareSandbox, SANDBOX_OFF, tightenSandbox, type SandboxSettings } from '../../src/core/sandbox/index.js';
 import { sandboxPolicy } from '../../src/core/sandbox/policy.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/cli/context.js';
+import { loadProject } from '../../src/core/project-context.js';
 import { Engine } from '../../src/core/engine.js';
 import { createProvider } from '../../src/core/provider/index.js';
 import { SessionStore } from '../../src/core/store/index.js';

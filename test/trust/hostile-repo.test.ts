@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/cli/context.js';
+import { loadProject } from '../../src/core/project-context.js';
 
 let dir: string;
 let project: string;

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/cli/context.js';
+import { loadProject } from '../../src/core/project-context.js';
 import type { AgentDefinition } from '../../src/core/agents/index.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { readTrustList, resolveTrust, setTrusted, trustFilePath, trustRoot } from '../../src/core/trust/index.js';

@@ -2,7 +2,7 @@
 // what loading the agent files warned about (start-up sums some of it up in one line).
 import type { AgentDefinition } from '../../core/agents/index.js';
 import { agentToolNames } from '../../core/engine.js';
-import type { CliContext } from '../context.js';
+import type { OpenedProject } from '../../core/project-context.js';
 import { table } from '../format.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 
@@ -17,7 +17,7 @@ export interface AgentListing {
   warnings?: string[];
 }
 
-export function agentListings(ctx: CliContext): AgentListing[] {
+export function agentListings(ctx: OpenedProject): AgentListing[] {
   const hasSubagents = [...ctx.agents.values()].some((a) => a.mode !== 'primary' && !a.disable);
   return [...ctx.agents.values()]
     .filter((a) => !a.disable)
@@ -36,7 +36,7 @@ export function agentListings(ctx: CliContext): AgentListing[] {
     });
 }
 
-export function agentsCommand(ctx: CliContext, opts: { json: boolean }): string {
+export function agentsCommand(ctx: OpenedProject, opts: { json: boolean }): string {
   const listings = agentListings(ctx);
   if (opts.json) return JSON.stringify(listings, null, 2);
   const listed = table([

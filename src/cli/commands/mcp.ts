@@ -3,9 +3,9 @@
 // project's `.mcp.json` are not started; the trust notice names them.
 import { mcpStateLines } from '../../core/mcp/format.js';
 import { McpManager, type McpServerState } from '../../core/mcp/index.js';
-import type { CliContext } from '../context.js';
+import type { OpenedProject } from '../../core/project-context.js';
 
-export async function mcpStates(ctx: CliContext): Promise<McpServerState[]> {
+export async function mcpStates(ctx: OpenedProject): Promise<McpServerState[]> {
   const manager = new McpManager(ctx.mcp, { cwd: ctx.cwd });
   try {
     await manager.start();
@@ -15,7 +15,7 @@ export async function mcpStates(ctx: CliContext): Promise<McpServerState[]> {
   }
 }
 
-export async function mcpListCommand(ctx: CliContext, opts: { json: boolean }): Promise<string> {
+export async function mcpListCommand(ctx: OpenedProject, opts: { json: boolean }): Promise<string> {
   const states = await mcpStates(ctx);
   if (opts.json) return JSON.stringify(states, null, 2);
   if (states.length === 0) return 'No MCP servers configured (add them under "mcp" in .opencoderc.json, or in .mcp.json).';

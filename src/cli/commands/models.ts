@@ -4,7 +4,7 @@
 import type { ModelEntry } from '../../core/config/provider-schema.js';
 import { limitOf, modelPrice, providerNames, resolveProvider, type ResolvedProvider } from '../../core/provider/index.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
-import type { CliContext } from '../context.js';
+import type { OpenedProject } from '../../core/project-context.js';
 import { formatTokens, table } from '../format.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
@@ -28,7 +28,7 @@ export interface ProviderListing {
   models: ModelListing[];
 }
 
-export function providerListings(ctx: Pick<CliContext, 'config' | 'env'>): ProviderListing[] {
+export function providerListings(ctx: Pick<OpenedProject, 'config' | 'env'>): ProviderListing[] {
   const out: ProviderListing[] = [];
   for (const name of providerNames(ctx.config)) {
     const provider = resolveProvider(name, ctx.config, ctx.env);
@@ -47,7 +47,7 @@ export function providerListings(ctx: Pick<CliContext, 'config' | 'env'>): Provi
   return out;
 }
 
-function listing(provider: ResolvedProvider, id: string, entry: ModelEntry, ctx: Pick<CliContext, 'config' | 'env'>): ModelListing {
+function listing(provider: ResolvedProvider, id: string, entry: ModelEntry, ctx: Pick<OpenedProject, 'config' | 'env'>): ModelListing {
   const ref = `${provider.name}/${id}`;
   const price = modelPrice(ref, ctx.config, ctx.env);
   return {
@@ -60,7 +60,7 @@ function listing(provider: ResolvedProvider, id: string, entry: ModelEntry, ctx:
   };
 }
 
-export function modelsCommand(ctx: Pick<CliContext, 'config' | 'env'>, opts: { json: boolean }): string {
+export function modelsCommand(ctx: Pick<OpenedProject, 'config' | 'env'>, opts: { json: boolean }): string {
   const providers = providerListings(ctx);
   if (opts.json) return JSON.stringify(providers, null, 2);
   const rows: string[][] = [['MODEL', 'CONTEXT', 'OUTPUT', 'INPUT $/M', 'OUTPUT $/M']];

@@ -8,8 +8,8 @@ import { exitNow } from '../../core/exit-now.js';
 import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type ProtocolLine } from '../../core/events.js';
 import { credentialProblem } from '../../core/provider/credentials.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
-import type { CliContext } from '../context.js';
-import { pickSession } from '../pick-session.js';
+import type { OpenedProject } from '../../core/project-context.js';
+import { pickSession } from '../../core/pick-session.js';
 
 export interface RunOptions {
   format: 'text' | 'json';
@@ -28,7 +28,7 @@ export interface RunIO {
 }
 
 /** Resolves to the process exit code. */
-export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
+export async function runCommand(ctx: OpenedProject, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
   requireCredentials(ctx, opts.model);
   const restoreFlags = baselineWasmOnly();
@@ -39,7 +39,7 @@ export async function runCommand(ctx: CliContext, prompt: string, opts: RunOptio
   }
 }
 
-async function runToCompletion(ctx: CliContext, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
+async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: false,
@@ -164,7 +164,7 @@ function reportHookNotices(engine: Engine, stderr: NodeJS.WritableStream): void 
   });
 }
 
-function requireCredentials(ctx: CliContext, model: string | undefined): void {
+function requireCredentials(ctx: OpenedProject, model: string | undefined): void {
   const problem = credentialProblem(ctx.config, ctx.env, model);
   if (problem) throw new RunError(problem);
 }

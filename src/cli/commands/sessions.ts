@@ -2,12 +2,12 @@
 import { ConfigError } from '../../core/errors.js';
 import type { Message } from '../../core/messages.js';
 import type { SessionTree } from '../../core/store/index.js';
-import type { CliContext } from '../context.js';
+import type { OpenedProject } from '../../core/project-context.js';
 import { formatCost, formatTime, formatTokens, table } from '../format.js';
-import { sessionIdFrom } from '../pick-session.js';
+import { sessionIdFrom } from '../../core/pick-session.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 
-export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolean }): string {
+export function sessionsList(ctx: OpenedProject, opts: { all: boolean; json: boolean }): string {
   const rows = opts.all ? ctx.store.listAll() : ctx.store.listRoots();
   if (opts.json) return JSON.stringify(rows, null, 2);
   if (rows.length === 0) return 'No sessions yet.';
@@ -28,7 +28,7 @@ export function sessionsList(ctx: CliContext, opts: { all: boolean; json: boolea
   ]));
 }
 
-export function sessionShow(ctx: CliContext, idOrPrefix: string, opts: { json: boolean }): string {
+export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json: boolean }): string {
   const id = sessionIdFrom(ctx.store, idOrPrefix, 'opencode-ink sessions --all');
   const session = ctx.store.getSession(id);
   if (!session) throw new ConfigError(`No session with id "${id}" (see opencode-ink sessions --all).`);

@@ -16,8 +16,8 @@ import { FileIndex } from '../../core/file-index.js';
 import { credentialProblem, startingProvider } from '../../core/provider/credentials.js';
 import { SessionBusyError, SessionStore } from '../../core/store/index.js';
 import { setTrusted } from '../../core/trust/index.js';
-import type { CliContext } from '../context.js';
-import { pickSession } from '../pick-session.js';
+import type { OpenedProject } from '../../core/project-context.js';
+import { pickSession } from '../../core/pick-session.js';
 
 type Ui = typeof import('../../ui/launch.js');
 
@@ -39,7 +39,7 @@ export interface TuiOptions {
 }
 
 /** Runs the TUI until the user quits; resolves with the exit code. */
-export async function tuiCommand(load: () => CliContext, opts: TuiOptions): Promise<number> {
+export async function tuiCommand(load: () => OpenedProject, opts: TuiOptions): Promise<number> {
   const ui = await importUi();
   performance.mark('ui:loaded');
   const code = await runTui(ui, load, opts);
@@ -48,7 +48,7 @@ export async function tuiCommand(load: () => CliContext, opts: TuiOptions): Prom
   return code;
 }
 
-async function runTui(ui: Ui, load: () => CliContext, opts: TuiOptions): Promise<number> {
+async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Promise<number> {
   performance.mark('tui:start');
   assertInteractiveTerminal();
   if (opts.demo) return runDemo(ui, opts);

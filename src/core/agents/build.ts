@@ -21,7 +21,8 @@ export interface Applied {
   unknownTools: string[];
 }
 
-export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Applied {
+/** `extraTools`: names of tools a program added, which `tools` may name like built-ins. */
+export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, extraTools: readonly string[] = []): Applied {
   const agent: AgentDefinition = { ...base };
   if (fields.description !== undefined) agent.description = fields.description;
   if (fields.mode !== undefined) agent.mode = fields.mode;
@@ -42,7 +43,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry): Ap
   let warnings: string[] = [];
   let unknownTools: string[] = [];
   if (fields.tools !== undefined) {
-    const selection = selectTools(fields.tools);
+    const selection = selectTools(fields.tools, extraTools);
     unknownTools = selection.unknown;
     warnings = selectionWarnings({ ...selection, unknown: [] });
     if (selection.permission) agent.permission = withScopes(selection.permission, agent.permission);

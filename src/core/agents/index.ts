@@ -32,6 +32,8 @@ export interface LoadAgentsOptions {
    * config's `agent` entries and its permission rules go through it and can only narrow.
    */
   narrowing?: ProjectNarrowing | undefined;
+  /** Names of tools a program added (the library's in-process tools), which `tools` lists may name. */
+  extraTools?: readonly string[] | undefined;
 }
 
 export interface AgentWarning extends SourceWarning {
@@ -94,7 +96,7 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     (folder) => folder.dir,
     'agent',
     (text, file, folder) => {
-      const parsed = parseAgentMarkdown(text, { file, fallbackName: basename(file).replace(/\.md$/i, ''), defaultMode: folder.defaultMode });
+      const parsed = parseAgentMarkdown(text, { file, fallbackName: basename(file).replace(/\.md$/i, ''), defaultMode: folder.defaultMode, extraTools: opts.extraTools });
       if (!parsed.ok) return parsed;
       // Pushed here rather than returned, to keep the names with the message (same order as before the file's other warnings).
       if (parsed.unknownTools.length > 0) warnings.push({ source: file, message: unknownToolsWarning(parsed.unknownTools), unknownTools: parsed.unknownTools });
@@ -121,7 +123,7 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
 
   const applyEntry = (name: string, entry: AgentConfigEntry, file: string | undefined): void => {
     const before = agents.get(name);
-    const result = applyFields(before ?? skeleton(name, 'all', 'config'), entry);
+    const result = applyFields(before ?? skeleton(name, 'all', 'config'), entry, opts.extraTools);
     const applied = result.agent;
     applied.name = name;
     const messages = [...(result.unknownTools.length > 0 ? [unknownToolsWarning(result.unknownTools)] : []), ...result.warnings];

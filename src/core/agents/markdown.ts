@@ -15,6 +15,8 @@ export interface ParseAgentOptions {
   /** The name when the front-matter has none: the file name without `.md`. */
   fallbackName: string;
   defaultMode: AgentMode;
+  /** Names of tools a program added (the library's in-process tools), which `tools` may name. */
+  extraTools?: readonly string[];
 }
 
 export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): ParsedAgentFile {
@@ -29,6 +31,6 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
     return { ok: false, reason: issue ? describeIssue(AgentFieldsSchema, fields, issue) : 'invalid front-matter' };
   }
   const name = result.data.name ?? opts.fallbackName;
-  const { agent, warnings, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() });
+  const { agent, warnings, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() }, opts.extraTools);
   return { ok: true, agent, warnings, unknownTools };
 }

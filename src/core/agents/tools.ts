@@ -51,11 +51,15 @@ function splitScope(raw: string): { tool: string; scope?: string } {
   return { tool: match[1]!.trim(), scope: match[2]!.trim() };
 }
 
-/** Our name for a tool as written in an agent file, or undefined when we have no such tool. */
-export function toolName(raw: string): string | undefined {
+/**
+ * Our name for a tool as written in an agent file, or undefined when we have no such tool.
+ * `extraTools` names tools a program added (the library's in-process tools), known as well.
+ */
+export function toolName(raw: string, extraTools: readonly string[] = []): string | undefined {
   // A scope restricts the tool; the tool itself is still meant.
   const bare = splitScope(raw).tool.toLowerCase();
   if ((TOOL_NAMES as readonly string[]).includes(bare)) return bare;
+  if (extraTools.some((name) => name.toLowerCase() === bare)) return bare;
   return ALIASES[bare];
 }
 
@@ -63,14 +67,14 @@ export function toolName(raw: string): string | undefined {
  * An allowlist entry as gate A matches it: our name for a known tool, a lowercase glob, an
  * MCP tool name, or undefined when it can name nothing we have.
  */
-export function allowlistPattern(raw: string): string | undefined {
-  const known = toolName(raw);
+export function allowlistPattern(raw: string, extraTools: readonly string[] = []): string | undefined {
+  const known = toolName(raw, extraTools);
   if (known) return known;
   const bare = splitScope(raw).tool.toLowerCase();
   if (!bare) return undefined;
   // `mcp__github` (a whole server, as Claude Code writes it) means every tool of that server.
   if (bare.startsWith(MCP_PREFIX)) return bare.includes('__', MCP_PREFIX.length) ? bare : `${bare}__*`;
-  if (bare.includes('*') && TOOL_NAMES.some((name) => wildcardMatch(bare, name))) return bare;
+  if (bare.includes('*') && [...TOOL_NAMES, ...extraTools].some((name) => wildcardMatch(bare, name.toLowerCase()))) return bare;
   return undefined;
 }
 
@@ -190,14 +194,14 @@ function isWholeScope(scope: string): boolean {
   return scope === '' || scope === '*' || scope === '**' || scope === '/**' || scope === './**';
 }
 
-function selectList(entries: readonly string[], selection: ToolSelection): void {
+function selectList(entries: readonly string[], selection: ToolSelection, extraTools: readonly string[]): void {
   const allow: string[] = [];
   /** Permission keys some entry gives whole; their scopes are then moot. */
   const whole = new Set<string>();
   const scoped = new Map<string, string[]>();
   for (const entry of entries) {
     const { scope } = splitScope(entry);
-    const pattern = allowlistPattern(entry);
+    const pattern = allowlistPattern(entry, extraTools);
     if (!pattern) {
       selection.unknown.push(entry);
       continue;
@@ -228,17 +232,18 @@ function selectList(entries: readonly string[], selection: ToolSelection): void 
   if (Object.keys(permission).length > 0) selection.permission = permission;
 }
 
-export function selectTools(field: AgentToolsField): ToolSelection {
+/** `extraTools`: names of tools a program added, which an allowlist may name like built-ins. */
+export function selectTools(field: AgentToolsField, extraTools: readonly string[] = []): ToolSelection {
   const selection: ToolSelection = { disable: [], enable: [], unknown: [], ignoredScopes: [], empty: false };
   if (typeof field === 'string' || Array.isArray(field)) {
     const entries = typeof field === 'string' ? splitList(field) : field.map((e) => e.trim()).filter((e) => e.length > 0);
     // A blank `tools:` string and `*` both mean "no restriction", as in Claude Code.
     if ((typeof field === 'string' && entries.length === 0) || entries.includes('*')) return selection;
-    selectList(entries, selection);
+    selectList(entries, selection, extraTools);
     return selection;
   }
   for (const [entry, enabled] of Object.entries(field)) {
-    const name = toolName(entry);
+    const name = toolName(entry, extraTools);
     if (!name) selection.unknown.push(entry);
     else (enabled ? selection.enable : selection.disable).push(name);
   }

@@ -1,12 +1,12 @@
 // Which root session `run` and the TUI work in: `-s <id>`, `-c` (the most recent root in
-// this folder) or a new one. Both front ends call this, so they accept and refuse the same ids.
+// this folder) or a new one. Every front end calls this, so they accept and refuse the same ids.
 //
 // A sub-agent's session is refused (exit 2, naming its root): continued on its own it would
 // run as a root, without its parent chain in `path` and without its ancestors' permission
 // rules, which a child must never escape (DESIGN §7, gate B).
-import type { Engine } from '../core/engine.js';
-import { ConfigError } from '../core/errors.js';
-import type { SessionRow } from '../core/store/index.js';
+import type { Engine } from './engine.js';
+import { ConfigError } from './errors.js';
+import type { SessionRow } from './store/index.js';
 
 export interface SessionChoice {
   /** `-s, --session <id>`. */

@@ -1,23 +1,26 @@
-// Everything a command needs before it can act: configuration, the session store and the
-// agent registry. Problems with any of them surface here as one-line errors. This is also
-// where project trust is decided (DESIGN §15): the loaders get a narrowing for an untrusted
-// project, and what it cut becomes one notice line.
+// The start-up every front end shares (the CLI, the editor protocol, the library): the
+// configuration, agents, commands, MCP servers and sandbox of the project around a folder,
+// and the session store. Problems with any of them surface here as one-line errors (thrown
+// ConfigErrors) or as warning lines the front end shows its own way: nothing here prints or
+// prompts. This is also where project trust is decided (DESIGN §15): the loaders get a
+// narrowing for an untrusted project, and what it cut becomes one notice line.
 import { join } from 'node:path';
-import { instructionFileWarnings } from '../core/agent/system-prompt.js';
-import { loadAgents, type AgentDefinition, type AgentWarning } from '../core/agents/index.js';
-import { terminalSafe } from '../core/text/terminal-safe.js';
-import { loadCommands, type CommandDefinition } from '../core/commands/index.js';
-import { configDir, dataDir, loadConfig, type Config } from '../core/config/index.js';
-import { peerUserDirs, type PeerUserDirs } from '../core/config/paths.js';
-import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from '../core/mcp/config.js';
-import type { SourceWarning } from '../core/markdown-folder.js';
-import { loadHookSources, type HookSet } from '../core/hooks/index.js';
-import { findProject } from '../core/project.js';
-import { prepareSandbox, type SandboxHost, type SandboxMode } from '../core/sandbox/index.js';
-import { SessionStore } from '../core/store/index.js';
-import { blankCredentialsInEnviron } from '../core/tools/blank-environ.js';
-import { providerKeys, SECRET_VARIABLES } from '../core/tools/child-env.js';
-import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
+import { instructionFileWarnings } from './agent/system-prompt.js';
+import { loadAgents, type AgentDefinition, type AgentWarning } from './agents/index.js';
+import type { AgentConfigEntry } from './agents/schema.js';
+import { terminalSafe } from './text/terminal-safe.js';
+import { loadCommands, type CommandDefinition } from './commands/index.js';
+import { configDir, dataDir, loadConfig, type Config } from './config/index.js';
+import { peerUserDirs, type PeerUserDirs } from './config/paths.js';
+import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from './mcp/config.js';
+import type { SourceWarning } from './markdown-folder.js';
+import { loadHookSources, type HookSet } from './hooks/index.js';
+import { findProject } from './project.js';
+import { prepareSandbox, type SandboxHost, type SandboxMode } from './sandbox/index.js';
+import { SessionStore } from './store/index.js';
+import { blankCredentialsInEnviron } from './tools/blank-environ.js';
+import { providerKeys, SECRET_VARIABLES } from './tools/child-env.js';
+import { narrowingFor, resolveTrust, type ProjectTrust } from './trust/index.js';
 import { packageRoot } from './package-root.js';
 
 /** Project trust as the UI needs it: what an untrusted project had ignored. */
@@ -48,12 +51,13 @@ export interface ProjectContext {
   hooks: HookSet;
 }
 
-export interface CliContext extends ProjectContext {
+/** A loaded project with the session store open: what a front end runs an engine from. */
+export interface OpenedProject extends ProjectContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   store: SessionStore;
   /** Loads the configuration, agents and commands again (after the user trusted the project); the store stays. */
-  reload(): CliContext;
+  reload(): OpenedProject;
 }
 
 export interface LoadOptions {
@@ -63,10 +67,14 @@ export interface LoadOptions {
   trustOnce?: boolean;
   /** `--sandbox <mode>`: replaces `sandbox.mode` of the configuration. */
   sandboxMode?: SandboxMode | undefined;
+  /** Agents a program defines (the library's `agents`): applied last, like the user's own config's `agent` key. */
+  agents?: Readonly<Record<string, AgentConfigEntry>> | undefined;
+  /** Names of tools a program added (the library's in-process tools), which agents' `tools` lists may name. */
+  extraTools?: readonly string[] | undefined;
 }
 
 /** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
-export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): ProjectContext {
+export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents, extraTools }: LoadOptions): ProjectContext {
   const trust = resolveTrust(cwd, env, trustOnce ?? false);
   const narrowing = narrowingFor(trust);
   const { config, sources } = loadConfig({ cwd, env, narrowing });
@@ -75,8 +83,9 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
     configDir: configDir(env),
     peerDirs: peerUserDirs(env),
     cwd,
-    configAgents: config.agent,
+    configAgents: programAgents ? { ...config.agent, ...programAgents } : config.agent,
     narrowing,
+    extraTools,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
   // `.mcp.json` starts programs: read only for a trusted project, otherwise named as ignored.
@@ -171,18 +180,19 @@ export function hideCredentials(config: Config, env: NodeJS.ProcessEnv): void {
   blankCredentialsInEnviron(SECRET_VARIABLES, providerKeys(config.provider));
 }
 
-export function loadContext(opts: LoadOptions): CliContext {
+/** The project around `opts.cwd` and the session store in the data dir, tidied of what dead processes left. */
+export function openProject(opts: LoadOptions): OpenedProject {
   const project = loadProject(opts);
   const store = SessionStore.open(dataDir(opts.env));
   // A session still marked running belongs to a process that died mid-turn.
   store.markInterrupted();
   // Sessions opened and never prompted would top the listings and be what `-c` reopens.
   store.removeEmptyRoots();
-  const context = (parts: ProjectContext): CliContext => {
+  const context = (parts: ProjectContext): OpenedProject => {
     hideCredentials(parts.config, opts.env);
     return withStore(parts);
   };
-  const withStore = (parts: ProjectContext): CliContext => ({
+  const withStore = (parts: ProjectContext): OpenedProject => ({
     ...parts,
     cwd: opts.cwd,
     env: opts.env,
