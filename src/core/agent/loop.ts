@@ -87,6 +87,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     ...(error ? { error } : {}),
   });
 
+  // A stop a hook asked for in an earlier turn that ended otherwise does not carry over.
+  session.hookStop = undefined;
   append(input);
   const modelRef = opts.model ?? session.model;
   const { provider, modelId } = deps.resolveModel(modelRef);
@@ -114,6 +116,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     session.emit('message.completed', { message_id: messageId, usage: emptyUsage(), stop_reason: 'tool_use' });
     append({ role: 'user', content: await runToolCalls(session, opts.presetCalls, { byUser: true }) });
     if (session.controller.signal.aborted) return outcome('cancelled');
+    if (endedByHook(session)) return outcome('completed');
   }
 
   for (;;) {
@@ -212,13 +215,17 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
     }
     append({ role: 'user', content: results });
     if (session.controller.signal.aborted) return outcome('cancelled');
-    if (session.hookStop !== undefined) {
-      // A hook answered `continue: false`: the turn ends here, the user is told why.
-      session.hooks?.stopped(session.hookStop.event, session.hookStop.reason);
-      session.hookStop = undefined;
-      return outcome('completed');
-    }
+    if (endedByHook(session)) return outcome('completed');
   }
+}
+
+/** True when a hook answered `continue: false` during the last tool calls: the turn ends there, the user told why. */
+function endedByHook(session: LiveSession): boolean {
+  const stop = session.hookStop;
+  if (stop === undefined) return false;
+  session.hookStop = undefined;
+  session.hooks?.stopped(stop.event, stop.reason);
+  return true;
 }
 
 /** What a Stop/SubagentStop hook wants the agent to do next, as its next user message; undefined: stop. */

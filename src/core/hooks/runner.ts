@@ -61,7 +61,10 @@ export class HookRunner {
     const results = await Promise.all(
       commands.map(async (hook) => ({
         hook,
-        result: await runHookProcess(hook.command, { cwd: options.cwd, env, input, timeoutMs: hook.timeoutSeconds * 1000, signal: options.signal }),
+        result: await runHookProcess(hook.command, { cwd: options.cwd, env, input, timeoutMs: hook.timeoutSeconds * 1000, signal: options.signal }).catch(
+          // Never a crash, whatever went wrong starting it: a hook that cannot run is a warning.
+          (err: unknown): HookProcessResult => ({ exitCode: null, stdout: '', stderr: '', timedOut: false, cancelled: false, truncated: false, startError: err instanceof Error ? err.message : String(err) }),
+        ),
       })),
     );
     for (const { hook, result } of results) readResult(event, hook, result, verdict);
