@@ -72,6 +72,7 @@ export class Projects {
       agents: project.agents,
       commands: project.commands,
       sandbox: project.sandbox,
+      skills: project.skills,
       // The editor answers questions and permission requests.
       interactive: true,
       ...(this.options.model ? { model: this.options.model } : {}),

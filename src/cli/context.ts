@@ -17,6 +17,7 @@ import { SessionStore } from '../core/store/index.js';
 import { blankCredentialsInEnviron } from '../core/tools/blank-environ.js';
 import { providerKeys, SECRET_VARIABLES } from '../core/tools/child-env.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
+import { loadSkills, type SkillCatalogue } from '../core/skills/index.js';
 import { packageRoot } from './package-root.js';
 
 /** Project trust as the UI needs it: what an untrusted project had ignored. */
@@ -43,6 +44,8 @@ export interface ProjectContext {
   agentWarnings: AgentWarning[];
   /** Sandboxing of commands (DESIGN §19); its unavailability is one of `warnings`. */
   sandbox: SandboxHost;
+  /** Skills (DESIGN §20), names and descriptions terminal-safe; their load warnings are summed up in `warnings`. */
+  skills: SkillCatalogue;
 }
 
 export interface CliContext extends ProjectContext {
@@ -76,6 +79,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
     narrowing,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
+  const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
   // `.mcp.json` starts programs: read only for a trusted project, otherwise named as ignored.
   let mcpJson: ReturnType<typeof readMcpJson> = { servers: {}, warnings: [] };
   if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
@@ -108,12 +112,30 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
       ...(trust.warning ? [trust.warning] : []),
       ...mcpJson.warnings.map((w) => `Warning: ${w}`),
       ...warningLines(warnings, commands.warnings),
+      ...skillWarningLines(skills),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
       ...(sandbox.notice ? [sandbox.notice] : []),
     ].map(terminalSafe),
     agentWarnings: warnings.map((w) => ({ ...w, source: terminalSafe(w.source), message: terminalSafe(w.message) })),
     sandbox,
+    skills: {
+      skills: displaySafe(skills.skills, (skill) => ({ ...skill, name: terminalSafe(skill.name), description: terminalSafe(skill.description) })),
+      warnings: skills.warnings.map((w) => ({ source: terminalSafe(w.source), message: terminalSafe(w.message) })),
+    },
   };
+}
+
+/**
+ * A broken skill gets its own line; several are summed up in one (a copied collection can
+ * hold many), naming a few files and pointing at `/skills`, which lists every reason.
+ */
+function skillWarningLines(skills: SkillCatalogue): string[] {
+  const [first, ...rest] = skills.warnings;
+  if (!first) return [];
+  if (rest.length === 0) return [`Warning: ${first.source}: ${first.message}`];
+  const files = skills.warnings.slice(0, SUMMARY_EXAMPLES).map((w) => w.source);
+  const more = skills.warnings.length > files.length ? `, and ${skills.warnings.length - files.length} more` : '';
+  return [`Warning: ${skills.warnings.length} skills could not be loaded (${files.join(', ')}${more}); first: ${first.message} /skills in the TUI lists every reason.`];
 }
 
 /** A name-keyed map with each entry (and so its key) passed through `safe`. */

@@ -36,6 +36,7 @@ import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
+import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
 
 export { agentToolNames } from './engine/session-factory.js';
@@ -69,14 +70,21 @@ export interface EngineOptions {
    * default from `config.sandbox`, its unavailability told through `onWarning`.
    */
   sandbox?: SandboxHost;
+  /** Skills (DESIGN §20): offered through the `skill` tool to agents that may load them. */
+  skills?: SkillCatalogue;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox'>;
+export type ProjectParts = Pick<
+  EngineOptions,
+  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'skills'
+>;
+
+type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'skills';
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
 export function projectParts(
-  ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox'>> & Pick<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox'>,
+  ctx: Required<Omit<ProjectParts, OptionalParts>> & Pick<ProjectParts, OptionalParts>,
 ): ProjectParts {
   return {
     cwd: ctx.cwd,
@@ -87,6 +95,7 @@ export function projectParts(
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
+    ...(ctx.skills ? { skills: ctx.skills } : {}),
   };
 }
 
@@ -391,6 +400,11 @@ export class Engine {
       readFile: (path) => run('read', { file_path: path }),
       runShell: (command) => run('bash', { command }),
     };
+  }
+
+  /** Every loaded skill and the problems loading them (`/skills`). */
+  skills(): SkillCatalogue {
+    return this.options.skills ?? EMPTY_SKILLS;
   }
 
   /** Sub-agents the model can start with `task`. */

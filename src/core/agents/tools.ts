@@ -32,6 +32,7 @@ export const TOOL_NAMES = [
   'todoread',
   'task',
   'ask_user',
+  'skill',
 ] as const;
 
 const ALIASES: Record<string, string> = {

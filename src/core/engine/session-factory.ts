@@ -12,7 +12,7 @@ import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
-import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../permission/rules.js';
+import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
@@ -34,6 +34,7 @@ import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
+import { createSkillTool, SKILL_TOOL, skillsForAgent } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
@@ -133,9 +134,14 @@ export class SessionFactory {
     // Sub-agent types that `permission.task` denies are not offered to the model.
     const catalogue = offeredSubagents(supervisor.catalogue(), chain);
     const webSearch = this.webSearchTool(model);
+    // Skills the agent's `skills:` names and no `permission.skill` rule denies; none → no tool.
+    const skills = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
+      (skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny',
+    );
     const base: Tool[] = [
       ...this.deps.tools,
       ...(webSearch ? [webSearch] : []),
+      ...(skills.length > 0 ? [createSkillTool(skills)] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
