@@ -73,6 +73,8 @@ export class Projects {
       commands: project.commands,
       sandbox: project.sandbox,
       skills: project.skills,
+      permissionRules: project.permissionRules,
+      toolEnv: project.toolEnv,
       // The editor answers questions and permission requests.
       interactive: true,
       ...(this.options.model ? { model: this.options.model } : {}),

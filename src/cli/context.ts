@@ -17,6 +17,8 @@ import { SessionStore } from '../core/store/index.js';
 import { blankCredentialsInEnviron } from '../core/tools/blank-environ.js';
 import { providerKeys, SECRET_VARIABLES } from '../core/tools/child-env.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from '../core/trust/index.js';
+import { loadClaudeSettings } from '../core/claude-settings/index.js';
+import type { Rule } from '../core/permission/rules.js';
 import { loadSkills, type SkillCatalogue } from '../core/skills/index.js';
 import { packageRoot } from './package-root.js';
 
@@ -46,6 +48,10 @@ export interface ProjectContext {
   sandbox: SandboxHost;
   /** Skills (DESIGN §20), names and descriptions terminal-safe; their load warnings are summed up in `warnings`. */
   skills: SkillCatalogue;
+  /** Claude Code's settings files' allow lists (their ask/deny lists are on every agent as restrictions). */
+  permissionRules: Rule[];
+  /** Claude Code's settings files' `env`, for the commands tools run. */
+  toolEnv: Record<string, string>;
 }
 
 export interface CliContext extends ProjectContext {
@@ -80,6 +86,11 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
   const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  // Read before the notice is made: an untrusted project's allow lists and env are named in it.
+  const settings = loadClaudeSettings({ projectRoot: trust.folder, peerDirs: peerUserDirs(env), narrowing });
+  if (settings.restrictions.length > 0) {
+    for (const [name, agent] of agents) agents.set(name, { ...agent, restrictions: [...(agent.restrictions ?? []), ...settings.restrictions] });
+  }
   // `.mcp.json` starts programs: read only for a trusted project, otherwise named as ignored.
   let mcpJson: ReturnType<typeof readMcpJson> = { servers: {}, warnings: [] };
   if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
@@ -111,7 +122,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
     warnings: [
       ...(trust.warning ? [trust.warning] : []),
       ...mcpJson.warnings.map((w) => `Warning: ${w}`),
-      ...warningLines(warnings, commands.warnings),
+      ...warningLines(warnings, [...commands.warnings, ...settings.warnings]),
       ...skillWarningLines(skills),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
       ...(sandbox.notice ? [sandbox.notice] : []),
@@ -122,6 +133,8 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode }: LoadOptions): 
       skills: displaySafe(skills.skills, (skill) => ({ ...skill, name: terminalSafe(skill.name), description: terminalSafe(skill.description) })),
       warnings: skills.warnings.map((w) => ({ source: terminalSafe(w.source), message: terminalSafe(w.message) })),
     },
+    permissionRules: settings.allow,
+    toolEnv: settings.env,
   };
 }
 

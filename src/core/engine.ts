@@ -36,6 +36,7 @@ import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
+import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
 
@@ -72,15 +73,22 @@ export interface EngineOptions {
   sandbox?: SandboxHost;
   /** Skills (DESIGN §20): offered through the `skill` tool to agents that may load them. */
   skills?: SkillCatalogue;
+  /**
+   * Rules placed after the built-in defaults and before the config's `permission`, so the
+   * config overrides them: the `allow` lists of Claude Code's settings files.
+   */
+  permissionRules?: readonly Rule[];
+  /** Variables set for the commands tools run (Claude Code's settings `env`); credentials never are. */
+  toolEnv?: Readonly<Record<string, string>>;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
 export type ProjectParts = Pick<
   EngineOptions,
-  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'skills'
+  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'skills' | 'permissionRules' | 'toolEnv'
 >;
 
-type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'skills';
+type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'skills' | 'permissionRules' | 'toolEnv';
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
 export function projectParts(
@@ -96,6 +104,8 @@ export function projectParts(
     ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     ...(ctx.skills ? { skills: ctx.skills } : {}),
+    ...(ctx.permissionRules ? { permissionRules: ctx.permissionRules } : {}),
+    ...(ctx.toolEnv ? { toolEnv: ctx.toolEnv } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
-import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Ruleset } from '../permission/rules.js';
+import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
@@ -193,6 +193,7 @@ export class SessionFactory {
       askPermission: routes.askPermission,
       maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
       history: store.loadMessages(row.id),
+      ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
       controller: new AbortController(),
       inbox: [],
       emit,
@@ -257,13 +258,13 @@ export class SessionFactory {
   }
 
   private rulesetFor(agent: AgentDefinition): Ruleset {
-    return agentRuleset(agent, this.deps.options.config);
+    return agentRuleset(agent, this.deps.options.config, this.deps.options.permissionRules);
   }
 }
 
-/** The rules an agent starts from: defaults, then the config's, then the agent's own. */
-function agentRuleset(agent: AgentDefinition, config: Config): Ruleset {
-  return [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
+/** The rules an agent starts from: defaults, then Claude Code's settings' allow lists, then the config's, then the agent's own. */
+function agentRuleset(agent: AgentDefinition, config: Config, settings: readonly Rule[] = []): Ruleset {
+  return [...DEFAULT_RULES, ...settings, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
 }
 
 /**
