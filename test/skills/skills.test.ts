@@ -2,13 +2,14 @@
 // the vendored Apache-2.0 skills of anthropics/skills are listed in the `skill` tool's
 // description (names and descriptions, never bodies) and each loads with its folder's path;
 // broken SKILL.md files become warnings; agents' `skills:` narrows what they see.
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/cli/context.js';
 import { readFrontMatter } from '../../src/core/frontmatter.js';
-import { Engine } from '../../src/core/engine.js';
+import { agentToolNames, Engine } from '../../src/core/engine.js';
 import { createProvider } from '../../src/core/provider/index.js';
 import { loadSkills, MAX_LISTING_CHARS, skillListing, type SkillDefinition } from '../../src/core/skills/index.js';
 import { SessionStore } from '../../src/core/store/index.js';
@@ -139,16 +140,20 @@ describe('skill folders', () => {
     put(join(project, '.claude', 'skills', 'bad-yaml', 'SKILL.md'), '---\ndescription: [unclosed\n---\nbody');
     put(join(project, '.claude', 'skills', 'bad-name', 'SKILL.md'), '---\nname: "\\u001b]0;pwned\\u0007"\ndescription: x\n---\nbody');
     put(join(project, '.claude', 'skills', 'huge', 'SKILL.md'), `---\ndescription: big\n---\n${'x'.repeat(1024 * 1024 + 10)}`);
+    // A FIFO would block a plain read forever: it is skipped unread.
+    mkdirSync(join(project, '.claude', 'skills', 'fifo'), { recursive: true });
+    execFileSync('mkfifo', [join(project, '.claude', 'skills', 'fifo', 'SKILL.md')]);
     // Not a skill: a folder of assets without SKILL.md says nothing.
     put(join(project, '.claude', 'skills', 'assets', 'logo.txt'), 'logo');
     const ctx = loadProject({ cwd: project, env });
     expect([...ctx.skills.skills.keys()]).toEqual(['good']);
     const lines = ctx.warnings.filter((w) => /skill/i.test(w));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Warning: 4 skills could not be loaded \(.*bad-name.*, and 1 more\); first: .*\/skills/);
-    expect(ctx.skills.warnings.map((w) => w.source.split('/').at(-2))).toEqual(['bad-name', 'bad-yaml', 'huge', 'no-description']);
-    expect(ctx.skills.warnings[3]!.message).toMatch(/description/);
-    expect(ctx.skills.warnings[2]!.message).toMatch(/too big|MB|bytes/i);
+    expect(lines[0]).toMatch(/^Warning: 5 skills could not be loaded \(.*bad-name.*, and 2 more\); first: .*\/skills/);
+    expect(ctx.skills.warnings.map((w) => w.source.split('/').at(-2))).toEqual(['bad-name', 'bad-yaml', 'fifo', 'huge', 'no-description']);
+    expect(ctx.skills.warnings[4]!.message).toMatch(/description/);
+    expect(ctx.skills.warnings[3]!.message).toMatch(/too big|MB|bytes/i);
+    expect(ctx.skills.warnings[2]!.message).toMatch(/FIFO|regular/i);
   });
 
   it('keep the listing bounded, naming the skills left without a description', () => {
@@ -207,6 +212,15 @@ describe('agents and skills', () => {
   it('map Claude Code\'s Skill in a tools allowlist to the skill tool', async () => {
     expect(await skillToolFor('---\nmode: primary\ntools: Read, Skill\n---\nx', 'reader')).toBeDefined();
     expect(await skillToolFor('---\nmode: primary\ntools: Read, Grep\n---\nx', 'grepper')).toBeUndefined();
+  });
+
+  it('show the skill tool in an agent\'s tool list only when it may load some skill', () => {
+    put(join(project, '.opencode', 'agents', 'plain.md'), '---\nmode: primary\nskills: none\n---\nNo skills.');
+    const ctx = loadProject({ cwd: project, env });
+    const tools = (name: string) => agentToolNames(ctx.agents.get(name)!, ctx.config, true, ctx.skills.skills.values());
+    expect(tools('build')).toContain('skill');
+    expect(tools('plain')).not.toContain('skill');
+    expect(agentToolNames(ctx.agents.get('build')!, ctx.config, true)).not.toContain('skill');
   });
 
   it('hide skills that a permission rule denies, and refuse a call to one', async () => {

@@ -34,7 +34,7 @@ import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
-import { createSkillTool, SKILL_TOOL, skillsForAgent } from '../skills/index.js';
+import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
@@ -271,17 +271,20 @@ function agentRuleset(agent: AgentDefinition, config: Config, settings: readonly
  * The tool names this agent works with (for `opencode-ink agents`): as a root session, or,
  * for a sub-agent, as a child of the root.
  */
-export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
+export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean, skills: Iterable<SkillDefinition> = []): string[] {
+  const chain = [agentRuleset(agent, config), ...restrictionRulesets(agent)];
+  const hasSkills = skillsForAgent(skills, agent.skills).some((skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny');
   return selectToolNames({
     // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
     available: [
       ...BUILTIN_TOOLS.map((t) => t.name),
       ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
+      ...(hasSkills ? [SKILL_TOOL] : []),
       ...(hasSubagents ? [TASK_TOOL] : []),
       ASK_USER_TOOL,
     ],
     agent,
-    chain: [agentRuleset(agent, config), ...restrictionRulesets(agent)],
+    chain,
     depth: agent.mode === 'subagent' ? 1 : 0,
     maxDepth: config.subagents.max_depth,
   }).names;
