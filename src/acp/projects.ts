@@ -73,6 +73,9 @@ export class Projects {
       commands: project.commands,
       sandbox: project.sandbox,
       hooks: project.hooks,
+      skills: project.skills,
+      permissionRules: project.permissionRules,
+      toolEnv: project.toolEnv,
       // The editor answers questions and permission requests.
       interactive: true,
       ...(this.options.model ? { model: this.options.model } : {}),

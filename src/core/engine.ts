@@ -38,6 +38,8 @@ import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
+import type { Rule } from './permission/rules.js';
+import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
 
 export { agentToolNames } from './engine/session-factory.js';
@@ -79,14 +81,28 @@ export interface EngineOptions {
    * through `onWarning`.
    */
   hooks?: HookSet;
+  /** Skills (DESIGN §20): offered through the `skill` tool to agents that may load them. */
+  skills?: SkillCatalogue;
+  /**
+   * Rules placed after the built-in defaults and before the config's `permission`, so the
+   * config overrides them: the `allow` lists of Claude Code's settings files.
+   */
+  permissionRules?: readonly Rule[];
+  /** Variables set for the commands tools run (Claude Code's settings `env`); credentials never are. */
+  toolEnv?: Readonly<Record<string, string>>;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
-export type ProjectParts = Pick<EngineOptions, 'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks'>;
+export type ProjectParts = Pick<
+  EngineOptions,
+  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv'
+>;
+
+type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv';
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
 export function projectParts(
-  ctx: Required<Omit<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox' | 'hooks'>> & Pick<ProjectParts, 'mcp' | 'peerDirs' | 'sandbox' | 'hooks'>,
+  ctx: Required<Omit<ProjectParts, OptionalParts>> & Pick<ProjectParts, OptionalParts>,
 ): ProjectParts {
   return {
     cwd: ctx.cwd,
@@ -98,6 +114,9 @@ export function projectParts(
     ...(ctx.peerDirs ? { peerDirs: ctx.peerDirs } : {}),
     ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
     ...(ctx.hooks ? { hooks: ctx.hooks } : {}),
+    ...(ctx.skills ? { skills: ctx.skills } : {}),
+    ...(ctx.permissionRules ? { permissionRules: ctx.permissionRules } : {}),
+    ...(ctx.toolEnv ? { toolEnv: ctx.toolEnv } : {}),
   };
 }
 
@@ -495,6 +514,11 @@ export class Engine {
       readFile: (path) => run('read', { file_path: path }),
       runShell: (command) => run('bash', { command }),
     };
+  }
+
+  /** Every loaded skill and the problems loading them (`/skills`). */
+  skills(): SkillCatalogue {
+    return this.options.skills ?? EMPTY_SKILLS;
   }
 
   /** Sub-agents the model can start with `task`. */

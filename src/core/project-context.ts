@@ -21,6 +21,9 @@ import { SessionStore } from './store/index.js';
 import { blankCredentialsInEnviron } from './tools/blank-environ.js';
 import { providerKeys, SECRET_VARIABLES } from './tools/child-env.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from './trust/index.js';
+import { loadClaudeSettings } from './claude-settings/index.js';
+import type { Rule } from './permission/rules.js';
+import { loadSkills, type SkillCatalogue } from './skills/index.js';
 import { packageRoot } from './package-root.js';
 
 /** Project trust as the UI needs it: what an untrusted project had ignored. */
@@ -49,6 +52,12 @@ export interface ProjectContext {
   sandbox: SandboxHost;
   /** Claude Code's hooks from every source trust allows (DESIGN §20); their problems are among `warnings`. */
   hooks: HookSet;
+  /** Skills (DESIGN §20), names and descriptions terminal-safe; their load warnings are summed up in `warnings`. */
+  skills: SkillCatalogue;
+  /** Claude Code's settings files' allow lists (their ask/deny lists are on every agent as restrictions). */
+  permissionRules: Rule[];
+  /** Claude Code's settings files' `env`, for the commands tools run. */
+  toolEnv: Record<string, string>;
 }
 
 /** A loaded project with the session store open: what a front end runs an engine from. */
@@ -88,6 +97,12 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     extraTools,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
+  const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  // Read before the notice is made: an untrusted project's allow lists and env are named in it.
+  const settings = loadClaudeSettings({ projectRoot: trust.folder, peerDirs: peerUserDirs(env), narrowing });
+  if (settings.restrictions.length > 0) {
+    for (const [name, agent] of agents) agents.set(name, { ...agent, restrictions: [...(agent.restrictions ?? []), ...settings.restrictions] });
+  }
   // `.mcp.json` starts programs: read only for a trusted project, otherwise named as ignored.
   let mcpJson: ReturnType<typeof readMcpJson> = { servers: {}, warnings: [] };
   if (narrowing) narrowing.noteMcpJsonServers(join(trust.folder, MCP_JSON), mcpJsonServerNames(trust.folder));
@@ -127,7 +142,8 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     warnings: [
       ...(trust.warning ? [trust.warning] : []),
       ...mcpJson.warnings.map((w) => `Warning: ${w}`),
-      ...warningLines(warnings, commands.warnings),
+      ...warningLines(warnings, [...commands.warnings, ...settings.warnings]),
+      ...skillWarningLines(skills),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
       ...(sandbox.notice ? [sandbox.notice] : []),
       ...hooks.warnings,
@@ -135,7 +151,26 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     agentWarnings: warnings.map((w) => ({ ...w, source: terminalSafe(w.source), message: terminalSafe(w.message) })),
     sandbox,
     hooks: hooks.hooks,
+    skills: {
+      skills: displaySafe(skills.skills, (skill) => ({ ...skill, name: terminalSafe(skill.name), description: terminalSafe(skill.description) })),
+      warnings: skills.warnings.map((w) => ({ source: terminalSafe(w.source), message: terminalSafe(w.message) })),
+    },
+    permissionRules: settings.allow,
+    toolEnv: settings.env,
   };
+}
+
+/**
+ * A broken skill gets its own line; several are summed up in one (a copied collection can
+ * hold many), naming a few files and pointing at `/skills`, which lists every reason.
+ */
+function skillWarningLines(skills: SkillCatalogue): string[] {
+  const [first, ...rest] = skills.warnings;
+  if (!first) return [];
+  if (rest.length === 0) return [`Warning: ${first.source}: ${first.message}`];
+  const files = skills.warnings.slice(0, SUMMARY_EXAMPLES).map((w) => w.source);
+  const more = skills.warnings.length > files.length ? `, and ${skills.warnings.length - files.length} more` : '';
+  return [`Warning: ${skills.warnings.length} skills could not be loaded (${files.join(', ')}${more}); first: ${first.message} /skills in the TUI lists every reason.`];
 }
 
 /** A name-keyed map with each entry (and so its key) passed through `safe`. */

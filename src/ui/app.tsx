@@ -19,7 +19,7 @@ import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { BlockHintContext } from './components/tree/block-hint.js';
 import { useNow } from './components/tree/use-now.js';
-import { HelpView, AgentsView, McpView } from './screens/info-views.js';
+import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
@@ -466,6 +466,7 @@ function Screen(props: ScreenProps) {
         ) : null}
         {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
         {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
         {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
         {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
         <PromptInput

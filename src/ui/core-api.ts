@@ -27,4 +27,4 @@ export type UiCore = Pick<
   | 'modelLimit'
 > &
   // Optional: UI tests drive the app with cores that have no MCP servers or model list.
-  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices'>>;
+  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills'>>;

@@ -50,10 +50,10 @@ describe('selectTools', () => {
   });
 
   it('splits a map into enabled and disabled tools', () => {
-    expect(selectTools({ write: false, Bash: true, skill: false })).toEqual({
+    expect(selectTools({ write: false, Bash: true, notebook: false })).toEqual({
       disable: ['write'],
       enable: ['bash'],
-      unknown: ['skill'],
+      unknown: ['notebook'],
       ignoredScopes: [],
       empty: false,
     });

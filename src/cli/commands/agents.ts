@@ -29,7 +29,7 @@ export function agentListings(ctx: OpenedProject): AgentListing[] {
         mode: agent.mode,
         description: agent.description,
         model: agent.model ?? null,
-        tools: agentToolNames(agent, ctx.config, hasSubagents),
+        tools: agentToolNames(agent, ctx.config, hasSubagents, ctx.skills.skills.values()),
         source: agent.source,
         ...(warnings.length > 0 ? { warnings } : {}),
       };

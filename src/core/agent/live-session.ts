@@ -39,6 +39,8 @@ export interface LiveSession {
   readonly sandboxSettings: SandboxSettings;
   /** Where its shell commands run; undefined when the sandbox is off. */
   readonly sandbox: CommandSandbox | undefined;
+  /** Variables added to the environment of the commands its tools run (Claude Code's settings `env`). */
+  readonly toolEnv?: Readonly<Record<string, string>>;
   readonly todos: TodoAccess;
   /** The files this session has seen (its own reads and writes, not its parent's or children's). */
   readonly fileViews: FileViews;

@@ -35,6 +35,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   if (fields.prompt !== undefined) agent.prompt = fields.prompt;
   if (fields.isolation !== undefined) agent.isolation = fields.isolation;
   if (fields.sandbox !== undefined) agent.sandbox = fields.sandbox;
+  if (fields.skills !== undefined) agent.skills = skillNames(fields.skills);
   const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns;
   if (maxTurns !== undefined) agent.maxTurns = maxTurns;
   // Per permission key, so `{ bash: deny }` in the config keeps the file's `edit` rule.
@@ -77,4 +78,10 @@ function withScopes(scopes: PermissionConfig, own: PermissionConfig | undefined)
     merged[key] = { ...(typeof rules === 'string' ? { '*': rules } : rules), ...(typeof mine === 'string' ? { '*': mine } : mine) };
   }
   return merged;
+}
+
+/** `skills: pdf, brand-*` | `[pdf]` → names; `none`, a blank string or `[]` → no skill at all. */
+function skillNames(field: string | string[]): string[] {
+  const entries = (typeof field === 'string' ? field.split(',') : field).map((name) => name.trim()).filter((name) => name.length > 0);
+  return entries.length === 1 && entries[0]!.toLowerCase() === 'none' ? [] : entries;
 }

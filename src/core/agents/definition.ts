@@ -36,6 +36,8 @@ export interface AgentDefinition {
   color?: string;
   /** Where it runs as a sub-agent when the task call does not say: its own git worktree, or the parent's folder. */
   isolation?: 'none' | 'worktree';
+  /** Skills it may load, as names or globs; undefined means every skill, empty means none. */
+  skills?: string[];
   hidden: boolean;
   disable: boolean;
   /** Absolute path of the file that defined it, or `config`. */

@@ -31,6 +31,8 @@ export const AgentFieldsSchema = z.object({
   isolation: z.enum(['none', 'worktree']).optional(),
   /** Runs this agent's commands in a sandbox at least this tight (DESIGN §19); never loosens the one it inherits. */
   sandbox: SandboxModeSchema.optional(),
+  /** The skills this agent may load (DESIGN §20): names or globs, as a list or a comma string; `none` or `[]` for none. */
+  skills: z.union([z.string(), z.array(z.string())]).optional(),
 });
 export type AgentFields = z.infer<typeof AgentFieldsSchema>;
 

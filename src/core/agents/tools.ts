@@ -32,6 +32,7 @@ export const TOOL_NAMES = [
   'todoread',
   'task',
   'ask_user',
+  'skill',
 ] as const;
 
 const ALIASES: Record<string, string> = {
@@ -45,7 +46,7 @@ const ALIASES: Record<string, string> = {
 const MCP_PREFIX = 'mcp__';
 
 /** `Bash(git log:*)` → `{ tool: "Bash", scope: "git log:*" }`. */
-function splitScope(raw: string): { tool: string; scope?: string } {
+export function splitScope(raw: string): { tool: string; scope?: string } {
   const match = /^([^()]*)\((.*)\)$/s.exec(raw.trim());
   if (!match) return { tool: raw.trim() };
   return { tool: match[1]!.trim(), scope: match[2]!.trim() };
@@ -125,7 +126,7 @@ function unique(names: string[]): string[] {
 }
 
 /** Which permission key a scope on this tool narrows; tools without one cannot be scoped. */
-function scopedKey(tool: string): 'bash' | 'edit' | 'webfetch' | 'task' | undefined {
+export function scopedKey(tool: string): 'bash' | 'edit' | 'webfetch' | 'task' | undefined {
   if (tool === 'bash' || tool === 'webfetch' || tool === 'task') return tool;
   if (tool === 'edit' || tool === 'write') return 'edit';
   return undefined;
@@ -149,7 +150,7 @@ function bashPatterns(scope: string): string[] {
  * directory, or absolute outside it): `./src/**` and `/src/**` are relative, `//etc/x` absolute,
  * `~/x` under home. Our `*` also crosses `/`, so a scope can be a little wider than in Claude Code.
  */
-function editPattern(scope: string): string {
+export function editPattern(scope: string): string {
   if (scope.startsWith('//')) return scope.slice(1);
   if (scope.startsWith('~/')) return `${homedir()}/${scope.slice(2)}`;
   if (scope.startsWith('./')) return scope.slice(2);
@@ -169,7 +170,7 @@ function webfetchPatterns(scope: string): string[] | undefined {
 }
 
 /** The allow patterns one scope gives, or undefined when we cannot express it. */
-function scopePatterns(key: 'bash' | 'edit' | 'webfetch' | 'task', scope: string): string[] | undefined {
+export function scopePatterns(key: 'bash' | 'edit' | 'webfetch' | 'task', scope: string): string[] | undefined {
   switch (key) {
     case 'bash':
       // `Bash(git add, git commit)` lists several commands in one entry.
@@ -190,7 +191,7 @@ function scopePatterns(key: 'bash' | 'edit' | 'webfetch' | 'task', scope: string
 }
 
 /** Scopes that mean the whole tool: `Bash()`, `Bash(*)`, `Edit(**)`. */
-function isWholeScope(scope: string): boolean {
+export function isWholeScope(scope: string): boolean {
   return scope === '' || scope === '*' || scope === '**' || scope === '/**' || scope === './**';
 }
 

@@ -41,6 +41,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
   { name: 'agent', description: 'switch primary agent: /agent <name>' },
   { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },
+  { name: 'skills', description: 'skills the model can load' },
   { name: 'exit', description: 'quit' },
 ];
 

@@ -14,7 +14,7 @@ import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
 import { claudeToolName, SessionHooks, type HookRunner } from '../hooks/index.js';
 import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
-import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../permission/rules.js';
+import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
@@ -36,6 +36,7 @@ import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
+import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
@@ -143,9 +144,14 @@ export class SessionFactory {
     // Sub-agent types that `permission.task` denies are not offered to the model.
     const catalogue = offeredSubagents(supervisor.catalogue(), chain);
     const webSearch = this.webSearchTool(model);
+    // Skills the agent's `skills:` names and no `permission.skill` rule denies; none → no tool.
+    const skills = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
+      (skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny',
+    );
     const base: Tool[] = [
       ...this.deps.tools,
       ...(webSearch ? [webSearch] : []),
+      ...(skills.length > 0 ? [createSkillTool(skills)] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
@@ -197,6 +203,7 @@ export class SessionFactory {
       askPermission: routes.askPermission,
       maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
       history: store.loadMessages(row.id),
+      ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
       controller: new AbortController(),
       inbox: [],
       steering: [],
@@ -273,30 +280,33 @@ export class SessionFactory {
   }
 
   private rulesetFor(agent: AgentDefinition): Ruleset {
-    return agentRuleset(agent, this.deps.options.config);
+    return agentRuleset(agent, this.deps.options.config, this.deps.options.permissionRules);
   }
 }
 
-/** The rules an agent starts from: defaults, then the config's, then the agent's own. */
-function agentRuleset(agent: AgentDefinition, config: Config): Ruleset {
-  return [...DEFAULT_RULES, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
+/** The rules an agent starts from: defaults, then Claude Code's settings' allow lists, then the config's, then the agent's own. */
+function agentRuleset(agent: AgentDefinition, config: Config, settings: readonly Rule[] = []): Ruleset {
+  return [...DEFAULT_RULES, ...settings, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
 }
 
 /**
  * The tool names this agent works with (for `opencode-ink agents`): as a root session, or,
  * for a sub-agent, as a child of the root.
  */
-export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean): string[] {
+export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean, skills: Iterable<SkillDefinition> = []): string[] {
+  const chain = [agentRuleset(agent, config), ...restrictionRulesets(agent)];
+  const hasSkills = skillsForAgent(skills, agent.skills).some((skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny');
   return selectToolNames({
     // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
     available: [
       ...BUILTIN_TOOLS.map((t) => t.name),
       ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
+      ...(hasSkills ? [SKILL_TOOL] : []),
       ...(hasSubagents ? [TASK_TOOL] : []),
       ASK_USER_TOOL,
     ],
     agent,
-    chain: [agentRuleset(agent, config), ...restrictionRulesets(agent)],
+    chain,
     depth: agent.mode === 'subagent' ? 1 : 0,
     maxDepth: config.subagents.max_depth,
   }).names;

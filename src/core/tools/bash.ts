@@ -130,7 +130,8 @@ export const bashTool = defineTool({
     const inSandbox = sandbox?.state === 'on' && !escape ? sandbox : undefined;
     const runner = inSandbox?.runner ?? HOST;
     // The user's environment without the credentials this program uses (child-env.ts).
-    const env = childEnv({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+    // The settings' variables come first: a command must never wait on a pager or a git password prompt.
+    const env = childEnv({ ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
     // The runner stops the command on abort; the timeout has its own controller.
     const stopper = new AbortController();
     const onAbort = (): void => stopper.abort();

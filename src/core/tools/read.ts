@@ -56,6 +56,8 @@ export const readTool = defineTool({
   async execute(args, ctx) {
     const file = await resolveForTool(ctx, args.file_path);
     const shown = displayPath(ctx.cwd, file);
+    // Reading is allowed by default; the rule is there for denials like Claude Code's `Read(./secrets/**)`.
+    await ctx.ask({ permission: 'read', patterns: [shown], subject: `Read ${shown}` });
     let handle: FileHandle;
     try {
       handle = await openRegular(file, shown);

@@ -88,6 +88,8 @@ export interface ToolContext {
   byUser?: boolean;
   /** Where the session's shell commands run (DESIGN §19); undefined when the sandbox is off. */
   sandbox?: CommandSandbox;
+  /** Variables to add to the environment of commands the tool runs (Claude Code's settings `env`); never credentials. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ToolResult {

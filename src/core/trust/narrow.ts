@@ -182,6 +182,11 @@ export class ProjectNarrowing {
     for (const event of events) this.ignore(`hooks.${event}`, file);
   }
 
+  /** Something a project file sets that only a trusted project may (Claude Code's settings `permissions.allow`, `env`). */
+  noteIgnored(what: string, file: string): void {
+    this.ignore(what, file);
+  }
+
   /** Before validation: `{env:VAR}` is not expanded in a project file (it could copy secrets into prompts). */
   noteEnvReferences(file: string, text: string): void {
     if (/\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text)) this.ignore('{env:…} values', file);

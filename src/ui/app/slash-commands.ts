@@ -1,5 +1,5 @@
 // What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
-// built-in commands (exit, new, sessions, help, agents, mcp, model, agent, compact) through the
+// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact) through the
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
@@ -14,7 +14,7 @@ import { parseSlash, unknownCommand } from '../slash.js';
 import type { PromptQueue } from './use-prompt-queue.js';
 
 /** A panel that takes the live region's place. */
-export type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | { kind: 'mcp'; states?: McpServerState[] } | undefined;
+export type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | { kind: 'skills' } | { kind: 'mcp'; states?: McpServerState[] } | undefined;
 
 export interface SlashContext {
   core: UiCore;
@@ -63,6 +63,9 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
       return true;
     case 'agents':
       ctx.setOverlay({ kind: 'agents' });
+      return true;
+    case 'skills':
+      ctx.setOverlay({ kind: 'skills' });
       return true;
     case 'mcp':
       // The panel opens at once; the servers' states fill it in once they have started.

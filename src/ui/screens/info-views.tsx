@@ -1,10 +1,11 @@
-// Read-only panels opened by /help, /agents and /mcp; Esc or Enter closes them. Each line is one
+// Read-only panels opened by /help, /agents, /skills and /mcp; Esc or Enter closes them. Each line is one
 // row, and a panel taller than the rows it is given scrolls with Up/Down, so it never
 // pushes the screen past the terminal's height.
 import { Box, Text } from 'ink';
 import type { AgentDefinition } from '../../core/agents/index.js';
 import { mcpStateLines } from '../../core/mcp/format.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
+import type { SkillCatalogue } from '../../core/skills/index.js';
 import { useState, type ReactElement } from 'react';
 import { useKeys } from '../keys/key-router.js';
 import { createKeymap, type KeybindConfig } from '../keys/keymap.js';
@@ -102,6 +103,30 @@ export function AgentsView({ primary, subagents, onClose, maxRows }: PanelProps 
     ...subagents.map(row('s')),
   ];
   return <Panel title="Agents" lines={lines} maxRows={maxRows} onClose={onClose} />;
+}
+
+/** `/skills`: every skill by name with its description and folder, then why others were not loaded. */
+export function SkillsView({ catalogue, onClose, maxRows }: PanelProps & { catalogue: SkillCatalogue | undefined }) {
+  const skills = [...(catalogue?.skills.values() ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  const problems = catalogue?.warnings ?? [];
+  const lines: ReactElement[] =
+    skills.length === 0
+      ? [line('none', 'No skills found (folders with a SKILL.md in .claude/skills, .opencode/skills, ~/.claude/skills or the config dir\'s skills).')]
+      : skills.flatMap((skill) => [
+          line(
+            `s:${skill.name}`,
+            <Text>
+              {'  '}
+              <Text bold>{skill.name.padEnd(20)}</Text> <Text color={roleColor('muted')}>{terminalSafe(skill.description)}</Text>
+            </Text>,
+          ),
+          line(`d:${skill.name}`, <Text color={roleColor('muted')}>{`  ${''.padEnd(20)} ${skill.origin} · ${terminalSafe(skill.dir)}`}</Text>),
+        ]);
+  if (problems.length > 0) {
+    lines.push(line('gap', ' '), line('problems', <Text bold>Not loaded</Text>));
+    problems.forEach((w, i) => lines.push(line(`w:${i}`, `  ${terminalSafe(w.source)}: ${terminalSafe(w.message)}`)));
+  }
+  return <Panel title="Skills" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }
 
 /** `/mcp`: each server's state and tools; `states` is undefined while the servers start. */

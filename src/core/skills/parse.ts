@@ -1,0 +1,68 @@
+// Parses one SKILL.md: YAML front-matter (`name`, `description`, optional `license`,
+// `allowed-tools`; other keys are ignored, as other tools add their own) and the body.
+// Rejects what cannot be a skill — no description, a name unsafe to print or to match —
+// with one reason the loader turns into a warning.
+import { z } from 'zod';
+import { describeIssue } from '../config/issues.js';
+import { readFrontMatter } from '../frontmatter.js';
+import type { SkillDefinition } from './definition.js';
+
+/**
+ * Letters, digits, `.`, `_`, `-`, up to 64 characters: the Agent Skills names (lowercase and
+ * hyphens) and a little more, but nothing a terminal or a permission pattern would misread.
+ */
+const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const SkillFrontMatterSchema = z.object({
+  name: z.string().optional(),
+  description: z.string().trim().min(1, 'a skill needs a description: it is what tells the model when to use it'),
+  license: z.string().optional(),
+  'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+export type ParsedSkill = { ok: true; skill: SkillDefinition } | { ok: false; reason: string };
+
+export interface ParseSkillOptions {
+  /** The folder's absolute path; its last part is the name when the front-matter has none. */
+  dir: string;
+  folderName: string;
+  file: string;
+  origin: SkillDefinition['origin'];
+}
+
+function toolList(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = typeof value === 'string' ? value.split(/[,\s]+/) : value;
+  const names = list.map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  return names.length > 0 ? names : undefined;
+}
+
+export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): ParsedSkill {
+  const read = readFrontMatter(text);
+  if (!read.ok) return read;
+  // jitless: a handful of files per start; see config/load.ts.
+  const result = SkillFrontMatterSchema.safeParse(read.data, { jitless: true });
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return { ok: false, reason: issue ? describeIssue(SkillFrontMatterSchema, read.data, issue) : 'invalid front-matter' };
+  }
+  const fields = result.data;
+  const name = fields.name?.trim() || opts.folderName;
+  if (!SKILL_NAME.test(name)) {
+    return { ok: false, reason: `the name ${JSON.stringify(name.slice(0, 80))} is not a skill name (letters, digits, ".", "_" and "-", at most 64)` };
+  }
+  const allowedTools = toolList(fields['allowed-tools']);
+  return {
+    ok: true,
+    skill: {
+      name,
+      description: fields.description.trim(),
+      body: read.body.trim(),
+      dir: opts.dir,
+      file: opts.file,
+      origin: opts.origin,
+      ...(fields.license !== undefined ? { license: fields.license } : {}),
+      ...(allowedTools ? { allowedTools } : {}),
+    },
+  };
+}

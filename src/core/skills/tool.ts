@@ -1,0 +1,96 @@
+// The `skill` tool (DESIGN §5, §20). Progressive disclosure: its description lists each
+// skill's name and description, and only a call loads a skill's instructions, returned with
+// the skill's absolute folder so the model can read the files beside SKILL.md.
+//
+// Contract
+// - The listing is sorted by name and bounded: each description is cut at
+//   MAX_DESCRIPTION_CHARS, and once the listing reaches MAX_LISTING_CHARS the remaining skills
+//   are named without descriptions (up to MAX_NAMES_CHARS more), then only counted. Every
+//   skill stays loadable by name whether or not it was listed in full.
+// - `skill {name}` asks the `skill` permission with the name as pattern (allowed by default;
+//   `permission.skill` rules can deny some). An unknown name is an error result naming the
+//   closest names, else the available ones.
+import { z } from 'zod';
+import { closeMatches } from '../commands/parse.js';
+import { defineTool, ToolError, type Tool } from '../tools/types.js';
+import type { SkillDefinition } from './definition.js';
+
+export const SKILL_TOOL = 'skill';
+export const MAX_DESCRIPTION_CHARS = 1024;
+export const MAX_LISTING_CHARS = 16_000;
+const MAX_NAMES_CHARS = 4_000;
+
+const parameters = z.object({
+  name: z.string().min(1).describe('The skill to load, exactly as listed.'),
+});
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_DESCRIPTION_CHARS ? `${flat.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : flat;
+}
+
+/** The tool's description: what skills are, how to use them, and the bounded listing. */
+export function skillListing(skills: readonly SkillDefinition[]): string {
+  const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
+  const intro = [
+    'Loads a skill: instructions for a kind of task, often with scripts, templates or references in its folder.',
+    'When the task at hand matches a skill below, call this tool with the skill\'s name before starting, then follow the instructions it returns.',
+    'The result gives the skill\'s folder; files the instructions mention are relative to it (read them with the read tool). Do not load a skill that is not listed.',
+    '',
+    'Available skills:',
+  ].join('\n');
+  const lines: string[] = [];
+  let size = intro.length;
+  let index = 0;
+  for (; index < sorted.length; index++) {
+    const skill = sorted[index]!;
+    const line = `- ${skill.name}: ${oneLine(skill.description)}`;
+    if (size + line.length + 1 > MAX_LISTING_CHARS) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  const rest = sorted.slice(index).map((skill) => skill.name);
+  if (rest.length > 0) {
+    const named: string[] = [];
+    let namesSize = 0;
+    for (const name of rest) {
+      if (namesSize + name.length + 2 > MAX_NAMES_CHARS) break;
+      named.push(name);
+      namesSize += name.length + 2;
+    }
+    const unnamed = rest.length - named.length;
+    lines.push(`Also available (descriptions left out for space): ${named.join(', ')}${unnamed > 0 ? `, and ${unnamed} more` : ''}.`);
+  }
+  return `${intro}\n${lines.join('\n')}`;
+}
+
+function unknownSkill(name: string, names: readonly string[]): string {
+  const near = closeMatches(name, names);
+  if (near.length > 0) return `Unknown skill "${name}". Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?`;
+  const shown = [...names].sort().slice(0, 30);
+  const more = names.length > shown.length ? `, and ${names.length - shown.length} more` : '';
+  return `Unknown skill "${name}". Available skills: ${shown.join(', ')}${more}.`;
+}
+
+/** The `skill` tool over these skills (at least one: with none, offer no tool). */
+export function createSkillTool(skills: readonly SkillDefinition[]): Tool<typeof parameters> {
+  const byName = new Map(skills.map((skill) => [skill.name, skill]));
+  return defineTool({
+    name: SKILL_TOOL,
+    description: skillListing(skills),
+    parameters,
+    readOnly: true,
+    async execute(args, ctx) {
+      const wanted = args.name.trim();
+      // Models sometimes change the case of a name they read; one exact match in other case is meant.
+      const skill = byName.get(wanted) ?? skills.find((s) => s.name.toLowerCase() === wanted.toLowerCase());
+      if (!skill) throw new ToolError(unknownSkill(wanted, [...byName.keys()]));
+      await ctx.ask({ permission: SKILL_TOOL, patterns: [skill.name], subject: `Load the skill "${skill.name}"` });
+      const header = `Skill "${skill.name}" — folder: ${skill.dir}\nPaths in these instructions are relative to that folder.`;
+      return {
+        output: `${header}\n\n${skill.body || '(This skill has no instructions beyond its description.)'}`,
+        metadata: { skill: skill.name, folder: skill.dir },
+      };
+    },
+  });
+}
