@@ -4,6 +4,7 @@ import type { EventPayloads, EventType } from '../events.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
 import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
+import type { SessionShells } from '../shells/background-shells.js';
 import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
 
@@ -31,6 +32,8 @@ export interface LiveSession {
   readonly sandboxSettings: SandboxSettings;
   /** Where its shell commands run; undefined when the sandbox is off. */
   readonly sandbox: CommandSandbox | undefined;
+  /** Its background commands (DESIGN §23): kept by session id, so a reopened session finds them. */
+  readonly shells: SessionShells;
   readonly todos: TodoAccess;
   /** The files this session has seen (its own reads and writes, not its parent's or children's). */
   readonly fileViews: FileViews;

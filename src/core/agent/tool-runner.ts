@@ -127,6 +127,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     batchIndex: opts.batchIndex ?? 0,
     ...(opts.byUser ? { byUser: true } : {}),
     ...(session.sandbox ? { sandbox: session.sandbox } : {}),
+    shells: session.shells,
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };

@@ -26,5 +26,7 @@ export const EVENT_TYPES = [
   'permission.replied',
   'turn.completed',
   'session.compacted',
+  'shell.started',
+  'shell.exited',
   'error',
 ] as const;

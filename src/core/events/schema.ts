@@ -179,6 +179,25 @@ export const SessionCompactedSchema = event('session.compacted', {
   context_window: count.describe("The model's context window in tokens."),
 });
 
+/** A background command (`bash` with `run_in_background`) started (DESIGN §23). */
+export const ShellStartedSchema = event('shell.started', {
+  shell_id: id.describe('The id the model reads and stops it by (`bash_output`, `kill_shell`); unique within its session.'),
+  command: z.string(),
+  description: z.string().optional().describe("The `bash` call's description."),
+  pid: count.nullable().describe('The process started: the shell, or the sandbox program in front of it.'),
+});
+/** A background command ended: on its own, by `kill_shell`, or because its session ended (DESIGN §23). */
+export const ShellExitedSchema = event('shell.exited', {
+  shell_id: id,
+  command: z.string(),
+  pid: count.nullable(),
+  exit_code: z.number().int().nullable().describe('Null when a signal ended it or it never started.'),
+  signal: z.string().nullable(),
+  reason: z
+    .enum(['exited', 'killed', 'session_ended'])
+    .describe('exited: it ended on its own; killed: `kill_shell`; session_ended: its session ended (the sub-agent\'s run ended or was cancelled, or the program exits).'),
+});
+
 /** Every core event. */
 export const CoreEventSchema = z
   .union([
@@ -198,6 +217,8 @@ export const CoreEventSchema = z
     PermissionRepliedSchema,
     TurnCompletedSchema,
     SessionCompactedSchema,
+    ShellStartedSchema,
+    ShellExitedSchema,
     ErrorEventSchema,
   ])
   .meta({ id: 'CoreEvent' });

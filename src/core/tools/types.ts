@@ -6,6 +6,7 @@ import type { ShellAnalysis } from '../permission/bash-parse.js';
 import type { ControlFileWrite } from '../permission/control-files.js';
 import type { FileViews } from '../workspace/file-views.js';
 import type { CommandSandbox } from '../sandbox/index.js';
+import type { SessionShells } from '../shells/background-shells.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -88,6 +89,8 @@ export interface ToolContext {
   byUser?: boolean;
   /** Where the session's shell commands run (DESIGN §19); undefined when the sandbox is off. */
   sandbox?: CommandSandbox;
+  /** The session's background commands (DESIGN §23); undefined where none can be kept (outside an engine). */
+  shells?: SessionShells;
 }
 
 export interface ToolResult {
