@@ -23,5 +23,5 @@ export type UiCore = Pick<
   | 'compact'
   | 'modelLimit'
 > &
-  // Optional: UI tests drive the app with cores that have no MCP servers or model list.
-  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices'>>;
+  // Optional: UI tests drive the app with cores that have no MCP servers, model list or shells.
+  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'runningShells'>>;

@@ -195,13 +195,14 @@ export class BackgroundShells {
       shells = new Map();
       this.sessions.set(sessionId, shells);
     }
+    shells.set(summary.shellId, new Shell(summary, start.running, emit));
+    // Announced once listed, so a listener that asks for the running shells sees it.
     emit('shell.started', {
       shell_id: summary.shellId,
       command: summary.command,
       ...(summary.description ? { description: summary.description } : {}),
       pid: summary.pid ?? null,
     });
-    shells.set(summary.shellId, new Shell(summary, start.running, emit));
     return summary;
   }
 
