@@ -36,6 +36,7 @@ import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
 import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
+import { BackgroundShells, type ShellSummary } from './shells/background-shells.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
@@ -153,6 +154,8 @@ export class Engine {
   private readonly hooks: HookRunner | undefined;
   /** Root sessions whose SessionStart hooks have run in this engine. */
   private readonly started = new Set<string>();
+  /** Commands started with `bash` `run_in_background`, by session (DESIGN §23). */
+  private readonly shells = new BackgroundShells();
 
   constructor(private readonly options: EngineOptions) {
     this.workspaces = new Workspaces(worktreesRoot(options.store));
@@ -185,6 +188,7 @@ export class Engine {
       project: this.project,
       tools: this.tools,
       live: this.live,
+      shells: this.shells,
       mcp: this.mcp,
       broker: this.broker,
       supervisor: () => this.supervisor,
@@ -196,6 +200,7 @@ export class Engine {
       loopDeps: () => this.loopDeps(),
       refreshTools: (session) => this.sessions.refreshMcpTools(session),
       onEvent: (listener) => this.bus.on(listener),
+      childRunEnded: (session) => this.shells.endSession(session.id),
     });
     this.supervisor = new SubagentSupervisor(
       subagentHost({
@@ -484,9 +489,18 @@ export class Engine {
     return this.sessions.open(row, parent);
   }
 
-  /** Cancels every running turn, children and background tasks included (quitting). */
+  /**
+   * Cancels every running turn, children and background tasks included, and stops every
+   * background shell (quitting). Whatever is still alive when the process exits is killed then.
+   */
   cancelAll(): void {
     this.turns.cancelAll();
+    void this.shells.endAll();
+  }
+
+  /** Background commands still running, in every session, oldest first (`/shells`). */
+  runningShells(): ShellSummary[] {
+    return this.shells.running();
   }
 
   /**
@@ -555,7 +569,7 @@ export class Engine {
   /** Stops the MCP servers this engine started; the engine is not used afterwards. */
   async close(): Promise<void> {
     this.cancelAll();
-    await Promise.all([this.mcp.close(), this.workspacesSettled()]);
+    await Promise.all([this.mcp.close(), this.workspacesSettled(), this.shells.endAll()]);
   }
 
   /**

@@ -19,7 +19,7 @@ import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { BlockHintContext } from './components/tree/block-hint.js';
 import { useNow } from './components/tree/use-now.js';
-import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
+import { HelpView, AgentsView, McpView, ShellsView, SkillsView } from './screens/info-views.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
@@ -31,6 +31,7 @@ import { commandMenu } from './slash.js';
 import { liveBudget } from './app/live-budget.js';
 import { handleSlash, type Overlay, type SlashContext } from './app/slash-commands.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
+import { useShellCount } from './app/use-shell-count.js';
 import {
   agentPath,
   createUiStore,
@@ -231,6 +232,7 @@ function Screen(props: ScreenProps) {
 
   const queue = usePromptQueue({ core, store, rootId, agent: row?.agent, onNotice: setNotice });
   const steering = useMemo(() => (isChildView && viewed ? steeringTarget(viewed.agent, viewed.description || viewed.title, viewed.status) : undefined), [isChildView, viewed?.agent, viewed?.description, viewed?.title, viewed?.status]);
+  const shellCount = useShellCount(core);
   const { queued, send } = queue;
 
   const onSubmit = useCallback(
@@ -466,6 +468,9 @@ function Screen(props: ScreenProps) {
         ) : null}
         {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
         {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'shells' ? (
+          <ShellsView shells={overlay.shells} sessionLabel={(id) => agentPath(state, id)} now={Date.now()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} />
+        ) : null}
         {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
         {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
         {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
@@ -501,6 +506,7 @@ function Screen(props: ScreenProps) {
           {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
           running={runningCount(state, rootId)}
           queued={queuedCount(state, rootId)}
+          shells={shellCount}
           title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
           {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
           {...(props.autoApprove ? { autoApprove: true } : {})}

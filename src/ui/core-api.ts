@@ -26,5 +26,5 @@ export type UiCore = Pick<
   | 'compact'
   | 'modelLimit'
 > &
-  // Optional: UI tests drive the app with cores that have no MCP servers or model list.
-  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills'>>;
+  // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills or shells.
+  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills' | 'runningShells'>>;

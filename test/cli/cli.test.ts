@@ -334,7 +334,7 @@ describe('opencode-ink agents and sessions', () => {
     expect(general.tools).toContain('write');
     expect(general.tools).not.toContain('task');
     expect(general.tools).not.toContain('todowrite');
-    expect(agents.find((a) => a.name === 'explore')!.tools.sort()).toEqual(['ask_user', 'bash', 'glob', 'grep', 'list', 'read']);
+    expect(agents.find((a) => a.name === 'explore')!.tools.sort()).toEqual(['ask_user', 'bash', 'bash_output', 'glob', 'grep', 'kill_shell', 'list', 'read']);
   });
 
   it('reports an unknown session id in one line with exit 2', async () => {

@@ -69,7 +69,7 @@ describe('task.system_prompt', () => {
     await h.engine.prompt(root.id, 'explore with a persona');
     const req = requestsOf(h.server, 'persona explore')[0]!;
     expect(systemText(req).startsWith(AD_HOC)).toBe(true);
-    expect((req.body.tools ?? []).map((t) => t.name).sort()).toEqual(['ask_user', 'bash', 'glob', 'grep', 'list', 'read']);
+    expect((req.body.tools ?? []).map((t) => t.name).sort()).toEqual(['ask_user', 'bash', 'bash_output', 'glob', 'grep', 'kill_shell', 'list', 'read']);
   });
 
   it('is kept when the child is resumed, also by a new process, and a resume may replace it', async () => {

@@ -147,7 +147,7 @@ describe('task.tools and agent allowlists with globs', () => {
     expect(toolNames(requestsOf(h.server, 'glob prompt')[0]!).sort()).toEqual(['ask_user', 'glob', 'grep']);
     const [, empty, rule] = results(requestsOf(h.server, 'narrow it')[1]!);
     expect(empty!.error).toBe(true);
-    expect(empty!.text).toMatch(/None of the tools "write", "nosuch" \(task\.tools\) are available to sub-agent "explore".*available: read, list, glob, grep, bash\./);
+    expect(empty!.text).toMatch(/None of the tools "write", "nosuch" \(task\.tools\) are available to sub-agent "explore".*available: read, list, glob, grep, bash, bash_output, kill_shell\./);
     expect(rule!.text).toMatch(/task\.tools takes tool names or globs/);
     expect(requestsOf(h.server, 'empty prompt')).toHaveLength(0);
     expect(h.store.children(root.id)).toHaveLength(1);
@@ -173,7 +173,7 @@ describe('task.tools and agent allowlists with globs', () => {
     const engine = h.newEngine({ autoApprove: true });
     const root = engine.createSession();
     await engine.prompt(root.id, 'history please');
-    expect(toolNames(requestsOf(h.server, 'historian prompt')[0]!).sort()).toEqual(['ask_user', 'bash', 'glob', 'grep', 'read']);
+    expect(toolNames(requestsOf(h.server, 'historian prompt')[0]!).sort()).toEqual(['ask_user', 'bash', 'bash_output', 'glob', 'grep', 'kill_shell', 'read']);
     const [allowed, other] = results(requestsOf(h.server, 'historian prompt')[1]!);
     expect(allowed!.text).toContain('hist ok');
     expect(other!.error).toBe(true);

@@ -55,7 +55,7 @@ describe('task: spawning sub-agents', () => {
     }
     const explore = children.find((c) => c.agent === 'explore')!;
     const exploreReq = requestsOf(h.server, 'child C')[0]!;
-    expect(toolNames(exploreReq).sort()).toEqual(['ask_user', 'bash', 'glob', 'grep', 'list', 'read']);
+    expect(toolNames(exploreReq).sort()).toEqual(['ask_user', 'bash', 'bash_output', 'glob', 'grep', 'kill_shell', 'list', 'read']);
     expect(systemText(exploreReq)).not.toContain(systemText(requestsOf(h.server, 'survey the repo')[0]!).slice(0, 200));
     // Child events go out live on the same stream with the child's path.
     const childEvents = h.events.filter((e) => e.session_id === explore.id);

@@ -96,7 +96,7 @@ describe('bash', () => {
     );
     expect(result.output.startsWith('START\n')).toBe(true);
     expect(result.output.endsWith('\nEND')).toBe(true);
-    expect(result.output).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/);
+    expect(result.output).toMatch(/\[\.\.\. \d+ bytes \(\d+ lines\) omitted \.\.\.\]/);
     expect(result.output.length).toBeLessThan(32 * 1024);
     expect(result.metadata).toMatchObject({ outputBytes: 200011 });
   });

@@ -19,12 +19,14 @@ describe('BUILTIN_TOOLS', () => {
       'glob',
       'grep',
       'bash',
+      'bash_output',
+      'kill_shell',
       'webfetch',
       'todowrite',
       'todoread',
     ]);
     const readOnly = BUILTIN_TOOLS.filter((t) => t.readOnly).map((t) => t.name);
-    expect(readOnly).toEqual(['read', 'list', 'glob', 'grep', 'webfetch', 'todoread']);
+    expect(readOnly).toEqual(['read', 'list', 'glob', 'grep', 'bash_output', 'webfetch', 'todoread']);
   });
 
   it('exposes the documented parameters, each described, as JSON Schema', () => {
@@ -35,7 +37,9 @@ describe('BUILTIN_TOOLS', () => {
       list: ['path', 'ignore'],
       glob: ['pattern', 'path'],
       grep: ['pattern', 'path', 'glob', 'output_mode', '-i'],
-      bash: ['command', 'timeout', 'description', 'dangerously_disable_sandbox'],
+      bash: ['command', 'timeout', 'description', 'dangerously_disable_sandbox', 'run_in_background'],
+      bash_output: ['shell_id'],
+      kill_shell: ['shell_id'],
       webfetch: ['url', 'format'],
       todowrite: ['todos'],
       todoread: [],

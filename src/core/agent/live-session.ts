@@ -6,6 +6,7 @@ import type { SessionHooks } from '../hooks/session.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
 import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
+import type { SessionShells } from '../shells/background-shells.js';
 import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
 
@@ -41,6 +42,8 @@ export interface LiveSession {
   readonly sandbox: CommandSandbox | undefined;
   /** Variables added to the environment of the commands its tools run (Claude Code's settings `env`). */
   readonly toolEnv?: Readonly<Record<string, string>>;
+  /** Its background commands (DESIGN §23): kept by session id, so a reopened session finds them. */
+  readonly shells: SessionShells;
   readonly todos: TodoAccess;
   /** The files this session has seen (its own reads and writes, not its parent's or children's). */
   readonly fileViews: FileViews;

@@ -179,6 +179,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     ...(opts.byUser ? { byUser: true } : {}),
     ...(session.sandbox ? { sandbox: session.sandbox } : {}),
     ...(session.toolEnv ? { env: session.toolEnv } : {}),
+    shells: session.shells,
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };

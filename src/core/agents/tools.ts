@@ -26,6 +26,8 @@ export const TOOL_NAMES = [
   'glob',
   'grep',
   'bash',
+  'bash_output',
+  'kill_shell',
   'webfetch',
   'websearch',
   'todowrite',
@@ -40,6 +42,10 @@ const ALIASES: Record<string, string> = {
   ls: 'list',
   agent: 'task',
   askuserquestion: 'ask_user',
+  // Claude Code's names for the background-shell tools (KillBash before it was renamed).
+  bashoutput: 'bash_output',
+  killshell: 'kill_shell',
+  killbash: 'kill_shell',
 };
 
 /** MCP tools exist only once their server connects, so their names cannot be checked when a file loads. */

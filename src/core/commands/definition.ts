@@ -42,6 +42,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'agent', description: 'switch primary agent: /agent <name>' },
   { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },
   { name: 'skills', description: 'skills the model can load' },
+  { name: 'shells', description: 'background commands that are running' },
   { name: 'exit', description: 'quit' },
 ];
 

@@ -19,6 +19,7 @@ import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
 import { commandSandbox, tightenSandbox, type SandboxHost } from '../sandbox/index.js';
+import type { BackgroundShells } from '../shells/background-shells.js';
 import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
 import type { Provider } from '../provider/types.js';
 import type { SessionRow } from '../store/index.js';
@@ -54,6 +55,8 @@ export interface SessionFactoryDeps {
   sandbox: SandboxHost;
   /** Claude Code's hooks; undefined when none is configured. */
   hooks: HookRunner | undefined;
+  /** Background commands of every session (DESIGN §23). */
+  shells: BackgroundShells;
   /** Read lazily: the supervisor is built after the factory (it opens children through it). */
   supervisor: () => SubagentSupervisor;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
@@ -197,6 +200,7 @@ export class SessionFactory {
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
       sandboxSettings,
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
+      shells: this.deps.shells.forSession(row.id, emit),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
       askUser: routes.askUser,

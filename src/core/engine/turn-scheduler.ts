@@ -3,7 +3,8 @@
 // `session.status`/`turn.completed` events true; `deliver` hands a background result to its
 // parent, starting a turn there when none runs and passing that turn's result further up.
 // Every turn, exclusive operation and background task counts against its root, and `settled`
-// resolves once a root has none left. A child whose turn ended is released from memory.
+// resolves once a root has none left. A child whose turn ended is released from memory, and
+// its background shells are stopped (a sub-agent's shells last as long as the run that started them).
 import { onAbort } from '../abort-fanout.js';
 import { takeInbox } from '../agent/inbox.js';
 import type { LiveSession } from '../agent/live-session.js';
@@ -22,6 +23,8 @@ export interface TurnSchedulerDeps {
   /** Brings a session's tools up to date (MCP servers starting) before its turn calls the model. */
   refreshTools: (session: LiveSession) => Promise<void>;
   onEvent: (listener: EventListener) => () => void;
+  /** A sub-agent's run ended (completed, failed, cancelled): what it started in the background ends with it. */
+  childRunEnded: (session: LiveSession) => Promise<void>;
 }
 
 export class TurnScheduler {
@@ -123,6 +126,8 @@ export class TurnScheduler {
       return outcome;
     } finally {
       this.running.delete(session.id);
+      // Counted against the root like a background task, so `settled` waits for the shells to go.
+      if (session.parent) this.trackBackground(root, this.deps.childRunEnded(session));
       this.releaseChild(session);
       this.markBusy(root, -1);
     }

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'session.compacted',
   'message.delivered',
   'session.detached',
+  'shell.started',
+  'shell.exited',
   'error',
   'hook.notice',
 ] as const;

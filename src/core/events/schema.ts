@@ -205,6 +205,24 @@ export const SessionDetachedSchema = event('session.detached', {
   parent_id: id.describe('The parent that goes on without waiting; the result reaches it later as a background result.'),
   tool_call_id: id.nullable().describe("The parent's `task` call that returned at once."),
 });
+/** A background command (`bash` with `run_in_background`) started (DESIGN §23). */
+export const ShellStartedSchema = event('shell.started', {
+  shell_id: id.describe('The id the model reads and stops it by (`bash_output`, `kill_shell`); unique within its session.'),
+  command: z.string(),
+  description: z.string().optional().describe("The `bash` call's description."),
+  pid: count.nullable().describe('The process started: the shell, or the sandbox program in front of it.'),
+});
+/** A background command ended: on its own, by `kill_shell`, or because its session ended (DESIGN §23). */
+export const ShellExitedSchema = event('shell.exited', {
+  shell_id: id,
+  command: z.string(),
+  pid: count.nullable(),
+  exit_code: z.number().int().nullable().describe('Null when a signal ended it or it never started.'),
+  signal: z.string().nullable(),
+  reason: z
+    .enum(['exited', 'killed', 'session_ended'])
+    .describe('exited: it ended on its own; killed: `kill_shell`; session_ended: its session ended (the sub-agent\'s run ended or was cancelled, or the program exits).'),
+});
 
 /** Every core event. */
 export const CoreEventSchema = z
@@ -227,6 +245,8 @@ export const CoreEventSchema = z
     SessionCompactedSchema,
     MessageDeliveredSchema,
     SessionDetachedSchema,
+    ShellStartedSchema,
+    ShellExitedSchema,
     ErrorEventSchema,
     HookNoticeSchema,
   ])

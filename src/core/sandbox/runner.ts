@@ -11,7 +11,8 @@
 //   `alive()` tells whether any of it still runs; aborting `signal` calls `stop()`.
 //
 // Backends today: the host (the command's own process group plus an environment marker,
-// process.ts) and the host wrapped by a sandbox program (bubblewrap on Linux, sandbox-exec on
+// process.ts, and a watchdog that kills both if this program dies without doing it,
+// orphan-guard.ts) and the host wrapped by a sandbox program (bubblewrap on Linux, sandbox-exec on
 // macOS), which only changes the program line: `bwrap <policy> -- /bin/bash -c <command>`.
 //
 // A container backend (Docker/Podman, later Kubernetes jobs, for fleets of sub-agents) would
@@ -20,6 +21,7 @@
 // the runtime. Nothing above the runner needs to change for it.
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { guardCommand } from '../tools/orphan-guard.js';
 import { commandAlive, killCommand, markerEnv, newMarker, trackCommand, type CommandProcesses } from '../tools/process.js';
 
 export interface RunOptions {
@@ -42,6 +44,8 @@ export interface CommandExit {
 }
 
 export interface RunningCommand {
+  /** The process started (the shell, or the sandbox program in front of it); undefined when it did not start. */
+  readonly pid: number | undefined;
   /** stdout and stderr interleaved; undefined when the command did not start or `separateOutput` was asked. */
   readonly output: Readable | undefined;
   /** With `separateOutput`: each stream on its own; undefined otherwise. */
@@ -80,6 +84,8 @@ async function startCommand(command: string, { cwd, env, signal, input, separate
   // execa is loaded on first use: most starts never run a command.
   const { execa } = await import('execa');
   const marker = newMarker();
+  // Registered before the spawn: were this process killed right after it, the command still dies.
+  const guard = guardCommand(marker);
   const line = wrap ? wrap(SHELL, ['-c', command]) : { program: SHELL, args: ['-c', command] };
   const subprocess = execa(line.program, line.args, {
     cwd,
@@ -102,6 +108,8 @@ async function startCommand(command: string, { cwd, env, signal, input, separate
   }
   const processes: CommandProcesses | undefined = pid === undefined ? undefined : { pgid: pid, marker };
   const untrack = processes ? trackCommand(processes) : undefined;
+  if (pid === undefined) guard.release();
+  else guard.started(pid);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     if (!processes) return Promise.resolve();
@@ -125,11 +133,15 @@ async function startCommand(command: string, { cwd, env, signal, input, separate
   void exited.then(() => signal.removeEventListener('abort', onAbort));
 
   return {
+    pid,
     output: separateOutput ? undefined : (subprocess.all ?? undefined),
     ...(separateOutput ? { stdout: subprocess.stdout ?? undefined, stderr: subprocess.stderr ?? undefined } : {}),
     exited,
     alive: () => (processes ? commandAlive(processes) : false),
     stop,
-    release: () => untrack?.(),
+    release: () => {
+      untrack?.();
+      guard.release();
+    },
   };
 }

@@ -8,6 +8,14 @@ import { deniesEntirely, evaluateChain, permissionKeyOf, type Ruleset } from '..
 export const TASK_TOOL = 'task';
 export const ASK_USER_TOOL = 'ask_user';
 const TODO_TOOLS = new Set(['todowrite', 'todoread']);
+/**
+ * The background-shell tools come with `bash`: a session that can start a background command
+ * can read and stop it, one that cannot run bash has no use for them. So an allowlist naming
+ * `bash` (plan, explore, `Bash` in a Claude Code file) gives them too; only a `false` for them
+ * in an agent's map or a deny of their own name takes them away.
+ */
+const SHELL_COMPANIONS = new Set(['bash_output', 'kill_shell']);
+const BASH_TOOL = 'bash';
 
 export interface ToolGateInput {
   /** Every tool that exists for this session, in display order. */
@@ -41,6 +49,8 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
   const names = input.available.filter((name) => {
     // Questions are always possible: the route decides whether anyone can answer.
     if (name === ASK_USER_TOOL) return true;
+    // Decided below, once it is known whether bash is given.
+    if (SHELL_COMPANIONS.has(name)) return true;
     if (allow && !listed(name)) return false;
     if (disabled.has(name)) return false;
     if (input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)))) return false;
@@ -56,7 +66,10 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
     if (narrow && !allowlistMatches(narrow, name)) return false;
     return true;
   });
-  return { names, hints };
+  const hasBash = names.includes(BASH_TOOL);
+  const companionAllowed = (name: string) =>
+    hasBash && !disabled.has(name) && !input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)));
+  return { names: names.filter((name) => !SHELL_COMPANIONS.has(name) || companionAllowed(name)), hints };
 }
 
 /**

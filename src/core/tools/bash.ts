@@ -9,66 +9,25 @@
 // session's sandbox (DESIGN §19), where a command that would ask only because of the built-in
 // default runs unasked, and `dangerously_disable_sandbox` runs it on the host after a person
 // said yes.
+// With `run_in_background` the command is started the same way (same permission check, same
+// runner, same markers) and handed to the session's background shells (shells/), and the call
+// returns at once with its `shell_id`; `bash_output` and `kill_shell` take it from there.
 import { z } from 'zod';
 import { AbortedError } from '../errors.js';
 import { bashPermissionRequest } from '../permission/bash-match.js';
-import { hostRunner, type CommandExit, type CommandSandbox } from '../sandbox/index.js';
+import { hostRunner, type CommandExit, type CommandRunner, type CommandSandbox } from '../sandbox/index.js';
 import { childEnv } from './child-env.js';
-import { defineTool, type PermissionRequest } from './types.js';
+import { OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES, OutputCap } from './output-cap.js';
+import { defineTool, ToolError, type PermissionRequest, type ToolContext, type ToolResult } from './types.js';
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
-export const BASH_HEAD_BYTES = 15 * 1024;
-export const BASH_TAIL_BYTES = 15 * 1024;
+export const BASH_HEAD_BYTES = OUTPUT_HEAD_BYTES;
+export const BASH_TAIL_BYTES = OUTPUT_TAIL_BYTES;
 const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_TAIL_CHARS = 2000;
 /** How long output may keep draining after the shell exits before leftovers are stopped. */
 const DRAIN_MS = 200;
-
-/** Keeps the beginning and the end of the output; the middle of a long log rarely matters. */
-class OutputCap {
-  private head: Buffer[] = [];
-  private headBytes = 0;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
-  total = 0;
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    if (this.headBytes < BASH_HEAD_BYTES) {
-      const take = chunk.subarray(0, BASH_HEAD_BYTES - this.headBytes);
-      this.head.push(take);
-      this.headBytes += take.length;
-      chunk = chunk.subarray(take.length);
-    }
-    if (!chunk.length) return;
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    while (this.tailBytes > BASH_TAIL_BYTES) {
-      const first = this.tail[0]!;
-      const excess = this.tailBytes - BASH_TAIL_BYTES;
-      if (first.length <= excess) {
-        this.tail.shift();
-        this.tailBytes -= first.length;
-      } else {
-        this.tail[0] = first.subarray(excess);
-        this.tailBytes -= excess;
-      }
-    }
-  }
-
-  text(): string {
-    const head = Buffer.concat(this.head).toString('utf8');
-    const tail = Buffer.concat(this.tail).toString('utf8');
-    const omitted = this.total - this.headBytes - this.tailBytes;
-    return omitted > 0 ? `${head}\n\n[... ${omitted} bytes omitted ...]\n\n${tail}` : head + tail;
-  }
-
-  lastChars(n: number): string {
-    const text = Buffer.concat(this.tail.length ? this.tail : this.head).toString('utf8');
-    return text.slice(-n);
-  }
-}
 
 const HOST = hostRunner();
 
@@ -90,6 +49,10 @@ const parameters = z.object({
     .describe(
       'Run the command outside the sandbox. Only after it failed with "blocked by the sandbox" and truly needs the network, a hidden path or a write outside the project; the user is always asked.',
     ),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Start the command and return at once with a shell_id, leaving it running (a dev server, a watcher, a long build); read its output with bash_output and stop it with kill_shell.'),
 });
 
 /** The ask for a command, marked with where it will run. */
@@ -110,7 +73,7 @@ export const bashTool = defineTool({
 - Each call starts a fresh shell in the working directory: cd, variables and other state do not carry over between calls. Chain dependent steps in one command with && and quote paths containing spaces.
 - stdin is closed, so interactive commands (editors, prompts, pagers, git rebase -i) cannot be used; pass flags that make them non-interactive.
 - Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000} s, at most ${MAX_BASH_TIMEOUT_MS / 1000} s (timeout parameter, in ms). On timeout or cancel the command and every process it started are stopped.
-- No process outlives the command: background jobs (&, nohup, disown, setsid, double forks) are stopped when it ends, times out or is cancelled, and when the program exits. A server started with \`npm run dev &\` is stopped too, so start it and query it within the same command (e.g. \`npm run dev & sleep 3; curl -s localhost:3000\`); servers and watchers cannot be left running.
+- No process outlives the command: background jobs (&, nohup, disown, setsid, double forks) are stopped when it ends, times out or is cancelled, and when the program exits. A server started with \`npm run dev &\` is stopped too. To keep a server or watcher running while you work, start it with run_in_background: true instead: the call returns at once with a shell_id; bash_output reads what it printed since the last read and whether it still runs, kill_shell stops it. Background commands have no timeout; they are stopped when your session ends (for a sub-agent: when its task ends) and when the program exits. Do not add & to a background command.
 - Output beyond ${(BASH_HEAD_BYTES + BASH_TAIL_BYTES) / 1024} KB keeps only its beginning and end; redirect verbose output to a file and search it if you need everything.
 - A non-zero exit code is reported after the output.
 - Prefer the dedicated tools over shell equivalents: read instead of cat/head/tail, grep instead of grep/rg, glob/list instead of find/ls, edit/write instead of sed/echo redirection.
@@ -121,6 +84,7 @@ export const bashTool = defineTool({
   readOnly: false,
   async execute(args, ctx) {
     const { command } = args;
+    if (args.run_in_background && !ctx.shells) throw new ToolError('Background commands are not available here; run the command without run_in_background.');
     const timeout = Math.min(args.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
     const sandbox = ctx.sandbox;
     const escape = args.dangerously_disable_sandbox === true && sandbox !== undefined;
@@ -132,6 +96,7 @@ export const bashTool = defineTool({
     // The user's environment without the credentials this program uses (child-env.ts).
     // The settings' variables come first: a command must never wait on a pager or a git password prompt.
     const env = childEnv({ ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+    if (args.run_in_background) return startInBackground(runner, command, env, args.description, inSandbox?.mode, ctx);
     // The runner stops the command on abort; the timeout has its own controller.
     const stopper = new AbortController();
     const onAbort = (): void => stopper.abort();
@@ -207,3 +172,30 @@ export const bashTool = defineTool({
     };
   },
 });
+
+/**
+ * Starts a command that keeps running after the call returns. It is stopped only by
+ * `kill_shell`, its session's end or the program's exit, never by the turn's cancel: the
+ * signal handed to the runner is the shell's own, which nothing aborts.
+ */
+async function startInBackground(
+  runner: CommandRunner,
+  command: string,
+  env: Readonly<Record<string, string>>,
+  description: string | undefined,
+  sandboxMode: string | undefined,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const shells = ctx.shells!;
+  const running = await runner.run(command, { cwd: ctx.cwd, env, signal: new AbortController().signal });
+  if (running.pid === undefined) {
+    const exit = await running.exited;
+    running.release();
+    return { output: `Failed to start the command: ${exit.startError ?? 'unknown error'}`, isError: true };
+  }
+  const shell = shells.start({ command, description, running });
+  return {
+    output: `Started in the background as ${shell.shellId} (pid ${shell.pid}). Read its output with bash_output (shell_id "${shell.shellId}"); stop it with kill_shell.`,
+    metadata: { shell_id: shell.shellId, pid: shell.pid, background: true, description, ...(sandboxMode ? { sandbox: sandboxMode } : {}) },
+  };
+}

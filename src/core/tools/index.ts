@@ -6,6 +6,7 @@ import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { listTool } from './list.js';
 import { readTool } from './read.js';
+import { bashOutputTool, killShellTool } from './shell-tools.js';
 import { todoreadTool, todowriteTool } from './todo.js';
 import type { Tool } from './types.js';
 import { webfetchTool } from './webfetch.js';
@@ -19,12 +20,14 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   globTool,
   grepTool,
   bashTool,
+  bashOutputTool,
+  killShellTool,
   webfetchTool,
   todowriteTool,
   todoreadTool,
 ];
 
-export { bashTool, editTool, globTool, grepTool, listTool, readTool, todoreadTool, todowriteTool, webfetchTool, writeTool };
+export { bashTool, bashOutputTool, killShellTool, editTool, globTool, grepTool, listTool, readTool, todoreadTool, todowriteTool, webfetchTool, writeTool };
 export { grep, findRipgrep, searchWithJs, searchWithRipgrep, type GrepBackend, type GrepMode, type GrepQuery } from './grep.js';
 export { htmlToMarkdown, htmlToText } from './webfetch.js';
 export { displayPath, isInside, resolvePath } from './paths.js';

@@ -10,8 +10,8 @@
 //   `/proc/<pid>/environ` shows it, so those escapees are found by scanning /proc.
 //
 // Limits (documented in the README): a process that replaces its environment (`env -i`)
-// drops the marker; without /proc (macOS) only the group is covered; and SIGKILL of this
-// program itself cannot be caught, so nothing is cleaned up then.
+// drops the marker; without /proc (macOS) only the group is covered. SIGKILL of this program
+// itself cannot be caught here: orphan-guard.ts's watchdog does the killing then.
 //
 // Liveness is judged from /proc where available because zombies (common in containers whose
 // PID 1 never reaps) still count as group members for kill(-pgid, 0) though they are

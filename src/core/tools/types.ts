@@ -6,6 +6,7 @@ import type { ShellAnalysis } from '../permission/bash-parse.js';
 import type { ControlFileWrite } from '../permission/control-files.js';
 import type { FileViews } from '../workspace/file-views.js';
 import type { CommandSandbox } from '../sandbox/index.js';
+import type { SessionShells } from '../shells/background-shells.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -90,6 +91,8 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** Variables to add to the environment of commands the tool runs (Claude Code's settings `env`); never credentials. */
   env?: Readonly<Record<string, string>>;
+  /** The session's background commands (DESIGN §23); undefined where none can be kept (outside an engine). */
+  shells?: SessionShells;
 }
 
 export interface ToolResult {

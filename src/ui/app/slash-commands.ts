@@ -1,5 +1,5 @@
 // What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
-// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact) through the
+// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, shells) through the
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
@@ -7,6 +7,7 @@ import type { CompactSkipped } from '../../core/context/index.js';
 import { errorMessage } from '../../core/errors.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
 import { modelProblem } from '../../core/provider/models.js';
+import type { ShellSummary } from '../../core/shells/background-shells.js';
 import type { SessionRow } from '../../core/store/index.js';
 import type { UiCore } from '../core-api.js';
 import type { NamedItem } from '../components/input/completion.js';
@@ -14,7 +15,14 @@ import { parseSlash, unknownCommand } from '../slash.js';
 import type { PromptQueue } from './use-prompt-queue.js';
 
 /** A panel that takes the live region's place. */
-export type Overlay = { kind: 'picker' } | { kind: 'help' } | { kind: 'agents' } | { kind: 'skills' } | { kind: 'mcp'; states?: McpServerState[] } | undefined;
+export type Overlay =
+  | { kind: 'picker' }
+  | { kind: 'help' }
+  | { kind: 'agents' }
+  | { kind: 'skills' }
+  | { kind: 'mcp'; states?: McpServerState[] }
+  | { kind: 'shells'; shells: ShellSummary[] }
+  | undefined;
 
 export interface SlashContext {
   core: UiCore;
@@ -74,6 +82,10 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
         (states) => ctx.setOverlay({ kind: 'mcp', states }),
         (err: unknown) => ctx.notify(errorMessage(err)),
       );
+      return true;
+    case 'shells':
+      // A snapshot: the list as it is when the command runs.
+      ctx.setOverlay({ kind: 'shells', shells: core.runningShells?.() ?? [] });
       return true;
     case 'model':
     case 'agent': {

@@ -1,5 +1,5 @@
 // The one-line footer: agent, model, tokens, cost (descendants included), sub-agent
-// activity and the session title — or, in a child view, where you are among siblings.
+// activity, the background commands running and the session title — or, in a child view, where you are among siblings.
 // Always fits the width (80 columns by default) by shortening the title first. Under
 // `--yes` it ends with a badge that is never shortened: approvals are being skipped.
 
@@ -19,6 +19,8 @@ export interface StatusLineProps {
   /** Sub-agents running / waiting for a slot. */
   running: number;
   queued: number;
+  /** Background commands running (`bash` with `run_in_background`), in every session. */
+  shells?: number;
   title: string;
   /** Share of the model's context window the last request filled, 0–1 (DESIGN §12); omitted before the first reply. */
   contextFill?: number;
@@ -49,6 +51,13 @@ export function formatActivity(running: number, queued: number, short = false): 
   if (running > 0) parts.push(short ? `${running} running` : `${running} sub-agent${running === 1 ? '' : 's'} running`);
   if (queued > 0) parts.push(`${queued} queued`);
   return parts.join(', ');
+}
+
+/** `2 background shells`, or `2 shells` when short; '' when none runs. */
+export function formatShells(count: number, short = false): string {
+  if (count <= 0) return '';
+  const noun = count === 1 ? 'shell' : 'shells';
+  return short ? `${count} ${noun}` : `${count} background ${noun}`;
 }
 
 /** Terminal columns a string takes: wide CJK and emoji count two, combining marks none. */
@@ -84,7 +93,8 @@ export function statusSegments(props: StatusLineProps, width: number): string[] 
       : [props.agent, model, formatTokens(props.tokens), formatCost(props.cost)];
     if (props.contextFill !== undefined) head.push(`ctx ${Math.min(999, Math.round(props.contextFill * 100))}%`);
     const activity = formatActivity(props.running, props.queued, short);
-    return activity ? [...head, activity] : head;
+    const shells = formatShells(props.shells ?? 0, short);
+    return [...head, ...(activity ? [activity] : []), ...(shells ? [shells] : [])];
   };
   const title = terminalSafe(props.title).replace(/\s+/g, ' ').trim();
   if (props.view || title === '') {

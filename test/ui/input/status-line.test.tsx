@@ -40,6 +40,15 @@ describe('StatusLine', () => {
     expect(displayWidth(frame.trimEnd())).toBeGreaterThan(80);
   });
 
+  it('counts background shells after the sub-agents, shortening them before the title', () => {
+    expect(statusSegments({ ...base, shells: 2 }, 120).join(' · ')).toBe(
+      'build · claude-sonnet-4-5 · 12.3k tok · $0.04 · 2 sub-agents running, 1 queued · 2 background shells · Fix login bug',
+    );
+    expect(lineOf({ ...base, running: 0, queued: 0, shells: 1, title: 'T' }).trimEnd()).toBe('build · claude-sonnet-4-5 · 12.3k tok · $0.04 · 1 background shell · T');
+    expect(lineOf({ ...base, shells: 3 }).trimEnd()).toBe('build · claude-sonnet-4-5 · 12.3k tok · $0.04 · 2 running, 1 queued · 3 shells');
+    expect(lineOf({ ...base, shells: 0 })).not.toContain('shell');
+  });
+
   it('omits the sub-agent part when nothing runs and uses the singular', () => {
     expect(lineOf({ ...base, running: 0, queued: 0 })).not.toContain('sub-agent');
     expect(lineOf({ ...base, running: 1, queued: 0, title: 'T' })).toContain('1 sub-agent running · T');

@@ -1,0 +1,59 @@
+// Background commands in the TUI: the status line counts the running ones, `/shells` lists
+// each with its id, age, session and command, and the count goes once they end.
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../../src/ui/app.js';
+import { text, toolUse } from '../../support/fake-anthropic.js';
+import { startHarness, type Harness } from '../../support/harness.js';
+import { liveProcesses } from '../../support/processes.js';
+import { closeApp } from './teardown.js';
+import { KEY, press, waitForFrame } from '../keys/harness.js';
+
+let h: Harness | undefined;
+let app: ReturnType<typeof render> | undefined;
+const durations: string[] = [];
+afterEach(async () => {
+  await h?.engine.close();
+  await closeApp(app, h);
+  app = undefined;
+  h = undefined;
+  for (const d of durations.splice(0)) for (const pid of liveProcesses(d)) process.kill(pid, 'SIGKILL');
+});
+
+describe('background commands in the TUI', { timeout: 30_000 }, () => {
+  it('counts running shells in the status line and lists them with /shells', async () => {
+    const d = `${300000 + Math.floor(Math.random() * 99999)}.${process.pid}`;
+    durations.push(d);
+    h = await startHarness({ engine: { interactive: true }, config: { permission: { bash: 'allow' } } });
+    h.server.enqueue(toolUse('bash', { command: `sleep ${d}`, run_in_background: true }), text('Server started.'));
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    expect(app.lastFrame()).not.toMatch(/background shell/);
+
+    await press(app.stdin, 'start the server', KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Server started.') && f.includes('1 background shell'), 20_000);
+
+    await press(app.stdin, '/shells');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    const panel = await waitForFrame(app.lastFrame, (f) => f.includes('Background commands'), 5000);
+    expect(panel).toMatch(new RegExp(`shell_1\\s+\\d+ s build · sleep ${d.replace('.', '\\.')}`));
+
+    await press(app.stdin, KEY.escape);
+    await waitForFrame(app.lastFrame, (f) => !f.includes('Background commands') && f.includes('Ask anything'));
+    await h.engine.close();
+    await waitForFrame(app.lastFrame, (f) => !f.includes('background shell'), 10_000);
+  });
+
+  it('says when none runs', async () => {
+    h = await startHarness({ engine: { interactive: true } });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    await press(app.stdin, '/shells');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('No background commands are running'));
+  });
+});
