@@ -162,21 +162,26 @@ export function App(props: AppProps) {
     [store, viewId, showView, props.core],
   );
 
+  // What a running task block says about its per-child keys (DESIGN §23).
+  const blockHint = useMemo(() => `ctrl+b background · ${describeKey(props.keybinds, 'session_child_cycle')} to steer or cancel`, [props.keybinds]);
+
   return (
     <KeyRouter keymap={keymap} onAction={onAction}>
-      <Screen
-        {...props}
-        store={store}
-        frames={frames}
-        rootId={rootId}
-        viewId={viewId}
-        epoch={epoch}
-        overlay={overlay}
-        setOverlay={setOverlay}
-        openRoot={openRoot}
-        showView={showView}
-        repaint={repaint}
-      />
+      <BlockHintContext.Provider value={blockHint}>
+        <Screen
+          {...props}
+          store={store}
+          frames={frames}
+          rootId={rootId}
+          viewId={viewId}
+          epoch={epoch}
+          overlay={overlay}
+          setOverlay={setOverlay}
+          openRoot={openRoot}
+          showView={showView}
+          repaint={repaint}
+        />
+      </BlockHintContext.Provider>
     </KeyRouter>
   );
 }
@@ -396,124 +401,122 @@ function Screen(props: ScreenProps) {
   );
 
   return (
-    <BlockHintContext.Provider value={`ctrl+b background · ${describeKey(props.keybinds, 'session_child_cycle')} to steer or cancel`}>
-      <Box flexDirection="column" width={width}>
-        <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
-          {(entry) =>
-            entry.header ? (
-              <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
-            ) : (
-              <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
-            )
-          }
-        </Static>
-        {overlay ? null : layout.transcriptClip === undefined ? (
-          liveEntries
-        ) : (
-          // Taller than its share of the screen: only the newest rows. It all prints once finished.
-          <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
-            <Box flexDirection="column" flexShrink={0}>
-              {liveEntries}
-            </Box>
+    <Box flexDirection="column" width={width}>
+      <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
+        {(entry) =>
+          entry.header ? (
+            <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
+          ) : (
+            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
+          )
+        }
+      </Static>
+      {overlay ? null : layout.transcriptClip === undefined ? (
+        liveEntries
+      ) : (
+        // Taller than its share of the screen: only the newest rows. It all prints once finished.
+        <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
+          <Box flexDirection="column" flexShrink={0}>
+            {liveEntries}
           </Box>
-        )}
-        {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
-        {working ? (
-          <Text color={roleColor('muted')} wrap="truncate-end">
-            <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
-          </Text>
-        ) : null}
-        {permission ? (
-          <ApprovalDialog
-            key={permission.requestId}
-            asker={agentPath(state, permission.sessionId)}
-            tool={permission.tool}
-            subject={permission.subject}
-            {...(permission.always ? { always: permission.always } : {})}
-            {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
-            renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
-            maxSubjectLines={layout.subjectRows}
-            compact={compactApproval}
-            waiting={waiting}
-            position={state.permissions.indexOf(permission) + 1}
-            total={state.permissions.length}
-            onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
-          />
-        ) : null}
-        {question ? (
-          <AskUserDialog
-            key={question.questionId}
-            asker={agentPath(state, question.sessionId)}
-            question={question.question}
-            options={question.options}
-            position={state.questions.indexOf(question) + 1}
-            total={state.questions.length}
-            waiting={waiting}
-            maxQuestionRows={layout.subjectRows}
-            compact={compactQuestion}
-            onAnswer={(text) => core.answerQuestion(question.questionId, text)}
-            onDecline={() => core.declineQuestion(question.questionId)}
-          />
-        ) : null}
-        {overlay?.kind === 'picker' ? (
-          <SessionPicker
-            sessions={core.listRoots()}
-            maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
-            onSelect={(id) => {
-              setOverlay(undefined);
-              props.openRoot(id);
-            }}
-            onCancel={() => setOverlay(undefined)}
-          />
-        ) : null}
-        {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'shells' ? (
-          <ShellsView shells={overlay.shells} sessionLabel={(id) => agentPath(state, id)} now={Date.now()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} />
-        ) : null}
-        {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
-        <PromptInput
-          onSubmit={onSubmit}
-          onInterrupt={() => {
-            core.cancel(rootId);
-          }}
-          onExitRequest={() => {
-            props.onExit?.();
-            exit();
-          }}
-          onCycleAgent={cycleAgent}
-          history={history}
-          commands={commands}
-          subagents={subagents}
-          models={models}
-          {...(props.completeFile ? { completeFile: props.completeFile } : {})}
-          queued={queued}
-          isActive={inputActive}
-          prompt={agentName}
-          promptColor={agentColor(agentName, props.agentColors?.[agentName])}
-          width={width}
-          onRowsChange={setInputRows}
-          placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
+        </Box>
+      )}
+      {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
+      {working ? (
+        <Text color={roleColor('muted')} wrap="truncate-end">
+          <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
+        </Text>
+      ) : null}
+      {permission ? (
+        <ApprovalDialog
+          key={permission.requestId}
+          asker={agentPath(state, permission.sessionId)}
+          tool={permission.tool}
+          subject={permission.subject}
+          {...(permission.always ? { always: permission.always } : {})}
+          {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
+          renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
+          maxSubjectLines={layout.subjectRows}
+          compact={compactApproval}
+          waiting={waiting}
+          position={state.permissions.indexOf(permission) + 1}
+          total={state.permissions.length}
+          onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
         />
-        <StatusLine
-          agent={agentName}
-          {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
-          model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
-          tokens={totals.tokens}
-          cost={totals.cost}
-          {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
-          running={runningCount(state, rootId)}
-          queued={queuedCount(state, rootId)}
-          shells={shellCount}
-          title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
-          {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
-          {...(props.autoApprove ? { autoApprove: true } : {})}
-          width={width}
+      ) : null}
+      {question ? (
+        <AskUserDialog
+          key={question.questionId}
+          asker={agentPath(state, question.sessionId)}
+          question={question.question}
+          options={question.options}
+          position={state.questions.indexOf(question) + 1}
+          total={state.questions.length}
+          waiting={waiting}
+          maxQuestionRows={layout.subjectRows}
+          compact={compactQuestion}
+          onAnswer={(text) => core.answerQuestion(question.questionId, text)}
+          onDecline={() => core.declineQuestion(question.questionId)}
         />
-      </Box>
-    </BlockHintContext.Provider>
+      ) : null}
+      {overlay?.kind === 'picker' ? (
+        <SessionPicker
+          sessions={core.listRoots()}
+          maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
+          onSelect={(id) => {
+            setOverlay(undefined);
+            props.openRoot(id);
+          }}
+          onCancel={() => setOverlay(undefined)}
+        />
+      ) : null}
+      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'shells' ? (
+        <ShellsView shells={overlay.shells} sessionLabel={(id) => agentPath(state, id)} now={Date.now()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} />
+      ) : null}
+      {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
+      <PromptInput
+        onSubmit={onSubmit}
+        onInterrupt={() => {
+          core.cancel(rootId);
+        }}
+        onExitRequest={() => {
+          props.onExit?.();
+          exit();
+        }}
+        onCycleAgent={cycleAgent}
+        history={history}
+        commands={commands}
+        subagents={subagents}
+        models={models}
+        {...(props.completeFile ? { completeFile: props.completeFile } : {})}
+        queued={queued}
+        isActive={inputActive}
+        prompt={agentName}
+        promptColor={agentColor(agentName, props.agentColors?.[agentName])}
+        width={width}
+        onRowsChange={setInputRows}
+        placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
+      />
+      <StatusLine
+        agent={agentName}
+        {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
+        model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
+        tokens={totals.tokens}
+        cost={totals.cost}
+        {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
+        running={runningCount(state, rootId)}
+        queued={queuedCount(state, rootId)}
+        shells={shellCount}
+        title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
+        {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
+        {...(props.autoApprove ? { autoApprove: true } : {})}
+        width={width}
+      />
+    </Box>
   );
 }
 

@@ -392,6 +392,33 @@ describe('opencode-ink acp', () => {
     expect(p.server.requests.at(-1)!.body.messages.length).toBeGreaterThan(3);
   });
 
+  it('steers a running sub-agent with a prompt to its session id, delivered after its running tool', async () => {
+    let openChild: () => void = () => {};
+    const held = new Promise<void>((resolve) => (openChild = resolve));
+    const root: ScriptedReply[] = [toolUse('task', { description: 'Scan', prompt: 'Scan the project.', subagent_type: 'general' }), text('Root done.')];
+    const sub: Array<ScriptedReply | (() => Promise<ScriptedReply>)> = [async () => (await held, toolUse('list', { path: '.' })), text('Scanned.')];
+    p.server.setHandler(async (req) => {
+      const next = isChildRequest(req) ? sub.shift() : root.shift();
+      if (typeof next === 'function') return next();
+      return next ?? text('(script exhausted)');
+    });
+    const e = open();
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    const turn = e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'scan it' }] });
+    // The task call's progress names the child's session id.
+    const progress = await e.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call_update' && JSON.stringify(n.update.rawOutput ?? {}).includes('"session_id"'));
+    const childId = progress.update.sessionUpdate === 'tool_call_update' ? String((progress.update.rawOutput as { session_id?: unknown }).session_id) : '';
+    await vi.waitFor(() => expect(p.server.requests.filter(isChildRequest)).toHaveLength(1), { timeout: 10_000 });
+    expect((await e.conn.agent.request('session/prompt', { sessionId: childId, prompt: [{ type: 'text', text: 'also count the files' }] })).stopReason).toBe('end_turn');
+    openChild();
+    expect((await turn).stopReason).toBe('end_turn');
+    const childRequests = p.server.requests.filter(isChildRequest);
+    expect(JSON.stringify(childRequests[0]!.body.messages)).not.toContain('also count the files');
+    expect(JSON.stringify(childRequests[1]!.body.messages.at(-1)!.content)).toMatch(/tool_result[\s\S]*also count the files/);
+    for (const req of p.server.requests.filter((r) => !isChildRequest(r))) expect(JSON.stringify(req.body.messages)).not.toContain('also count the files');
+  });
+
   it('refuses unknown sessions with a clear error and offers auth methods without a key', async () => {
     const { ANTHROPIC_API_KEY: _key, ...noKey } = p.env;
     const e = startEditor({ ...p, env: noKey });

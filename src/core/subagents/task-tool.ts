@@ -48,7 +48,9 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
     session_id: z
       .string()
       .optional()
-      .describe('Continue an earlier task of yours: the id from its <task id="..."> result. Its history is kept.'),
+      .describe(
+        'Continue an earlier task of yours: the id from its <task id="..."> result. Its history is kept. If that task is still running, `prompt` is delivered to it as a message at its next step and the call returns at once.',
+      ),
     model: z
       .string()
       .optional()
