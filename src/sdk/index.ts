@@ -7,7 +7,7 @@
 // - `tool({ name, description, input, run })` defines an in-process tool for `tools`.
 // - `canUseTool` and `onQuestion` answer permission asks and `ask_user` from any depth,
 //   labelled with the asking session's `agent` and `path`; `signal` cancels the whole tree.
-// Steering a running sub-agent (`sendToSession`, DESIGN §23) belongs here too, once the core has it.
+// - `Query.sendToSession(id, text)` steers a running session of the query's tree (DESIGN §23).
 import { checkQueryOptions, type QueryOptions } from './options.js';
 import { startQuery, type Query } from './query.js';
 
@@ -16,6 +16,7 @@ export { QueryError, type Query, type QueryResult } from './query.js';
 export { tool, type InProcessTool, type ToolCallContext, type ToolDefinition, type ToolOutput } from './tool.js';
 export { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type EventOf, type EventType } from '../core/events.js';
 export type { Usage } from '../core/messages.js';
+export type { SendOutcome } from '../core/engine.js';
 /** The zod the examples use to describe tool inputs (any zod 4 works). */
 export { z } from 'zod';
 

@@ -9,9 +9,13 @@
 //   answers nonsense refuses (or declines) that one request and says so in a warning.
 // - `signal` cancels every running turn of the tree, children and their processes included;
 //   `result()` then rejects with an AbortError.
+// - `sendToSession(id, text)` steers a session of the query's tree while it runs (DESIGN §23):
+//   a running one gets the message at its next turn boundary, a finished sub-agent is
+//   continued with it and its new result goes to its parent; before the run has started and
+//   after it ended it throws, as it does for an unknown id.
 // - Configuration, credential and session problems reject `result()` (and end the iteration
 //   with the same error) with one sentence. The engine and the store are closed either way.
-import { Engine, projectParts } from '../core/engine.js';
+import { Engine, projectParts, type SendOutcome } from '../core/engine.js';
 import type { CoreEvent } from '../core/events.js';
 import { emptyUsage, type Usage } from '../core/messages.js';
 import { pickSession } from '../core/pick-session.js';
@@ -37,6 +41,8 @@ export interface QueryResult {
 /** A running query: iterate it for the events, or await `result()`. */
 export interface Query extends AsyncIterable<CoreEvent> {
   result(): Promise<QueryResult>;
+  /** Sends a message to a running session of this query (or continues a finished sub-agent); see DESIGN §23. */
+  sendToSession(sessionId: string, text: string): SendOutcome;
 }
 
 /** How a query that ran ended badly: the turn failed, or the configuration or credentials were refused. */
@@ -51,18 +57,27 @@ const PERMISSION_ANSWERS: ReadonlySet<string> = new Set<PermissionAnswer>(['once
 
 export function startQuery(options: CheckedOptions): Query {
   const events = new EventQueue<CoreEvent>('A query');
-  const done = Promise.resolve().then(() => runQuery(options, (event) => events.push(event)));
+  let running: Engine | undefined;
+  const done = Promise.resolve().then(() =>
+    runQuery(options, (event) => events.push(event), (engine) => {
+      running = engine;
+    }),
+  );
   done.then(
     () => events.close(),
     (error: unknown) => events.close(error),
   );
   return {
     result: () => done,
+    sendToSession: (sessionId, text) => {
+      if (!running) throw new Error('The query is not running: sendToSession works between its first event and its result.');
+      return running.sendToSession(sessionId, text);
+    },
     [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
   };
 }
 
-async function runQuery(options: CheckedOptions, emit: (event: CoreEvent) => void): Promise<QueryResult> {
+async function runQuery(options: CheckedOptions, emit: (event: CoreEvent) => void, started: (engine: Engine | undefined) => void): Promise<QueryResult> {
   const warn = options.onWarning ?? ((line: string) => process.stderr.write(`${line}\n`));
   const signal = options.signal;
   if (signal?.aborted) throw abortError();
@@ -81,6 +96,7 @@ async function runQuery(options: CheckedOptions, emit: (event: CoreEvent) => voi
     if (problem) throw new QueryError(problem);
     engine = createEngine(project, options, warn);
     const running = engine;
+    started(running);
     const usage = emptyUsage();
     let cost = 0;
     running.on((event) => {
@@ -110,6 +126,7 @@ async function runQuery(options: CheckedOptions, emit: (event: CoreEvent) => voi
       signal?.removeEventListener('abort', cancel);
     }
   } finally {
+    started(undefined);
     await engine?.close();
     project.store.close();
   }
