@@ -183,6 +183,7 @@ export class SessionFactory {
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
+      blobs: store.blobs,
       askUser: routes.askUser,
       askPermission: routes.askPermission,
       maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
