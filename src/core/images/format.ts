@@ -23,6 +23,7 @@ const JPEG: ImageFormat = { mediaType: 'image/jpeg', label: 'JPEG' };
 const GIF: ImageFormat = { mediaType: 'image/gif', label: 'GIF' };
 const WEBP: ImageFormat = { mediaType: 'image/webp', label: 'WebP' };
 
+const JPEG_END = Buffer.from([0xff, 0xd9]);
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 function startsWith(bytes: Uint8Array, prefix: readonly number[], at = 0): boolean {
@@ -79,12 +80,10 @@ function hasEnd(bytes: Uint8Array, format: ImageFormat): boolean {
       const iend = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).lastIndexOf('IEND');
       return iend >= 12;
     }
-    case JPEG: {
-      // The end-of-image marker, allowing for padding some cameras add after it.
-      const tail = bytes.subarray(Math.max(0, bytes.length - 1024));
-      for (let i = tail.length - 2; i >= 0; i--) if (tail[i] === 0xff && tail[i + 1] === 0xd9) return true;
-      return false;
-    }
+    case JPEG:
+      // The end-of-image marker, anywhere: phones append data after it (motion photos), and
+      // an FF byte inside the compressed data is always stuffed, so FF D9 is only ever a marker.
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).lastIndexOf(JPEG_END) > 2;
     case GIF: {
       // The trailer byte ends the file (some writers pad with zeros after it).
       let end = bytes.length - 1;
