@@ -45,7 +45,7 @@ const common = {
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  external: ['better-sqlite3', 'react-devtools-core'],
+  external: ['better-sqlite3', 'react-devtools-core', 'sharp'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __ocCreateRequire } from 'node:module'; const require = __ocCreateRequire(import.meta.url);",

@@ -19,7 +19,9 @@ import type { PeerUserDirs } from './config/paths.js';
 import { ConfigError } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
 import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
-import type { CommandDefinition, InlineIo } from './commands/index.js';
+import type { CommandDefinition, InlineFile, InlineIo } from './commands/index.js';
+import { loadImageFile } from './images/pasted-path.js';
+import { storeImages } from './images/store.js';
 import { newId } from './ids.js';
 import { executeTool } from './agent/tool-runner.js';
 import { HookRunner, isEmptyHookSet, parseHooks, type HookSet } from './hooks/index.js';
@@ -28,7 +30,7 @@ import { findProject, type ProjectInfo } from './project.js';
 import type { McpServerConfig } from './mcp/config.js';
 import { McpManager, type McpServerState } from './mcp/manager.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
-import { costFunction, knownModels, limitOf, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
+import { costFunction, knownModels, limitOf, modelTakesImages, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
 import type { SessionIdMatch, SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import { TASK_TOOL, SubagentSupervisor } from './subagents/index.js';
@@ -334,6 +336,7 @@ export class Engine {
         currentAgent: session.agentName,
         projectRoot: this.project.root,
         io: this.inlineIo(session),
+        attachImageFile: async (file) => storeImages(session.blobs, [await loadImageFile(file)])[0]!,
       });
     } finally {
       this.preparing.delete(sessionId);
@@ -361,12 +364,17 @@ export class Engine {
       return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call] });
     }
     const turn: TurnOptions = plan.model ? { model: resolveModelName(plan.model, session.model) } : {};
-    if (!plan.agent) return this.turns.runLive(session, userText(plan.text, hookContext), undefined, turn);
+    const typed = userText(plan.text, hookContext);
+    const input: Message = { ...typed, content: [...typed.content, ...plan.images] };
+    if (plan.images.length) {
+      session.emit('prompt.images', { images: plan.images.map(({ name, width, height, media_type }) => ({ name, width, height, media_type })) });
+    }
+    if (!plan.agent) return this.turns.runLive(session, input, undefined, turn);
     // A command's own agent runs this one turn; the session keeps its agent afterwards.
     this.live.delete(row.id);
     const guest = this.sessions.open(row, undefined, undefined, plan.agent);
     try {
-      return await this.turns.runLive(guest, userText(plan.text, hookContext), undefined, turn);
+      return await this.turns.runLive(guest, input, undefined, turn);
     } finally {
       this.live.delete(row.id);
     }
@@ -518,15 +526,15 @@ export class Engine {
 
   /** `@file` and `` !`cmd` `` run through the session's own tools and permissions. */
   private inlineIo(session: LiveSession): InlineIo {
-    const run = async (name: string, input: Record<string, unknown>): Promise<string> => {
+    const run = async (name: string, input: Record<string, unknown>): Promise<InlineFile> => {
       const result = await executeTool(session, { type: 'tool_use', id: newId('inline'), name, input });
       if (result.isError) throw new Error(result.content);
-      return result.content;
+      return { text: result.content, images: storeImages(session.blobs, result.images ?? []) };
     };
     return {
       cwd: session.cwd,
       readFile: (path) => run('read', { file_path: path }),
-      runShell: (command) => run('bash', { command }),
+      runShell: async (command) => (await run('bash', { command })).text,
     };
   }
 
@@ -596,6 +604,7 @@ export class Engine {
       persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage).id,
       maxOutputTokens: this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       contextFor: (model) => ({ limit: this.modelLimit(model), settings: this.options.config.compaction }),
+      takesImages: (model) => modelTakesImages(model, this.options.config, process.env),
     };
   }
 

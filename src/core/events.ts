@@ -9,6 +9,7 @@ import type {
   CoreEventSchema,
   EventEnvelopeSchema,
   FileChangeSchema,
+  ImageRefSchema,
   MergeOutcomeSchema,
   PermissionReplySchema,
   ProtocolLineSchema,
@@ -27,6 +28,7 @@ export type TaskProgress = z.infer<typeof TaskProgressSchema>;
 export type TaskOutcome = z.infer<typeof TaskOutcomeSchema>;
 export type FileChange = z.infer<typeof FileChangeSchema>;
 export type TaskMerge = z.infer<typeof MergeOutcomeSchema>;
+export type ImageRef = z.infer<typeof ImageRefSchema>;
 export type ProtocolLine = z.infer<typeof ProtocolLineSchema>;
 
 /** Every core event, as the schema defines it. */

@@ -41,11 +41,39 @@ export interface ToolResultPart {
   tool_use_id: string;
   content: string;
   is_error?: boolean;
+  /** Images the tool returned (`read` of a PNG), sent to the model after `content` (DESIGN §22). */
+  images?: ImagePart[];
+}
+
+/** The image formats every supported provider accepts. */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/**
+ * An image in the conversation (DESIGN §22): in a user message (`@shot.png`, a pasted path)
+ * or inside a tool result. Stored by reference: the bytes live once in the data dir under
+ * their SHA-256 (store/blobs.ts), so a message's JSON stays small and a resumed session
+ * still sends the picture.
+ */
+export interface ImagePart {
+  type: 'image';
+  /** SHA-256 (hex) of the bytes as sent: the blob's name. */
+  sha256: string;
+  media_type: ImageMediaType;
+  /** The file's base name, as the user and the model know it. */
+  name: string;
+  /** Pixels of the image as sent (after any scaling). */
+  width: number;
+  height: number;
+  /**
+   * The bytes, base64: filled in only on a request about to be sent (images/request.ts),
+   * never stored. A provider given an image without them sends a text placeholder instead.
+   */
+  data?: string;
 }
 
 export type AssistantPart = TextPart | ThinkingPart | RedactedThinkingPart | ToolUsePart;
-export type UserPart = TextPart | ToolResultPart;
-export type Part = AssistantPart | ToolResultPart;
+export type UserPart = TextPart | ToolResultPart | ImagePart;
+export type Part = AssistantPart | ToolResultPart | ImagePart;
 
 export type Role = 'user' | 'assistant';
 

@@ -9,11 +9,14 @@
 //   known name, no walk of the folder. Files older versions wrote 0644 are fixed at the
 //   next start. `sessions.db` is created here, empty and 0600, when missing: SQLite would
 //   create it 0644 whatever the umask, and gives its -wal and -shm files the database's mode.
-// - New files are written with PRIVATE_FILE_MODE by whoever writes them.
+// - New files are written with PRIVATE_FILE_MODE by whoever writes them;
+//   `writePrivateFileOnce(file, bytes)` does it for content-addressed files (image blobs):
+//   written whole to a temporary name then renamed, so another process never reads half of
+//   one, and left alone when it already exists.
 // - Failures (a read-only or foreign-owned folder) are left for the caller's own open or
 //   write to report: narrowing is never a reason to stop.
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -32,7 +35,7 @@ export const DATA_DIR_FILES: readonly string[] = [
 ];
 
 /** Folders this program keeps in the data dir (the code cache, when OPENCODE_INK_DATA_DIR is set). */
-export const DATA_DIR_FOLDERS: readonly string[] = ['cache'];
+export const DATA_DIR_FOLDERS: readonly string[] = ['cache', 'blobs'];
 
 export function makePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -65,5 +68,18 @@ function createPrivateFile(file: string): void {
     closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
   } catch {
     // The store's own open reports what is wrong with the folder.
+  }
+}
+
+/** Writes `bytes` to `file` (0600, its folder 0700) unless it exists: for files named by their content. */
+export function writePrivateFileOnce(file: string, bytes: Uint8Array): void {
+  if (existsSync(file)) return;
+  makePrivateDir(dirname(file));
+  const temporary = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+  try {
+    writeFileSync(temporary, bytes, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
   }
 }

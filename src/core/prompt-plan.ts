@@ -3,7 +3,7 @@
 // sub-agent task run at once — from a subtask command, or from `@<subagent> text`.
 import type { AgentDefinition } from './agents/index.js';
 import {
-  attachFiles,
+  attachMentions,
   BUILTIN_COMMANDS,
   expandShell,
   isSubtask,
@@ -16,11 +16,16 @@ import {
   type InlineIo,
 } from './commands/index.js';
 import { ConfigError, errorMessage, RunError, sentence } from './errors.js';
+import { imageLabel } from './images/label.js';
+import { pastedImagePath } from './images/pasted-path.js';
+import type { ImagePart } from './messages.js';
 
 export type PromptPlan =
   | {
       kind: 'message';
       text: string;
+      /** Pictures that go with the text: `@shot.png` mentions, or the pasted path of an image (DESIGN §22). */
+      images: ImagePart[];
       /** A command's agent other than the session's: it runs this turn. */
       agent?: string;
       model?: string;
@@ -38,6 +43,8 @@ export interface PlanContext {
   projectRoot: string;
   /** Runs `@file` and `` !`cmd` `` through the session's tools and permissions. */
   io: InlineIo;
+  /** Reads, prepares and stores the image file the user pasted the path of. */
+  attachImageFile(file: string): Promise<ImagePart>;
 }
 
 export async function planPrompt(text: string, ctx: PlanContext): Promise<PromptPlan> {
@@ -45,10 +52,18 @@ export async function planPrompt(text: string, ctx: PlanContext): Promise<Prompt
   if (slash) return planCommand(slash.name, slash.args, ctx);
   const mention = parseMention(text, ctx.subagents);
   if (mention) {
-    const prompt = await attach(mention.prompt, ctx, `@${mention.agent}`);
+    const prompt = await attachForTask(mention.prompt, ctx, `@${mention.agent}`);
     return { kind: 'subtask', agent: mention.agent, prompt, description: firstWords(mention.prompt) };
   }
-  return { kind: 'message', text: await attach(text, ctx) };
+  const pasted = pastedImagePath(text, ctx.io.cwd);
+  if (pasted) {
+    try {
+      return { kind: 'message', text, images: [await ctx.attachImageFile(pasted)] };
+    } catch (err) {
+      throw new RunError(sentence(errorMessage(err)));
+    }
+  }
+  return { kind: 'message', ...(await attach(text, ctx)) };
 }
 
 async function planCommand(name: string, args: string, ctx: PlanContext): Promise<PromptPlan> {
@@ -76,27 +91,38 @@ async function planCommand(name: string, args: string, ctx: PlanContext): Promis
   } catch (err) {
     throw new RunError(sentence(`/${name}: ${errorMessage(err)}`));
   }
-  rendered = await attach(rendered, ctx, `/${name}`);
   const model = command.model ? { model: command.model } : {};
   if (isSubtask(command, agent?.mode)) {
     return {
       kind: 'subtask',
       agent: agent?.name ?? ctx.currentAgent,
-      prompt: rendered,
+      prompt: await attachForTask(rendered, ctx, `/${name}`),
       description: command.description ?? `/${name}`,
       command: name,
       ...model,
     };
   }
-  return { kind: 'message', text: rendered, ...(agent && agent.name !== ctx.currentAgent ? { agent: agent.name } : {}), ...model };
+  const attached = await attach(rendered, ctx, `/${name}`);
+  return { kind: 'message', ...attached, ...(agent && agent.name !== ctx.currentAgent ? { agent: agent.name } : {}), ...model };
 }
 
-async function attach(text: string, ctx: PlanContext, label?: string): Promise<string> {
+async function attach(text: string, ctx: PlanContext, label?: string): Promise<{ text: string; images: ImagePart[] }> {
   try {
-    return await attachFiles(text, ctx.io, ctx.projectRoot);
+    return await attachMentions(text, ctx.io, ctx.projectRoot);
   } catch (err) {
     throw new RunError(sentence(`${label ? `${label}: ` : ''}${errorMessage(err)}`));
   }
+}
+
+/**
+ * A sub-agent's prompt is text (`task`'s `prompt`): a mentioned image is named there for the
+ * child to read itself, rather than attached to the parent's message.
+ */
+async function attachForTask(text: string, ctx: PlanContext, label: string): Promise<string> {
+  const attached = await attach(text, ctx, label);
+  if (!attached.images.length) return attached.text;
+  const notes = attached.images.map((image) => imageLabel(image, 'mentioned: read the file to see it'));
+  return `${attached.text}\n\n${notes.join('\n')}`;
 }
 
 function firstWords(text: string): string {

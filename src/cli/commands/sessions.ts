@@ -6,6 +6,7 @@ import type { OpenedProject } from '../../core/project-context.js';
 import { formatCost, formatTime, formatTokens, table } from '../format.js';
 import { sessionIdFrom } from '../../core/pick-session.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
+import { imageLabel } from '../../core/images/label.js';
 
 export function sessionsList(ctx: OpenedProject, opts: { all: boolean; json: boolean }): string {
   const rows = opts.all ? ctx.store.listAll() : ctx.store.listRoots();
@@ -62,6 +63,10 @@ function renderMessage(message: Message): string[] {
         break;
       case 'tool_result':
         out.push(`  ${part.is_error ? '✗' : '→'} ${truncate(part.content.replace(/\s+/g, ' '), 100)}`);
+        for (const image of part.images ?? []) out.push(`    ${imageLabel(image)}`);
+        break;
+      case 'image':
+        out.push(`${message.role === 'user' ? '> ' : ''}${imageLabel(part)}`);
         break;
       default:
         break;

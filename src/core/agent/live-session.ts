@@ -9,6 +9,7 @@ import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
 import type { SessionShells } from '../shells/background-shells.js';
 import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
+import type { BlobStore } from '../store/blobs.js';
 
 /** Asks the user on behalf of `origin` (the session whose tool asked), possibly many levels down. */
 export type QuestionRoute = (origin: LiveSession, question: string, options: string[]) => Promise<QuestionOutcome>;
@@ -47,6 +48,8 @@ export interface LiveSession {
   readonly todos: TodoAccess;
   /** The files this session has seen (its own reads and writes, not its parent's or children's). */
   readonly fileViews: FileViews;
+  /** Where the images of its messages are kept, by content hash (DESIGN §22). */
+  readonly blobs: BlobStore;
   /** For a root: the broker. For a child: closures its parent gave it, forwarding upward. */
   readonly askUser: QuestionRoute;
   readonly askPermission: PermissionRoute;

@@ -22,6 +22,7 @@ import { compactSession, isPromptTooLong, prepareRequest, recordRequestSize, typ
 import type { ModelLimit } from '../provider/models.js';
 import type { ModelRequest, Provider, ToolSpec } from '../provider/types.js';
 import type { Tool } from '../tools/types.js';
+import { withImageData } from '../images/request.js';
 import type { LiveSession } from './live-session.js';
 import { takeInbox } from './inbox.js';
 import { runToolCalls } from './tool-runner.js';
@@ -36,6 +37,8 @@ export interface LoopDeps {
   maxOutputTokens: number;
   /** The context window and output limit of a `provider/model`, and the compaction settings (DESIGN §12). */
   contextFor(model: string): { limit: ModelLimit; settings: CompactionSettings };
+  /** Whether `provider/model` takes images; the ones it does not are sent as a sentence saying so (DESIGN §22). */
+  takesImages(model: string): boolean;
 }
 
 export type TurnStatus = 'completed' | 'failed' | 'cancelled' | 'max_turns';
@@ -144,7 +147,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
         const request: ModelRequest = {
           model: modelId,
           system: session.systemPrompt,
-          messages: prepared.messages,
+          // Pictures get their bytes only now, from the blob store: the history holds references.
+          messages: withImageData(prepared.messages, { blobs: session.blobs, accepted: deps.takesImages(modelRef), model: modelRef }),
           tools,
           maxTokens: Math.min(deps.maxOutputTokens, limit.output),
           signal,
@@ -167,7 +171,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
                 break;
             }
           });
-          recordRequestSize(session, request, response.usage);
+          // Measured on the references, as the next estimate will be: base64 is not what the model reads.
+          recordRequestSize(session, { ...request, messages: prepared.messages }, response.usage);
           break;
         } catch (err) {
           if (signal.aborted || !isPromptTooLong(err)) throw err;

@@ -5,8 +5,10 @@
 // after a successful one (their feedback is added to the result); see hooks/session.ts.
 import { z } from 'zod';
 import { errorMessage, isAbortError } from '../errors.js';
-import type { ToolResultPart, ToolUsePart } from '../messages.js';
+import type { ImagePart, ToolResultPart, ToolUsePart } from '../messages.js';
 import type { HookApproval } from '../permission/gate.js';
+import type { PreparedImage } from '../images/prepare.js';
+import { storeImages } from '../images/store.js';
 import { PermissionDeniedError, ToolError, type PermissionRequest, type Tool, type ToolContext } from '../tools/types.js';
 import type { LiveSession } from './live-session.js';
 
@@ -78,13 +80,32 @@ function findTool(session: LiveSession, name: string): Tool | undefined {
 
 async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ToolResultPart> {
   session.emit('tool.started', { call_id: call.id, tool: call.name, input: call.input });
-  const { content, isError, metadata } = await executeWithHooks(session, call, opts);
+  const executed = await executeWithHooks(session, call, opts);
+  const { content, metadata } = executed;
+  let isError = executed.isError;
   const capped =
     content.length > MAX_RESULT_CHARS
       ? `${content.slice(0, MAX_RESULT_CHARS)}\n\n[Result truncated: ${content.length - MAX_RESULT_CHARS} more characters omitted.]`
       : content;
-  session.emit('tool.completed', { call_id: call.id, tool: call.name, output: capped, is_error: isError, ...(metadata ? { metadata } : {}) });
-  return { type: 'tool_result', tool_use_id: call.id, content: capped, ...(isError ? { is_error: true } : {}) };
+  let output = capped;
+  let images: ImagePart[] = [];
+  try {
+    images = storeImages(session.blobs, executed.images ?? []);
+  } catch (err) {
+    // The picture was fine but the data dir refused it (full, read-only): the model is told.
+    output = `${capped}\nThe image could not be stored in the data dir, so it was not attached: ${errorMessage(err)}`;
+    isError = true;
+  }
+  const refs = images.map(({ name, width, height, media_type }) => ({ name, width, height, media_type }));
+  session.emit('tool.completed', {
+    call_id: call.id,
+    tool: call.name,
+    output,
+    is_error: isError,
+    ...(metadata ? { metadata } : {}),
+    ...(refs.length ? { images: refs } : {}),
+  });
+  return { type: 'tool_result', tool_use_id: call.id, content: output, ...(isError ? { is_error: true } : {}), ...(images.length ? { images } : {}) };
 }
 
 /** A call as the model's turn runs it: PreToolUse hooks, the tool, PostToolUse hooks. */
@@ -145,6 +166,8 @@ export interface ExecutedCall {
   content: string;
   isError: boolean;
   metadata?: Record<string, unknown>;
+  /** Pictures the tool returned, not yet stored (runOne stores them). */
+  images?: PreparedImage[];
 }
 
 export async function executeTool(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions = {}): Promise<ExecutedCall> {
@@ -184,7 +207,12 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };
     const result = await tool.execute(parsed.data, ctx);
-    return { content: result.output, isError: result.isError ?? false, ...(result.metadata ? { metadata: result.metadata } : {}) };
+    return {
+      content: result.output,
+      isError: result.isError ?? false,
+      ...(result.metadata ? { metadata: result.metadata } : {}),
+      ...(result.images?.length ? { images: result.images } : {}),
+    };
   } catch (err) {
     if (signal.aborted || isAbortError(err)) return { content: CANCELLED_RESULT, isError: true };
     if (err instanceof PermissionDeniedError || err instanceof ToolError) return { content: err.message, isError: true };

@@ -3,5 +3,5 @@
 export { BUILTIN_COMMANDS, CommandFrontMatterSchema, isSubtask, type CommandDefinition } from './definition.js';
 export { commandFolders, loadCommands, parseCommandMarkdown, type CommandWarning, type LoadCommandsOptions, type LoadedCommands } from './load.js';
 export { renderTemplate, splitArguments } from './template.js';
-export { attachFiles, expandShell, fileReferences, shellInlines, type InlineIo } from './inline.js';
+export { attachFiles, attachMentions, expandShell, fileReferences, shellInlines, type InlineFile, type InlineIo } from './inline.js';
 export { closeMatches, parseMention, parseSlashInput, unknownCommandMessage, type Mention, type SlashInput } from './parse.js';

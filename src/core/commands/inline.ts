@@ -1,14 +1,23 @@
 // What a prompt pulls in before it is sent: the output of `` !`cmd` `` (commands only) and
 // the content of each `@path` that names a file. Both go through the session's own tools,
-// so the same permission rules apply as when the model runs `bash` or `read`.
+// so the same permission rules apply as when the model runs `bash` or `read`. A mentioned
+// image (`@shot.png`) is not inlined as text: `read` hands back the picture, which goes with
+// the user's message as an image part (DESIGN §22).
 import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
+import type { ImagePart } from '../messages.js';
+
+/** What `read` gave for a mentioned file: its text, and the pictures when it is an image. */
+export interface InlineFile {
+  text: string;
+  images: ImagePart[];
+}
 
 export interface InlineIo {
   /** Where relative paths start. */
   cwd: string;
-  /** The `read` tool's output for a file; rejects when refused or unreadable. */
-  readFile(path: string): Promise<string>;
+  /** The `read` tool's output for a file (with its images, stored); rejects when refused or unreadable. */
+  readFile(path: string): Promise<string | InlineFile>;
   /** The `bash` tool's output for a command; rejects when refused. */
   runShell(command: string): Promise<string>;
 }
@@ -76,17 +85,27 @@ export function fileReferences(text: string, cwd: string): string[] {
  * files inside `root` (the project) are taken; a reference outside it is refused.
  */
 export async function attachFiles(text: string, io: InlineIo, root: string): Promise<string> {
+  return (await attachMentions(text, io, root)).text;
+}
+
+/**
+ * Like attachFiles, but a referenced image comes back as a picture for the user's message
+ * instead of a `<file>` block.
+ */
+export async function attachMentions(text: string, io: InlineIo, root: string): Promise<InlineFile> {
   const blocks: string[] = [];
+  const images: ImagePart[] = [];
   for (const path of fileReferences(text, io.cwd)) {
     const rel = relative(root, resolve(io.cwd, path));
     if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`@${path} is outside the project (${root}), so it is not attached`);
-    let content: string;
+    let content: string | InlineFile;
     try {
       content = await io.readFile(path);
     } catch (err) {
       throw new Error(`cannot attach @${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    blocks.push(`<file path="${path}">\n${content}\n</file>`);
+    if (typeof content !== 'string' && content.images.length) images.push(...content.images);
+    else blocks.push(`<file path="${path}">\n${typeof content === 'string' ? content : content.text}\n</file>`);
   }
-  return blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text;
+  return { text: blocks.length ? `${text}\n\n${blocks.join('\n\n')}` : text, images };
 }

@@ -44,6 +44,8 @@ export const ModelCostSchema = z.strictObject({
 export const ModelEntrySchema = z.strictObject({
   limit: ModelLimitSchema.optional(),
   cost: ModelCostSchema.optional(),
+  /** The model takes images (DESIGN §22). Claude and OpenAI's vision models do without saying; others must say so. */
+  images: z.boolean().optional(),
 });
 
 export const CustomProviderSchema = z.strictObject({

@@ -12,6 +12,7 @@ import type { EventPayloads } from '../events.js';
 import { repairHistory } from '../agent/history.js';
 import { estimateTokens, requestChars, tokensOfChars, type RequestShape, type SizeBasis } from './estimate.js';
 import { pruneToolOutputs } from './prune.js';
+import { imageLabel } from '../images/label.js';
 import { activeHistory, compactionMark, summaryMessage } from './summary.js';
 
 export type CompactReason = EventPayloads['session.compacted']['reason'];
@@ -251,7 +252,10 @@ function renderTranscript(messages: readonly Message[]): string {
           lines.push(`[assistant called ${p.name}] ${clip(JSON.stringify(p.input ?? {}), TRANSCRIPT_TOOL_CHARS)}`);
           break;
         case 'tool_result':
-          lines.push(`[tool ${p.is_error ? 'error' : 'result'}]\n${clip(p.content, TRANSCRIPT_TOOL_CHARS)}`);
+          lines.push(`[tool ${p.is_error ? 'error' : 'result'}]\n${clip(p.content, TRANSCRIPT_TOOL_CHARS)}${(p.images ?? []).map((i) => `\n${imageLabel(i)}`).join('')}`);
+          break;
+        case 'image':
+          lines.push(`[${m.role}] ${imageLabel(p)}`);
           break;
         case 'thinking':
         case 'redacted_thinking':

@@ -19,9 +19,28 @@ export interface RequestShape {
   messages: readonly Message[];
 }
 
-/** Characters of everything a request sends that the model reads. */
+/** Characters of everything a request sends that the model reads; an image counts as the text its tokens would be. */
 export function requestChars(request: RequestShape): number {
-  return request.system.length + JSON.stringify(request.tools).length + JSON.stringify(request.messages).length;
+  return (
+    request.system.length +
+    JSON.stringify(request.tools).length +
+    JSON.stringify(request.messages).length +
+    imageTokens(request.messages) * CHARS_PER_TOKEN
+  );
+}
+
+/** Anthropic's rule of thumb: width × height / 750 tokens, at most ~1600 once it scales the picture down. */
+const MAX_IMAGE_TOKENS = 1600;
+
+function imageTokens(messages: readonly Message[]): number {
+  let tokens = 0;
+  for (const message of messages) {
+    for (const part of message.content) {
+      const images = part.type === 'image' ? [part] : part.type === 'tool_result' ? (part.images ?? []) : [];
+      for (const image of images) tokens += Math.min(MAX_IMAGE_TOKENS, Math.ceil((image.width * image.height) / 750));
+    }
+  }
+  return tokens;
 }
 
 export function estimateTokens(request: RequestShape, basis?: SizeBasis): number {

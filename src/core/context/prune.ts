@@ -2,6 +2,7 @@
 // bulk of a long session and the model has usually acted on them already; the calls stay, so
 // the model still knows what it did and can run a tool again if it needs the output back.
 import type { Message, Part } from '../messages.js';
+import { imageLabel } from '../images/label.js';
 
 /** Tool outputs of this many of the newest tool rounds are always sent in full. */
 export const PROTECTED_ROUNDS = 2;
@@ -36,10 +37,15 @@ export function pruneToolOutputs(messages: readonly Message[]): PruneResult {
     if (i >= cutoff || m.role !== 'user') return m;
     let changed = false;
     const content = m.content.map((p): Part => {
-      if (p.type !== 'tool_result' || p.content.length < MIN_PRUNE_CHARS) return p;
+      if (p.type !== 'tool_result') return p;
+      const { images, ...result } = p;
+      const long = p.content.length >= MIN_PRUNE_CHARS;
+      if (!long && !images?.length) return p;
       changed = true;
       pruned++;
-      return { ...p, content: prunedNote(p.content.length) };
+      // A picture weighs more than most outputs: it goes too, named so the model can read it again.
+      const notes = (images ?? []).map((image) => imageLabel(image, 'pruned'));
+      return { ...result, content: [long ? prunedNote(p.content.length) : p.content, ...notes].join('\n') };
     });
     return changed ? { role: m.role, content } : m;
   });

@@ -203,6 +203,7 @@ export class SessionFactory {
       shells: this.deps.shells.forSession(row.id, emit),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
+      blobs: store.blobs,
       askUser: routes.askUser,
       askPermission: routes.askPermission,
       maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),

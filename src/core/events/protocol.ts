@@ -30,6 +30,7 @@ export const EVENT_TYPES = [
   'session.detached',
   'shell.started',
   'shell.exited',
+  'prompt.images',
   'error',
   'hook.notice',
 ] as const;

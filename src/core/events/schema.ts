@@ -93,6 +93,16 @@ export const FileChangeSchema = z
 /** Metadata of tools the protocol does not type (yet): any JSON object. */
 export const OpenMetadataSchema = z.record(z.string(), z.unknown());
 
+/** An image in the conversation, as shown to the user: `[image shot.png 64×64]` (DESIGN §22). */
+export const ImageRefSchema = z
+  .strictObject({
+    name: z.string().describe("The file's base name."),
+    width: count.describe('Pixels, as sent to the model (after any scaling down).'),
+    height: count,
+    media_type: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  })
+  .meta({ id: 'ImageRef' });
+
 /** The tools whose metadata is typed above; every other tool name carries open metadata. */
 export const TYPED_METADATA_TOOLS = ['task', 'edit', 'write'] as const;
 const otherTool = z
@@ -135,7 +145,12 @@ export const ToolProgressSchema = z.union([
   event('tool.progress', { call_id: id, tool: z.literal('task'), metadata: TaskProgressSchema }),
   event('tool.progress', { call_id: id, tool: otherTool, metadata: OpenMetadataSchema }),
 ]);
-const completed = { call_id: id, output: z.string(), is_error: z.boolean() };
+const completed = {
+  call_id: id,
+  output: z.string(),
+  is_error: z.boolean(),
+  images: z.array(ImageRefSchema).optional().describe('Images the tool returned to the model (`read` of a picture).'),
+};
 export const ToolCompletedSchema = z.union([
   event('tool.completed', { ...completed, tool: z.literal('task'), metadata: TaskOutcomeSchema.optional() }),
   event('tool.completed', { ...completed, tool: z.enum(['edit', 'write']), metadata: FileChangeSchema.optional() }),
@@ -167,6 +182,8 @@ export const PermissionAskedSchema = event('permission.asked', {
     .describe('Set when a sandbox is configured but this command would run outside it (DESIGN §19): why.'),
 });
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
+/** The user's prompt carries images (`@shot.png`, a pasted image path); sent before the turn starts. */
+export const PromptImagesSchema = event('prompt.images', { images: z.array(ImageRefSchema).min(1) });
 export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });
 export const ErrorEventSchema = event('error', { message: z.string() });
 /** Older turns were replaced by a stored summary message in the requests from now on (DESIGN §12). */
@@ -247,6 +264,7 @@ export const CoreEventSchema = z
     SessionDetachedSchema,
     ShellStartedSchema,
     ShellExitedSchema,
+    PromptImagesSchema,
     ErrorEventSchema,
     HookNoticeSchema,
   ])

@@ -6,7 +6,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessagesClient } from './anthropic-sdk.js';
 import { AbortedError, RunError } from '../errors.js';
-import type { AssistantPart, Message, Part, Usage } from '../messages.js';
+import type { AssistantPart, ImagePart, Message, Part, Usage } from '../messages.js';
+import { imageLabel } from '../images/label.js';
 import { quietSdkCall, sdkLogLevel } from './sdk-log.js';
 import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
 import { AttemptFailed, retryPolicyOf, withRetries, type Failure } from './retry.js';
@@ -228,14 +229,26 @@ function toWireBlock(part: Part): Anthropic.ContentBlockParam | undefined {
       return { type: 'redacted_thinking', data: part.data };
     case 'tool_use':
       return { type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} };
-    case 'tool_result':
+    case 'tool_result': {
+      const text = part.content || '(no output)';
+      const images = (part.images ?? []).map(toWireImage);
       return {
         type: 'tool_result',
         tool_use_id: part.tool_use_id,
-        content: part.content || '(no output)',
+        // Pictures travel inside the result itself (DESIGN §22), after its text.
+        content: images.length ? [{ type: 'text', text }, ...images] : text,
         ...(part.is_error ? { is_error: true } : {}),
       };
+    }
+    case 'image':
+      return toWireImage(part);
   }
+}
+
+/** An image with its bytes as a base64 block; one without them (never resolved) as its label. */
+function toWireImage(image: ImagePart): Anthropic.ImageBlockParam | Anthropic.TextBlockParam {
+  if (!image.data) return { type: 'text', text: imageLabel(image, 'not available') };
+  return { type: 'image', source: { type: 'base64', media_type: image.media_type, data: image.data } };
 }
 
 function toResponse(message: Anthropic.Message): ModelResponse {

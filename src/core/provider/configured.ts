@@ -134,3 +134,22 @@ export function costFor(model: string, usage: Usage, config: ProviderConfig, env
     1_000_000
   );
 }
+
+/**
+ * Whether `provider/model` takes images (DESIGN §22): the config's `models.<id>.images` when
+ * set; else yes for Anthropic, yes for a model (or a dated snapshot of one) the provider's
+ * table marks so (OpenAI's vision models), and no for everything else, since a server that
+ * cannot see would reject the request or silently drop the picture.
+ */
+export function modelTakesImages(model: string, config: ProviderConfig, env: NodeJS.ProcessEnv): boolean {
+  const ref = parseModelRef(model);
+  const provider = resolveProvider(ref.provider, config, env);
+  if (!provider) return false;
+  const exact = provider.models[ref.model]?.images;
+  if (exact !== undefined) return exact;
+  if (provider.type === 'anthropic') return true;
+  const family = Object.entries(provider.models)
+    .filter(([id]) => ref.model.startsWith(`${id}-`))
+    .sort(([a], [b]) => b.length - a.length)[0];
+  return family?.[1].images ?? false;
+}

@@ -14,7 +14,7 @@ import type { Provider } from './types.js';
 export { costOf, knownModels, parseModelRef, resolveModelName, priceOf, limitOf, DEFAULT_LIMIT, DEFAULT_MODEL, MODEL_ALIASES, type ModelLimit, type Price } from './models.js';
 export { hasCredentials, NO_CREDENTIALS_MESSAGE } from './credentials.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
-export { costFor, modelPrice, missingKeyMessage, providerNames, requireProvider, resolveProvider, type ResolvedProvider } from './configured.js';
+export { costFor, modelPrice, modelTakesImages, missingKeyMessage, providerNames, requireProvider, resolveProvider, type ResolvedProvider } from './configured.js';
 export type { Provider, ModelRequest, ModelResponse, StreamEvent, ToolSpec, ModelRef, StopReason } from './types.js';
 
 export interface ProviderOptions {

@@ -4,13 +4,17 @@
 // - The system prompt becomes a `system` message; assistant tool calls become `tool_calls`;
 //   each tool result becomes its own `role: "tool"` message carrying the call's id, before
 //   any text of the same user message (the API wants results right after the calls).
+// - `role: "tool"` takes text only, so a tool result's images are named in it ("[image
+//   shot.png 64×64 attached below]") and sent as `image_url` parts (data URLs) in the user
+//   message that follows the results, with the user's own text and pictures.
 // - Thinking parts are not sent back: these servers have no field for them.
 // - Tool call ids from the server are kept when they are usable and replaced otherwise
 //   (missing, duplicated, odd characters): the neutral id is what goes back in both the
 //   assistant's `tool_calls` and the `tool` message, so the pair always matches, and it is
 //   also a valid Anthropic id should the session later switch providers.
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { AssistantPart, Message, Usage } from '../messages.js';
+import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { AssistantPart, ImagePart, Message, Usage } from '../messages.js';
+import { imageLabel } from '../images/label.js';
 import type { StopReason, StreamEvent, ToolSpec } from './types.js';
 
 export function toWireMessages(system: string, messages: readonly Message[]): ChatCompletionMessageParam[] {
@@ -29,16 +33,30 @@ export function toWireMessages(system: string, messages: readonly Message[]): Ch
       continue;
     }
     const texts: string[] = [];
+    const pictures: ChatCompletionContentPart[] = [];
+    /** A picture goes in the user message, named by a text part just before it. */
+    const attach = (image: ImagePart): boolean => {
+      if (!image.data) return false;
+      pictures.push({ type: 'text', text: imageLabel(image) }, { type: 'image_url', image_url: { url: `data:${image.media_type};base64,${image.data}` } });
+      return true;
+    };
     for (const part of message.content) {
       if (part.type === 'tool_result') {
-        const content = part.content || '(no output)';
+        // `role: "tool"` takes text only: its pictures follow in a user message (DESIGN §22).
+        const notes = (part.images ?? []).map((image) => imageLabel(image, attach(image) ? 'attached below' : 'not available'));
+        const content = [part.content || (notes.length ? '' : '(no output)'), ...notes].filter(Boolean).join('\n');
         wire.push({ role: 'tool', tool_call_id: part.tool_use_id, content: part.is_error ? `Error: ${content}` : content });
       } else if (part.type === 'text' && part.text) {
         texts.push(part.text);
+      } else if (part.type === 'image' && !attach(part)) {
+        texts.push(imageLabel(part, 'not available'));
       }
     }
     const hadResults = message.content.some((p) => p.type === 'tool_result');
-    if (texts.length) wire.push({ role: 'user', content: texts.join('\n\n') });
+    if (pictures.length) {
+      const text: ChatCompletionContentPart[] = texts.length ? [{ type: 'text', text: texts.join('\n\n') }] : [];
+      wire.push({ role: 'user', content: [...text, ...pictures] });
+    } else if (texts.length) wire.push({ role: 'user', content: texts.join('\n\n') });
     else if (!hadResults) wire.push({ role: 'user', content: '(empty)' });
   }
   return wire;

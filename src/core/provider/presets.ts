@@ -53,7 +53,8 @@ export const PRESETS: Readonly<Record<string, OpenAIPreset>> = {
     baseURL: 'https://api.openai.com/v1',
     keyEnv: 'OPENAI_API_KEY',
     models: Object.fromEntries(
-      Object.entries(OPENAI_CONTEXT).map(([id, context]) => [id, { limit: { context }, cost: OPENAI_PRICES[id]! }]),
+      // Every model listed here takes images too.
+      Object.entries(OPENAI_CONTEXT).map(([id, context]) => [id, { limit: { context }, cost: OPENAI_PRICES[id]!, images: true }]),
     ),
     unreachableHint: 'check the network connection',
     maxTokensParam: 'max_completion_tokens',

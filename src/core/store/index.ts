@@ -7,7 +7,8 @@
 // a deferred read that upgrades to a write fails at once in WAL mode), opening retries
 // while another process holds the lock, and a session is written by one process at a
 // time (lease.ts).
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RunError, errorMessage } from '../errors.js';
 import { securePrivateDataDir, SESSIONS_DB } from '../private-files.js';
@@ -18,6 +19,7 @@ import { totalInputTokens, type Message, type Usage } from '../messages.js';
 import type { Todo } from '../tools/types.js';
 import { processAlive, SessionLeases } from './lease.js';
 import { migrate } from './schema.js';
+import { BlobStore } from './blobs.js';
 
 export { busyMessage, LEASE_TTL_MS, SessionBusyError, SessionLeases, type LeaseHolder } from './lease.js';
 
@@ -113,6 +115,8 @@ export class SessionStore {
   readonly file: string;
   /** This store's writer leases on sessions (one owner per store instance). */
   readonly leases: SessionLeases;
+  /** The images messages refer to, beside the database (an in-memory store's in a per-user temp folder). */
+  readonly blobs: BlobStore;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SessionStore['prepare']>;
 
@@ -121,6 +125,9 @@ export class SessionStore {
     this.db = db;
     this.stmt = this.prepare();
     this.leases = new SessionLeases(db);
+    this.blobs = new BlobStore(
+      file === ':memory:' ? join(tmpdir(), `opencode-ink-${process.getuid?.() ?? 'user'}`, 'blobs') : join(dirname(file), 'blobs'),
+    );
   }
 
   /**

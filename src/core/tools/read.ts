@@ -4,12 +4,15 @@
 // whatever the file's size or line length (a 200 MB one-line file costs a few KB). Only
 // regular files are opened (regular-file.ts); binaries are refused rather than dumped into
 // the context. A successful read is remembered in the session's file views, which `write`
-// and `edit` require (workspace/file-views.ts).
+// and `edit` require (workspace/file-views.ts). PNG, JPEG, GIF and WebP files, told by their
+// bytes, come back as an image for the model instead (images/prepare.ts, DESIGN §22).
 import type { FileHandle } from 'node:fs/promises';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { fingerprintOpenFile } from '../workspace/file-views.js';
+import { IMAGE_SNIFF_BYTES, imageFormatOf } from '../images/format.js';
+import { describeImage, ImageError, MAX_IMAGE_FILE_BYTES, notAnImageReason, prepareImage } from '../images/prepare.js';
 import { hasBinaryExtension, looksBinary } from './binary.js';
 import { displayPath, realTarget, resolveForTool } from './paths.js';
 import { NotRegularFileError, openRegular } from './regular-file.js';
@@ -48,7 +51,7 @@ export const readTool = defineTool({
 - Returns up to ${DEFAULT_READ_LIMIT} lines from the start of the file by default. For long files, pass offset (1-based line number) and limit to read a specific window; the output tells you when more lines remain.
 - Each line is prefixed with its line number and a tab (like \`cat -n\`). The prefix is not part of the file: never include it in old_string when editing.
 - Lines longer than ${MAX_LINE_CHARS} characters are truncated.
-- Binary files (images, archives, executables...) are refused. Directories are refused too (use the list tool for them), and so are FIFOs, sockets and devices: only regular files are read.
+- PNG, JPEG, GIF and WebP images are returned as an image you can see (large ones scaled down). Other binary files (archives, executables, other picture formats...) are refused. Directories are refused too (use the list tool for them), and so are FIFOs, sockets and devices: only regular files are read.
 - Reading several files you expect to need in one message (parallel calls) is encouraged.
 - Always read a file before editing or overwriting it: write and edit refuse an existing file you have not read in this session, or one that changed since you last read it.`,
   parameters,
@@ -71,6 +74,15 @@ export const readTool = defineTool({
     }
     try {
       const openedAs = await handle.stat();
+      const head = Buffer.alloc(8192);
+      const { bytesRead: headBytes } = await handle.read(head, 0, head.length, 0);
+      if (headBytes >= IMAGE_SNIFF_BYTES && imageFormatOf(head.subarray(0, headBytes))) {
+        const result = await readImage(handle, shown, openedAs.size);
+        ctx.fileViews.remember(await realTarget(file), await fingerprintOpenFile(handle, openedAs));
+        return result;
+      }
+      const refused = notAnImageReason(path.basename(shown), head.subarray(0, headBytes));
+      if (refused) throw new ToolError(refused);
       if (hasBinaryExtension(file)) throw binaryError(shown, file);
       const window = await readWindow(handle, {
         offset: args.offset ?? 1,
@@ -95,6 +107,24 @@ export const readTool = defineTool({
     }
   },
 });
+
+async function readImage(handle: FileHandle, shown: string, size: number) {
+  if (size > MAX_IMAGE_FILE_BYTES) {
+    throw new ToolError(`${shown} is too large to read as an image (${(size / 1024 / 1024).toFixed(0)} MB; the limit is ${MAX_IMAGE_FILE_BYTES / 1024 / 1024} MB).`);
+  }
+  const bytes = await handle.readFile();
+  try {
+    const image = await prepareImage(path.basename(shown), bytes);
+    return {
+      output: `Image ${shown} (${describeImage(image)}).`,
+      images: [image],
+      metadata: { path: shown, bytesRead: bytes.length },
+    };
+  } catch (err) {
+    if (err instanceof ImageError) throw new ToolError(err.message);
+    throw err;
+  }
+}
 
 function binaryError(shown: string, file: string): ToolError {
   return new ToolError(`${shown} is a binary file (${path.extname(file) || 'no extension'}); it cannot be read as text.`);

@@ -7,6 +7,7 @@ import type { ControlFileWrite } from '../permission/control-files.js';
 import type { FileViews } from '../workspace/file-views.js';
 import type { CommandSandbox } from '../sandbox/index.js';
 import type { SessionShells } from '../shells/background-shells.js';
+import type { PreparedImage } from '../images/prepare.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -99,6 +100,8 @@ export interface ToolResult {
   output: string;
   isError?: boolean;
   metadata?: Record<string, unknown>;
+  /** Pictures for the model (DESIGN §22); the tool runner stores them and sends them after `output`. */
+  images?: PreparedImage[];
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {

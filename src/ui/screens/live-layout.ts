@@ -181,7 +181,8 @@ export function entryRows(entry: TranscriptEntry, o: EntryRowsOptions): number {
   const item = entry.item;
   switch (item.kind) {
     case 'user':
-      return textRows(item.text, o.width - 2);
+      // The text (when there is any), then one line per image.
+      return (item.text ? textRows(item.text, o.width - 2) : 0) + (item.images?.length ?? 0) || 1;
     case 'assistant': {
       const text = 'text' in entry ? entry.text : item.text;
       const last = 'last' in entry ? entry.last : true;

@@ -1,14 +1,15 @@
 // Builds a session's transcript from stored messages (resuming a session, or entering a
 // child that already finished) so it renders exactly like one followed live.
 
-import type { Message } from '../../core/messages.js';
+import type { ImagePart, Message } from '../../core/messages.js';
 import type { SessionStatus, TaskOutcome } from '../../core/events.js';
 import { emptyUsage } from '../../core/messages.js';
 import { terminalSafe, terminalSafeDeep } from '../../core/text/terminal-safe.js';
 import { TASK_TOOL } from '../../core/subagents/gates.js';
 import { Draft, newSessionNode } from './draft.js';
-import { isFinalStatus } from './reducer.js';
-import type { SessionMeta, StoredChild, UiState } from './types.js';
+import { attachPromptImages, isFinalStatus } from './reducer.js';
+import { safeImages } from './safe-input.js';
+import type { ImageRef, SessionMeta, StoredChild, UiState } from './types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
 
@@ -69,11 +70,21 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
           ...(outcome ? { taskOutcome: outcome } : {}),
         }));
         byCall.set(part.id, items.length - 1);
+      } else if (part.type === 'image') {
+        if (message.role === 'user') attachPromptImages(d, sessionId, safeImages([imageRef(part)]), ts);
       } else if (part.type === 'tool_result') {
         const index = byCall.get(part.tool_use_id);
         const call = index === undefined ? undefined : items[index];
         if (index === undefined || call?.kind !== 'tool') continue;
-        items[index] = { ...call, output: terminalSafe(part.content), isError: part.is_error === true, done: true, endedAt: ts };
+        const images = safeImages((part.images ?? []).map(imageRef));
+        items[index] = {
+          ...call,
+          output: terminalSafe(part.content),
+          isError: part.is_error === true,
+          done: true,
+          endedAt: ts,
+          ...(images.length ? { images } : {}),
+        };
       }
     }
   }
@@ -109,4 +120,8 @@ function outcomeOf(child: StoredChild): TaskOutcome | undefined {
     default:
       return undefined;
   }
+}
+
+function imageRef({ name, width, height, media_type }: ImagePart): ImageRef {
+  return { name, width, height, media_type };
 }

@@ -5,7 +5,7 @@ import { isFileChange, isTaskCompletion, isTaskProgress, type CoreEvent, type Ev
 import { addUsage, emptyUsage, totalInputTokens } from '../../core/messages.js';
 import { Draft, newSessionNode } from './draft.js';
 import { countLines, findSafeCut } from './markdown-split.js';
-import type { AssistantItem, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
+import type { AssistantItem, ImageRef, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import { safeEvent } from './safe-input.js';
 
@@ -91,7 +91,11 @@ function step(d: Draft, input: UiInput): void {
         ...(isTaskCompletion(e) && e.metadata ? { taskOutcome: e.metadata, childSessionId: e.metadata.session_id } : {}),
         // The diff an edit really made (with its line numbers), rather than one guessed from its input.
         ...(isFileChange(e) && e.metadata ? { fileChange: e.metadata } : {}),
+        ...(e.images?.length ? { images: e.images } : {}),
       }));
+      break;
+    case 'prompt.images':
+      attachPromptImages(d, sid, e.images, e.ts);
       break;
     case 'message.completed': {
       closeAssistant(d, sid);
@@ -183,6 +187,18 @@ function step(d: Draft, input: UiInput): void {
       d.pushItem(sid, (id) => (e.kind === 'warning' ? { kind: 'error', id, message: e.message, ts: e.ts } : { kind: 'notice', id, text: e.message, ts: e.ts }));
       break;
   }
+}
+
+/** The user's newest message gets the pictures the core attached to it; without one they show on their own. */
+export function attachPromptImages(d: Draft, sessionId: string, images: ImageRef[], ts: number): void {
+  const items = d.items(sessionId);
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind !== 'user') continue;
+    d.replaceItem(sessionId, i, { ...item, images: [...(item.images ?? []), ...images] });
+    return;
+  }
+  d.pushItem(sessionId, (id) => ({ kind: 'user', id, text: '', ts, images }));
 }
 
 /** `Context compacted: 152k → 31k tokens …`: what happened, and that nothing was lost. */

@@ -1,10 +1,15 @@
 // Every piece of text that reaches the UI's state from the engine (model text, tool input and
 // output, titles, questions, permission subjects, errors) passes through `terminalSafe` here,
 // once, so no component can draw an escape sequence a model, a tool or a web page wrote.
-import type { CoreEvent } from '../../core/events.js';
+import type { CoreEvent, ImageRef } from '../../core/events.js';
 import { terminalSafe, terminalSafeDeep } from '../../core/text/terminal-safe.js';
 
 const safeRecord = (value: Record<string, unknown>): Record<string, unknown> => terminalSafeDeep(value) as Record<string, unknown>;
+
+/** A file may be named with escape sequences too. */
+export function safeImages(images: readonly ImageRef[]): ImageRef[] {
+  return images.map((image) => ({ ...image, name: terminalSafe(image.name) }));
+}
 
 export function safeEvent(e: CoreEvent): CoreEvent {
   switch (e.type) {
@@ -25,7 +30,14 @@ export function safeEvent(e: CoreEvent): CoreEvent {
     case 'tool.progress':
       return { ...e, metadata: safeRecord(e.metadata) };
     case 'tool.completed':
-      return { ...e, output: terminalSafe(e.output), ...(e.metadata ? { metadata: safeRecord(e.metadata) } : {}) };
+      return {
+        ...e,
+        output: terminalSafe(e.output),
+        ...(e.metadata ? { metadata: safeRecord(e.metadata) } : {}),
+        ...(e.images ? { images: safeImages(e.images) } : {}),
+      };
+    case 'prompt.images':
+      return { ...e, images: safeImages(e.images) };
     case 'message.delivered':
       return { ...e, text: terminalSafe(e.text) };
     case 'question.asked':

@@ -1,10 +1,10 @@
 // The UI's normalised model: sessions by id, each with an ordered list of transcript
 // items. Plain data only, so the reducer and selectors are testable without React.
 
-import type { FileChange, PermissionReply, SessionStatus, TaskOutcome, TaskProgress } from '../../core/events.js';
+import type { FileChange, ImageRef, PermissionReply, SessionStatus, TaskOutcome, TaskProgress } from '../../core/events.js';
 import type { Usage } from '../../core/messages.js';
 
-export type { FileChange, PermissionReply, SessionStatus, TaskOutcome, TaskProgress, Usage };
+export type { FileChange, ImageRef, PermissionReply, SessionStatus, TaskOutcome, TaskProgress, Usage };
 
 export interface SessionNode {
   id: string;
@@ -48,6 +48,8 @@ export interface UserItem {
   ts: number;
   /** A message sent to the session while it ran (or to continue it), and by whom (DESIGN §23). */
   steered?: 'user' | 'parent';
+  /** Pictures attached to the message (`@shot.png`, a pasted path), drawn as `[image shot.png 64×64]`. */
+  images?: ImageRef[];
 }
 
 export interface AssistantItem {
@@ -91,6 +93,8 @@ export interface ToolCallItem {
   taskOutcome?: TaskOutcome;
   /** For `edit` and `write` calls that succeeded: the change they made, with real line numbers. */
   fileChange?: FileChange;
+  /** Pictures the call returned to the model (`read` of an image). */
+  images?: ImageRef[];
 }
 
 export interface ErrorItem {

@@ -9,6 +9,7 @@ import type { DiffLine } from '../../render/diff-lines.js';
 import { moreLines, trimLines, truncate } from '../../render/text.js';
 import { MAX_WIDTH, SPINNER_FRAMES, roleColor } from '../../theme.js';
 import { callDiff, toolArgument } from './tool-summary.js';
+import { imageLabel } from '../../../core/images/label.js';
 
 export interface ToolCallProps {
   call: ToolCallItem;
@@ -41,6 +42,11 @@ export const ToolCall = memo(function ToolCall({ call, expanded = false, width =
         <Text> {toolArgument(call)}</Text>
       </Text>
       <Box flexDirection="column" paddingLeft={2}>
+        {(call.images ?? []).map((image, i) => (
+          <Text key={i} color={roleColor('muted')} wrap="truncate-end">
+            {imageLabel(image)}
+          </Text>
+        ))}
         {detail?.kind === 'diff' ? <DiffView lines={detail.lines} maxLines={detail.max} width={inner} /> : null}
         {detail?.kind === 'output' ? <Output text={detail.text} max={detail.max} keep={detail.keep} width={inner} error={detail.error} /> : null}
       </Box>
@@ -70,14 +76,16 @@ function detailOf(call: ToolCallItem, expanded: boolean, hideDiff: boolean): Det
 /** Screen rows a ToolCall takes, for fitting the live region to the terminal. */
 export function toolCallRows(call: ToolCallItem, options: { expanded?: boolean; hideDiff?: boolean } = {}): number {
   const detail = detailOf(call, options.expanded ?? false, options.hideDiff ?? false);
-  if (!detail) return 1;
+  // The header, then one line per image.
+  const head = 1 + (call.images?.length ?? 0);
+  if (!detail) return head;
   if (detail.kind === 'diff') {
     // As DiffView draws it: the first hunk marker is dropped, the rest capped with a "more" line.
     const body = detail.lines.filter((l, i) => l.kind !== 'hunk' || i > 0).length;
-    return 1 + Math.min(body, detail.max) + (body > detail.max ? 1 : 0);
+    return head + Math.min(body, detail.max) + (body > detail.max ? 1 : 0);
   }
   const { lines, hidden } = trimLines(detail.text, detail.max, detail.keep);
-  return 1 + lines.length + (hidden > 0 ? 1 : 0);
+  return head + lines.length + (hidden > 0 ? 1 : 0);
 }
 
 function Output({ text, max, keep, width, error }: { text: string; max: number; keep: 'head' | 'tail'; width: number; error: boolean }) {

@@ -9,6 +9,7 @@ import { Markdown } from '../../render/markdown.js';
 import { MAX_WIDTH, roleColor } from '../../theme.js';
 import { TaskBlock } from '../tree/TaskBlock.js';
 import { ToolCall } from './ToolCall.js';
+import { imageLabel } from '../../../core/images/label.js';
 
 export interface TranscriptItemProps {
   item: Item;
@@ -37,11 +38,18 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
       return (
         <Box width={width}>
           <Text color={roleColor('user')}>› </Text>
-          <Box flexGrow={1}>
-            <Text color={roleColor('user')}>
-              {item.text}
-              {item.steered ? <Text color={roleColor('muted')}> ({item.steered === 'user' ? 'from you' : 'from its parent'})</Text> : null}
-            </Text>
+          <Box flexGrow={1} flexDirection="column">
+            {item.text ? (
+              <Text color={roleColor('user')}>
+                {item.text}
+                {item.steered ? <Text color={roleColor('muted')}> ({item.steered === 'user' ? 'from you' : 'from its parent'})</Text> : null}
+              </Text>
+            ) : null}
+            {(item.images ?? []).map((image, i) => (
+              <Text key={i} color={roleColor('muted')} wrap="truncate-end">
+                {imageLabel(image)}
+              </Text>
+            ))}
           </Box>
         </Box>
       );
