@@ -104,8 +104,20 @@ export interface TranscriptView {
   live: TranscriptEntry[];
 }
 
-function isDone(item: TranscriptItem): boolean {
+function isDone(state: UiState, item: TranscriptItem): boolean {
+  if (item.kind === 'tool' && isBackgroundRunning(state, item)) return false;
   return item.kind === 'user' || item.kind === 'error' || item.kind === 'notice' || item.done;
+}
+
+/**
+ * A `task` call started with `run_in_background` returns at once (its outcome says `running`)
+ * while its child goes on: its block must stay live, following the child's status and
+ * elapsed time, until the child ends — a block printed into <Static> could never change again.
+ */
+export function isBackgroundRunning(state: UiState, call: ToolCallItem): boolean {
+  if (!call.done || call.taskOutcome?.state !== 'running') return false;
+  const child = childOfCall(state, call);
+  return child !== undefined && (child.status === 'running' || child.status === 'queued');
 }
 
 /**
@@ -120,7 +132,7 @@ export function transcriptView(state: UiState, sessionId: string): TranscriptVie
   let open = false;
   for (const item of items) {
     if (item.kind !== 'assistant') {
-      if (!open && isDone(item)) finished.push({ key: item.id, item });
+      if (!open && isDone(state, item)) finished.push({ key: item.id, item });
       else {
         open = true;
         live.push({ key: item.id, item });
