@@ -33,9 +33,11 @@ import { usePromptQueue } from './app/use-prompt-queue.js';
 import {
   agentPath,
   createUiStore,
+  formatRetry,
   FrameScheduler,
   isTaskCall,
   loadTree,
+  pendingRetry,
   queuedCount,
   runningCount,
   sessionLabel,
@@ -307,6 +309,7 @@ function Screen(props: ScreenProps) {
 
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
+  const retrying = pendingRetry(state, isChildView ? viewId : rootId);
   const position = isChildView ? siblingPosition(state, viewId) : undefined;
   const subagents: NamedItem[] = useMemo(() => core.subagents().map((a) => ({ name: a.name, description: a.description })), [core]);
   const agentName = isChildView ? (viewed?.agent ?? '') : (row?.agent ?? viewed?.agent ?? '');
@@ -473,6 +476,7 @@ function Screen(props: ScreenProps) {
         title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
         {...(props.autoApprove ? { autoApprove: true } : {})}
+        {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
         width={width}
       />
     </Box>

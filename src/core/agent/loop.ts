@@ -150,6 +150,13 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
                 break;
               case 'retrying':
                 streamedText = '';
+                session.emit('request.retrying', {
+                  attempt: event.attempt + 1,
+                  max_attempts: event.maxAttempts,
+                  delay_ms: Math.round(event.delayMs),
+                  reason: event.summary,
+                  message: event.reason,
+                });
                 session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
                 break;
               case 'tool_use.started':

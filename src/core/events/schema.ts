@@ -128,6 +128,17 @@ export const SessionStatusEventSchema = event('session.status', {
 export const MessageStartedSchema = event('message.started', { message_id: id });
 /** The provider retries a stream that failed part-way: drop what this message streamed so far. */
 export const MessageRetryingSchema = event('message.retrying', { attempt: count, delay_ms: count, reason: z.string() });
+/**
+ * A model request failed and will be tried again (overloaded, rate limited, a dropped
+ * connection, a stall), whether or not it had started streaming: what the user is waiting out.
+ */
+export const RequestRetryingSchema = event('request.retrying', {
+  attempt: count.describe('The attempt about to be made: 2 for the first retry.'),
+  max_attempts: count.describe('Attempts allowed in all (the provider\'s maxRetries + 1).'),
+  delay_ms: count.describe('The wait before that attempt.'),
+  reason: z.string().describe('The failure in a few words, e.g. "overloaded", "rate limited", "connection refused".'),
+  message: z.string().describe('The failure in one full sentence, naming the service.'),
+});
 export const TextDeltaSchema = event('text.delta', { text: z.string() });
 export const ThinkingDeltaSchema = event('thinking.delta', { text: z.string() });
 export const ToolStartedSchema = event('tool.started', { call_id: id, tool: z.string(), input: z.unknown() });
@@ -186,6 +197,7 @@ export const CoreEventSchema = z
     SessionStatusEventSchema,
     MessageStartedSchema,
     MessageRetryingSchema,
+    RequestRetryingSchema,
     TextDeltaSchema,
     ThinkingDeltaSchema,
     ToolStartedSchema,

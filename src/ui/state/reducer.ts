@@ -68,13 +68,21 @@ function step(d: Draft, input: UiInput): void {
     case 'message.retrying':
       onRetrying(d, sid, e.reason);
       break;
+    case 'request.retrying': {
+      const s = d.editSession(sid);
+      if (s) s.retry = { attempt: e.attempt, maxAttempts: e.max_attempts, reason: e.reason, at: e.ts + e.delay_ms, delayMs: e.delay_ms };
+      break;
+    }
     case 'text.delta':
+      endRetry(d, sid);
       onText(d, sid, e.text, e.ts);
       break;
     case 'thinking.delta':
+      endRetry(d, sid);
       if (!d.session(sid)?.thinking) setThinking(d, sid, true);
       break;
     case 'tool.started':
+      endRetry(d, sid);
       onToolStarted(d, e);
       break;
     case 'tool.progress':
@@ -94,6 +102,7 @@ function step(d: Draft, input: UiInput): void {
       }));
       break;
     case 'message.completed': {
+      endRetry(d, sid);
       closeAssistant(d, sid);
       const s = d.editSession(sid);
       if (s) {
@@ -167,6 +176,7 @@ function step(d: Draft, input: UiInput): void {
       break;
     }
     case 'error':
+      endRetry(d, sid);
       closeAssistant(d, sid);
       d.pushItem(sid, (id) => ({ kind: 'error', id, message: e.message, ts: e.ts }));
       break;
@@ -230,6 +240,7 @@ function onStatus(d: Draft, e: EventOf<'session.status'>): void {
     s.finishedAt = e.ts;
   }
   if (e.status !== 'running' && e.status !== 'queued') {
+    delete s.retry;
     s.thinking = false;
     s.messageId = null;
     closeAssistant(d, e.session_id);
@@ -313,6 +324,13 @@ function onToolStarted(d: Draft, e: EventOf<'tool.started'>): void {
     done: false,
     ...(child ? { childSessionId: child } : {}),
   }));
+}
+
+/** A reply arrived (or the session stopped): no retry is awaited any more. */
+function endRetry(d: Draft, sid: string): void {
+  if (!d.session(sid)?.retry) return;
+  const s = d.editSession(sid);
+  if (s) delete s.retry;
 }
 
 function setThinking(d: Draft, sid: string, on: boolean): void {

@@ -14,6 +14,8 @@ export function safeEvent(e: CoreEvent): CoreEvent {
       return e.reason === undefined ? e : { ...e, reason: terminalSafe(e.reason) };
     case 'message.retrying':
       return { ...e, reason: terminalSafe(e.reason) };
+    case 'request.retrying':
+      return { ...e, reason: terminalSafe(e.reason), message: terminalSafe(e.message) };
     case 'text.delta':
     case 'thinking.delta': {
       // The hot path: most deltas are clean and keep their identity.

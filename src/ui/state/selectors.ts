@@ -4,7 +4,7 @@
 import { addUsage, emptyUsage } from '../../core/messages.js';
 import type { Usage } from '../../core/messages.js';
 import { TASK_TOOL } from '../../core/subagents/gates.js';
-import type { AssistantItem, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
+import type { AssistantItem, RetryWait, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
 
 /** A `task` call: drawn as a sub-agent block rather than a tool line. */
 export function isTaskCall(item: TranscriptItem): boolean {
@@ -51,6 +51,23 @@ export function subtreeTotals(state: UiState, sessionId: string): Totals {
   }
   const tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
   return { usage, tokens, cost };
+}
+
+/** The retry a session waits out, or else the first one among its sub-agents. */
+export function pendingRetry(state: UiState, sessionId: string): { session: SessionNode; retry: RetryWait } | undefined {
+  const own = state.sessions[sessionId];
+  for (const s of own ? [own, ...descendantsOf(state, sessionId)] : []) {
+    if (s.retry) return { session: s, retry: s.retry };
+  }
+  return undefined;
+}
+
+/** `retrying (attempt 2 of 5): overloaded, next in 2 s`: what the user is waiting out. */
+export function formatRetry(retry: RetryWait, now: number): string {
+  // The screen's clock may lag the event a little: never more than the whole wait.
+  const left = Math.min(Math.ceil(retry.delayMs / 1000), Math.ceil((retry.at - now) / 1000));
+  const when = left > 0 ? `next in ${left} s` : 'trying again';
+  return `retrying (attempt ${retry.attempt} of ${retry.maxAttempts}): ${retry.reason}, ${when}`;
 }
 
 export function runningCount(state: UiState, rootId: string): number {

@@ -35,10 +35,24 @@ export interface SessionNode {
   messageId: string | null;
   /** True while thinking deltas stream; the text itself is never kept. */
   thinking: boolean;
+  /** Set while a failed model request waits to be tried again (`request.retrying`); cleared when a reply arrives. */
+  retry?: RetryWait;
   /** Tokens the last request and its reply took of the context window (DESIGN §12). */
   contextTokens?: number;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
+}
+
+/** A model request that failed and is tried again after a wait. */
+export interface RetryWait {
+  /** The attempt about to be made (2 for the first retry) and how many are allowed. */
+  attempt: number;
+  maxAttempts: number;
+  /** A few words: `overloaded`, `connection refused`. */
+  reason: string;
+  /** When the next attempt starts (ms since the epoch), and the whole wait. */
+  at: number;
+  delayMs: number;
 }
 
 export interface UserItem {

@@ -43,12 +43,13 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
     view?.turnUsage,
     view?.cost,
     view?.thinking,
+    view?.retry,
     state.questions,
     state.permissions,
     state.roots.length,
   );
   for (const d of descendantsOf(state, viewId)) {
-    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description);
+    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description, d.retry);
   }
   return key;
 }
