@@ -398,6 +398,7 @@ function Screen(props: ScreenProps) {
           asker={agentPath(state, permission.sessionId)}
           tool={permission.tool}
           subject={permission.subject}
+          {...(permission.file !== undefined ? { file: permission.file } : {})}
           {...(permission.always ? { always: permission.always } : {})}
           {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
           renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}

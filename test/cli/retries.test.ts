@@ -68,6 +68,9 @@ describe('run and request retries', () => {
     expect(retries).toHaveLength(1);
     expect(retries[0]).toMatchObject({ attempt: 2, max_attempts: 5, delay_ms: 10, reason: 'overloaded' });
     expect(retries[0]!.type === 'request.retrying' && retries[0]!.message).toContain('529');
+    // Each reply says what it cost, so totals move while a turn runs.
+    const completed = events.find((e) => e.type === 'message.completed');
+    expect(completed?.type === 'message.completed' && typeof completed.cost).toBe('number');
   });
 });
 

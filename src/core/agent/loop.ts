@@ -181,7 +181,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
       usage = addUsage(usage, response.usage);
       cost += messageCost;
       append({ role: 'assistant', content }, { usage: response.usage, cost: messageCost });
-      session.emit('message.completed', { message_id: messageId, usage: response.usage, stop_reason: stopReason });
+      session.emit('message.completed', { message_id: messageId, usage: response.usage, stop_reason: stopReason, cost: messageCost });
     } catch (err) {
       if (signal.aborted || isAbortError(err)) {
         // Keep what the user already saw; an unfinished tool call is dropped.

@@ -152,7 +152,12 @@ export const ToolCompletedSchema = z.union([
   event('tool.completed', { ...completed, tool: z.enum(['edit', 'write']), metadata: FileChangeSchema.optional() }),
   event('tool.completed', { ...completed, tool: otherTool, metadata: OpenMetadataSchema.optional() }),
 ]);
-export const MessageCompletedSchema = event('message.completed', { message_id: id, usage: UsageSchema, stop_reason: z.string() });
+export const MessageCompletedSchema = event('message.completed', {
+  message_id: id,
+  usage: UsageSchema,
+  stop_reason: z.string(),
+  cost: z.number().nonnegative().optional().describe('USD this reply cost, so totals can move while a turn (or a sub-agent) runs.'),
+});
 export const QuestionAskedSchema = event('question.asked', { question_id: id, question: z.string(), options: z.array(z.string()) });
 export const QuestionAnsweredSchema = event('question.answered', {
   question_id: id,
@@ -168,6 +173,7 @@ export const PermissionAskedSchema = event('permission.asked', {
   patterns: z.array(z.string()),
   always: z.array(z.string()).optional().describe('The patterns "always allow" would store.'),
   call_id: id.optional().describe('The tool call waiting on the answer.'),
+  file: z.string().optional().describe('The file a write or an edit would change, as shown to the user.'),
   reason: z
     .string()
     .optional()

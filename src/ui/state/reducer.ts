@@ -107,6 +107,7 @@ function step(d: Draft, input: UiInput): void {
       const s = d.editSession(sid);
       if (s) {
         s.turnUsage = addUsage(s.turnUsage, e.usage);
+        s.turnCost += e.cost ?? 0;
         s.contextTokens = totalInputTokens(e.usage) + e.usage.output_tokens;
         s.messageId = null;
         s.thinking = false;
@@ -119,6 +120,8 @@ function step(d: Draft, input: UiInput): void {
         // turn.completed's usage sums the turn's messages, already shown live via turnUsage.
         s.usage = addUsage(s.usage, e.usage);
         s.turnUsage = emptyUsage();
+        // turn.completed's cost is the turn's whole bill (summaries included): it replaces the live sum.
+        s.turnCost = 0;
         s.cost += e.cost;
       }
       break;
@@ -155,6 +158,7 @@ function step(d: Draft, input: UiInput): void {
               patterns: e.patterns,
               ...(e.always ? { always: e.always } : {}),
               ...(e.call_id ? { callId: e.call_id } : {}),
+              ...(e.file !== undefined ? { file: e.file } : {}),
               ...(e.reason ? { reason: e.reason } : {}),
               ts: e.ts,
             },

@@ -37,6 +37,7 @@ export function safeEvent(e: CoreEvent): CoreEvent {
         subject: terminalSafe(e.subject),
         patterns: e.patterns.map(terminalSafe),
         ...(e.reason !== undefined ? { reason: terminalSafe(e.reason) } : {}),
+        ...(e.file !== undefined ? { file: terminalSafe(e.file) } : {}),
         ...(e.outside_sandbox ? { outside_sandbox: terminalSafe(e.outside_sandbox) } : {}),
       };
     case 'error':

@@ -47,7 +47,7 @@ export function subtreeTotals(state: UiState, sessionId: string): Totals {
   let cost = 0;
   for (const s of root ? [root, ...descendantsOf(state, sessionId)] : []) {
     usage = addUsage(usage, sessionUsage(s));
-    cost += s.cost;
+    cost += s.cost + s.turnCost;
   }
   const tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
   return { usage, tokens, cost };

@@ -31,6 +31,8 @@ export interface SessionNode {
   /** Usage of the turn in flight (from `message.completed`), folded into `usage` at turn end. */
   turnUsage: Usage;
   cost: number;
+  /** Cost of the turn in flight (from `message.completed`), folded into `cost` at turn end. */
+  turnCost: number;
   /** The assistant message streaming now, if any. */
   messageId: string | null;
   /** True while thinking deltas stream; the text itself is never kept. */
@@ -145,6 +147,8 @@ export interface PendingPermission {
   always?: string[];
   /** The tool call waiting on this answer. */
   callId?: string;
+  /** The file a write or an edit would change. */
+  file?: string;
   /** Why it is asked even where a rule allows it (a write to one of the program's control files). */
   reason?: string;
   ts: number;

@@ -42,6 +42,7 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
     view?.usage,
     view?.turnUsage,
     view?.cost,
+    view?.turnCost,
     view?.thinking,
     view?.retry,
     state.questions,
@@ -71,7 +72,7 @@ export function summaryKey(state: UiState, viewId: string): unknown[] {
         if (latest.length > LATEST_TOOLS) latest.shift();
       }
     }
-    key.push(d.turnUsage, d.usage, d.cost, d.thinking, tools, ...latest);
+    key.push(d.turnUsage, d.usage, d.cost, d.turnCost, d.thinking, tools, ...latest);
   }
   return key;
 }
