@@ -76,6 +76,10 @@ export const TaskOutcomeSchema = z
       .optional()
       .describe('The child\'s tool calls, oldest first, as listed in the result\'s <tool_log>.'),
     tool_log_earlier: count.optional().describe('Earlier calls left out of `tool_log`.'),
+    report: z
+      .string()
+      .optional()
+      .describe("The sub-agent's final text as the result's <task_result> carries it (with a note when it stopped early); absent for a background start."),
     merge: MergeOutcomeSchema.optional().describe('For a task run with isolation "worktree": how its work came back.'),
   })
   .meta({ id: 'TaskOutcome' });

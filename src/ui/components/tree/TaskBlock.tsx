@@ -14,7 +14,7 @@ import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
 import { formatCost, formatTokens } from '../status-line.js';
 import { mergeLine } from './merge-line.js';
-import { taskLogLines, taskResultLines } from './tool-log.js';
+import { reportText, taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
 export interface TaskBlockProps {
@@ -215,8 +215,8 @@ function spentOn(state: UiState, childId: string): string | undefined {
 
 function failureReason(call: ToolCallItem, statusReason: string | undefined): string | undefined {
   if (statusReason) return oneLine(statusReason);
-  if (!call.output) return undefined;
-  const body = /<task_result>([\s\S]*?)<\/task_result>/.exec(call.output)?.[1] ?? call.output;
-  const lines = body.trim().split('\n');
+  const body = reportText(call).trim();
+  if (!body) return undefined;
+  const lines = body.split('\n');
   return oneLine(lines[lines.length - 1] ?? '');
 }
