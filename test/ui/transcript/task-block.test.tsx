@@ -66,6 +66,18 @@ describe('TaskBlock states', () => {
     ]);
   });
 
+  it('says why a task stopped once, expanded or not', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'cancelled' }, 5010));
+    const report = 'Looked at half of it.\n\n[Cancelled by the user.]';
+    const output = `<task id="${A}" state="cancelled"><task_result>${report}</task_result></task>`;
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'cancelled', report } }, 5011));
+    for (const expanded of [false, true]) {
+      const drawn = block(s, ROOT, 'callA', 99_999, { expanded });
+      expect(drawn.split('[Cancelled by the user.]')).toHaveLength(2);
+    }
+  });
+
   it('never shows child thinking', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('thinking.delta', A, [ROOT, A], 'explore', { text: 'SECRET THOUGHT' }));

@@ -66,6 +66,8 @@ export function TaskBlock(props: TaskBlockProps) {
   const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
   const log = props.expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
+  // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.
+  const shownReason = reason !== undefined && log.includes(reason) ? undefined : reason;
   const merge = active ? undefined : mergeLine(call);
   const inner = width - INDENT;
 
@@ -81,7 +83,7 @@ export function TaskBlock(props: TaskBlockProps) {
         active={active}
         latest={latest.map((c) => `${c.done ? (c.isError ? '✗' : '⎿') : '›'} ${toolSummary(c)}`)}
         latestFallback={latestFallback}
-        reason={reason}
+        reason={shownReason}
         mergeText={merge?.text}
         mergeTone={merge?.tone}
         log={log}
