@@ -65,6 +65,7 @@ export class InteractionBroker {
         patterns: question.patterns,
         always: question.always ?? question.patterns,
         call_id: question.callId,
+        ...(question.file !== undefined ? { file: question.file } : {}),
         ...(question.mustAsk !== undefined ? { reason: question.mustAsk } : {}),
         ...(question.outsideSandbox ? { outside_sandbox: question.outsideSandbox } : {}),
       });
@@ -76,7 +77,8 @@ export class InteractionBroker {
       const reply: PermissionReply = this.mode.autoApprove && controlFiles.length === 0 && question.needsPerson === undefined ? 'once' : 'reject';
       session.emit('permission.replied', { request_id: id, reply });
       if (reply === 'once') return Promise.resolve({ reply });
-      const what = `${question.tool} (${question.subject.split('\n')[0]})`;
+      // `write notes.txt`: an edit's subject is a diff, whose first line names nothing useful.
+      const what = question.file !== undefined ? `${question.tool} ${question.file}` : `${question.tool} (${question.subject.split('\n')[0]})`;
       if (controlFiles.length) return Promise.resolve({ reply, message: unattendedRefusal(question.tool, controlFiles, this.mode.autoApprove) });
       if (question.needsPerson !== undefined) return Promise.resolve({ reply, message: `${what} ${PERSON_ONLY_DENIAL}` });
       return Promise.resolve({ reply, message: `${what} ${NON_INTERACTIVE_DENIAL}` });

@@ -35,9 +35,11 @@ import { useShellCount } from './app/use-shell-count.js';
 import {
   agentPath,
   createUiStore,
+  formatRetry,
   FrameScheduler,
   isTaskCall,
   loadTree,
+  pendingRetry,
   queuedCount,
   runningCount,
   sessionLabel,
@@ -345,6 +347,7 @@ function Screen(props: ScreenProps) {
 
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
+  const retrying = pendingRetry(state, isChildView ? viewId : rootId);
   const position = isChildView ? siblingPosition(state, viewId) : undefined;
   const subagents: NamedItem[] = useMemo(() => core.subagents().map((a) => ({ name: a.name, description: a.description })), [core]);
   const agentName = isChildView ? (viewed?.agent ?? '') : (row?.agent ?? viewed?.agent ?? '');
@@ -433,6 +436,7 @@ function Screen(props: ScreenProps) {
           asker={agentPath(state, permission.sessionId)}
           tool={permission.tool}
           subject={permission.subject}
+          {...(permission.file !== undefined ? { file: permission.file } : {})}
           {...(permission.always ? { always: permission.always } : {})}
           {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
           renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
@@ -514,6 +518,7 @@ function Screen(props: ScreenProps) {
         title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
         {...(props.autoApprove ? { autoApprove: true } : {})}
+        {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
         width={width}
       />
     </Box>

@@ -51,7 +51,7 @@ describe.runIf(hasTmux || process.env.CI)('keys in one write', () => {
         answered = true;
         await waitFor((x) => !x.includes('Which should get the rate limit?'), 'the question to be answered by "blue⏎"');
       } else if (s.includes('Allow once')) {
-        const asking = /wants to use \S+/.exec(s)?.[0] ?? '';
+        const asking = /wants to (?:use \S+|\S+ \S+)/.exec(s)?.[0] ?? '';
         tmux('send-keys', '-t', NAME, 'Enter');
         await waitFor((x) => !x.includes('Allow once') || !x.includes(asking), 'the approval to close');
       }

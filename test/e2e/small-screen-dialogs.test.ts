@@ -42,7 +42,9 @@ describe.runIf(hasTmux || process.env.CI)('dialogs on a 50x14 screen', () => {
         tmux('send-keys', '-t', NAME, '2');
         answered = true;
         await waitFor((x) => !x.includes('Question from'), 'the question to close');
-      } else if (/wants to use \S+/.test(s)) {
+      } else if (/wants to (?:use \S+|\S+ \S+)/.test(s)) {
+        // `wants to use bash`, or `wants to edit src/x.js` for a file change.
+        const asking = /wants to (?:use \S+|\S+ \S+)/.exec(s)?.[0] ?? '';
         const tool = /wants to use (\S+)/.exec(s)?.[1] ?? '';
         // The dialog's first rows are on screen: who asks and which tool, then the subject.
         expect(s).toMatch(/Permission from build/);
@@ -50,7 +52,7 @@ describe.runIf(hasTmux || process.env.CI)('dialogs on a 50x14 screen', () => {
         expect(s).toMatch(/1 Allow/);
         tmux('send-keys', '-t', NAME, '1');
         approvals++;
-        await waitFor((x) => !x.includes(`wants to use ${tool}`) || x !== s, 'the approval to close');
+        await waitFor((x) => !x.includes(asking) || x !== s, 'the approval to close');
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -68,7 +68,7 @@ async function playDemo(t: Term): Promise<{ answered: boolean; approvals: number
       answered = true;
       await t.waitFor((x) => !x.includes('Which should get the rate limit?'), 'the question to close');
     } else if (s.includes('Allow once')) {
-      const asking = /wants to use \S+/.exec(s)?.[0] ?? '';
+      const asking = /wants to (?:use \S+|\S+ \S+)/.exec(s)?.[0] ?? '';
       t.keys('Enter');
       approvals++;
       await t.waitFor((x) => !x.includes('Allow once') || !x.includes(asking), 'the approval to close');

@@ -207,7 +207,15 @@ describe('retries', () => {
     expect(response.content).toEqual([{ type: 'text', text: 'ok after 529' }]);
     expect(server.requests).toHaveLength(2);
     expect(events.filter((e) => e.type === 'retrying')).toEqual([
-      { type: 'retrying', attempt: 1, delayMs: 10, reason: 'Anthropic API error 529 (overloaded_error): Overloaded' },
+      {
+        type: 'retrying',
+        attempt: 1,
+        maxAttempts: 3,
+        delayMs: 10,
+        reason: 'Anthropic API error 529 (overloaded_error): Overloaded',
+        summary: 'overloaded',
+        midStream: false,
+      },
     ]);
   });
 
@@ -235,6 +243,7 @@ describe('retries', () => {
     expect(events[retryAt]).toMatchObject({ type: 'retrying', attempt: 1 });
     const retry = events[retryAt] as Extract<StreamEvent, { type: 'retrying' }>;
     expect(retry.reason).toContain('overloaded_error');
+    expect(retry).toMatchObject({ summary: 'overloaded', midStream: true });
     expect(retry.delayMs).toBeGreaterThanOrEqual(0);
     // Partial text arrived before the failure; the retried stream is complete on its own.
     expect(deltas(events.slice(0, retryAt), 'text.delta').length).toBeGreaterThan(0);

@@ -55,6 +55,8 @@ async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOpti
   }
   reportRefusedGuards(engine, io.stderr);
   if (opts.format === 'text') reportHookNotices(engine, io.stderr);
+  // JSON carries the `request.retrying` event itself; text runs say it on stderr.
+  if (opts.format === 'text') reportRetries(engine, io.stderr);
   const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;
@@ -161,6 +163,19 @@ function reportRefusedGuards(engine: Engine, stderr: NodeJS.WritableStream): voi
 function reportHookNotices(engine: Engine, stderr: NodeJS.WritableStream): void {
   engine.on((event) => {
     if (event.type === 'hook.notice') stderr.write(`${event.kind === 'warning' ? 'Warning: ' : ''}${terminalSafe(event.message)}\n`);
+  });
+}
+
+/**
+ * A model request that failed and is tried again gets one line on stderr, so a run against an
+ * overloaded or unreachable API does not sit silent until its final error.
+ */
+function reportRetries(engine: Engine, stderr: NodeJS.WritableStream): void {
+  engine.on((event) => {
+    if (event.type !== 'request.retrying') return;
+    const who = event.path.length > 1 ? `${event.agent}: ` : '';
+    const wait = Math.max(1, Math.round(event.delay_ms / 1000));
+    stderr.write(terminalSafe(`${who}retrying (attempt ${event.attempt} of ${event.max_attempts}): ${event.reason}, next in ${wait} s — ${event.message}`) + '\n');
   });
 }
 

@@ -165,6 +165,13 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
                 break;
               case 'retrying':
                 streamedText = '';
+                session.emit('request.retrying', {
+                  attempt: event.attempt + 1,
+                  max_attempts: event.maxAttempts,
+                  delay_ms: Math.round(event.delayMs),
+                  reason: event.summary,
+                  message: event.reason,
+                });
                 session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
                 break;
               case 'tool_use.started':
@@ -190,7 +197,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
       usage = addUsage(usage, response.usage);
       cost += messageCost;
       append({ role: 'assistant', content }, { usage: response.usage, cost: messageCost });
-      session.emit('message.completed', { message_id: messageId, usage: response.usage, stop_reason: stopReason });
+      session.emit('message.completed', { message_id: messageId, usage: response.usage, stop_reason: stopReason, cost: messageCost });
     } catch (err) {
       if (signal.aborted || isAbortError(err)) {
         // Keep what the user already saw; an unfinished tool call is dropped.

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'session.status',
   'message.started',
   'message.retrying',
+  'request.retrying',
   'text.delta',
   'thinking.delta',
   'tool.started',

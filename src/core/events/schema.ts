@@ -76,6 +76,10 @@ export const TaskOutcomeSchema = z
       .optional()
       .describe('The child\'s tool calls, oldest first, as listed in the result\'s <tool_log>.'),
     tool_log_earlier: count.optional().describe('Earlier calls left out of `tool_log`.'),
+    report: z
+      .string()
+      .optional()
+      .describe("The sub-agent's final text as the result's <task_result> carries it (with a note when it stopped early); absent for a background start."),
     merge: MergeOutcomeSchema.optional().describe('For a task run with isolation "worktree": how its work came back.'),
   })
   .meta({ id: 'TaskOutcome' });
@@ -138,6 +142,17 @@ export const SessionStatusEventSchema = event('session.status', {
 export const MessageStartedSchema = event('message.started', { message_id: id });
 /** The provider retries a stream that failed part-way: drop what this message streamed so far. */
 export const MessageRetryingSchema = event('message.retrying', { attempt: count, delay_ms: count, reason: z.string() });
+/**
+ * A model request failed and will be tried again (overloaded, rate limited, a dropped
+ * connection, a stall), whether or not it had started streaming: what the user is waiting out.
+ */
+export const RequestRetryingSchema = event('request.retrying', {
+  attempt: count.describe('The attempt about to be made: 2 for the first retry.'),
+  max_attempts: count.describe('Attempts allowed in all (the provider\'s maxRetries + 1).'),
+  delay_ms: count.describe('The wait before that attempt.'),
+  reason: z.string().describe('The failure in a few words, e.g. "overloaded", "rate limited", "connection refused".'),
+  message: z.string().describe('The failure in one full sentence, naming the service.'),
+});
 export const TextDeltaSchema = event('text.delta', { text: z.string() });
 export const ThinkingDeltaSchema = event('thinking.delta', { text: z.string() });
 export const ToolStartedSchema = event('tool.started', { call_id: id, tool: z.string(), input: z.unknown() });
@@ -156,7 +171,12 @@ export const ToolCompletedSchema = z.union([
   event('tool.completed', { ...completed, tool: z.enum(['edit', 'write']), metadata: FileChangeSchema.optional() }),
   event('tool.completed', { ...completed, tool: otherTool, metadata: OpenMetadataSchema.optional() }),
 ]);
-export const MessageCompletedSchema = event('message.completed', { message_id: id, usage: UsageSchema, stop_reason: z.string() });
+export const MessageCompletedSchema = event('message.completed', {
+  message_id: id,
+  usage: UsageSchema,
+  stop_reason: z.string(),
+  cost: z.number().nonnegative().optional().describe('USD this reply cost, so totals can move while a turn (or a sub-agent) runs.'),
+});
 export const QuestionAskedSchema = event('question.asked', { question_id: id, question: z.string(), options: z.array(z.string()) });
 export const QuestionAnsweredSchema = event('question.answered', {
   question_id: id,
@@ -172,6 +192,7 @@ export const PermissionAskedSchema = event('permission.asked', {
   patterns: z.array(z.string()),
   always: z.array(z.string()).optional().describe('The patterns "always allow" would store.'),
   call_id: id.optional().describe('The tool call waiting on the answer.'),
+  file: z.string().optional().describe('The file a write or an edit would change, as shown to the user.'),
   reason: z
     .string()
     .optional()
@@ -248,6 +269,7 @@ export const CoreEventSchema = z
     SessionStatusEventSchema,
     MessageStartedSchema,
     MessageRetryingSchema,
+    RequestRetryingSchema,
     TextDeltaSchema,
     ThinkingDeltaSchema,
     ToolStartedSchema,

@@ -13,7 +13,7 @@ import { NO_CREDENTIALS_MESSAGE } from './credentials.js';
 import { AttemptFailed, retryPolicyOf, withRetries, type Failure } from './retry.js';
 import { webSearchParams, webSearchResult } from './anthropic-websearch.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent, ToolSpec, WebSearchRequest, WebSearchResult } from './types.js';
-import { retryAfter, rootCause } from './http-failure.js';
+import { connectionSummary, retryAfter, rootCause, statusSummary } from './http-failure.js';
 
 export interface AnthropicOptions {
   apiKey?: string | undefined;
@@ -79,7 +79,7 @@ export class AnthropicProvider implements Provider {
       signal: request.signal,
       service: SERVICE,
       deadlineKey: 'provider.anthropic.requestTimeoutMs',
-      onRetry: ({ attempt, delayMs, reason }) => onEvent({ type: 'retrying', attempt, delayMs, reason }),
+      onRetry: (info) => onEvent({ type: 'retrying', ...info }),
       attempt: async ({ signal, data }) => {
         let started = false;
         let consumerFailed = false;
@@ -136,9 +136,18 @@ function classify(err: unknown, mod: SdkModule, baseURL: string, started: boolea
     const text = err.apiMessage ?? err.message;
     if (err.status === undefined) {
       // An `error` event inside a stream that had started: the SDK gives it no status.
-      return { message: `${SERVICE} error${type}: ${text}`, retryable: Boolean(err.type && RETRYABLE_STREAM_ERRORS.has(err.type)) };
+      return {
+        message: `${SERVICE} error${type}: ${text}`,
+        retryable: Boolean(err.type && RETRYABLE_STREAM_ERRORS.has(err.type)),
+        summary: err.type === 'overloaded_error' ? 'overloaded' : (err.type ?? 'stream error'),
+      };
     }
-    return { message: `${SERVICE} error ${err.status}${type}: ${text}`, retryable: shouldRetry(err), retryAfterMs: retryAfter(err.headers) };
+    return {
+      message: `${SERVICE} error ${err.status}${type}: ${text}`,
+      retryable: shouldRetry(err),
+      retryAfterMs: retryAfter(err.headers),
+      summary: statusSummary(err.status, err.type),
+    };
   }
   // The body of a started stream broke outside the SDK's wrapping (undici's "terminated").
   if (started && err instanceof Error) return connectionFailure(err, baseURL, true);
@@ -149,9 +158,10 @@ function connectionFailure(err: Error, baseURL: string, started: boolean): Failu
   const { message, code } = rootCause(err);
   const reset = (code !== undefined && RESET_CODES.has(code)) || /socket hang up|other side closed/i.test(message);
   const where = `The connection to the ${SERVICE} at ${baseURL}`;
-  if (started) return { message: `${where} ${reset ? 'was reset' : 'broke'} mid-response: ${message}`, retryable: true };
-  if (reset) return { message: `${where} was reset: ${message}`, retryable: true };
-  return { message: `Cannot reach the ${SERVICE} at ${baseURL}: ${message}`, retryable: true };
+  const summary = connectionSummary(code, reset, started);
+  if (started) return { message: `${where} ${reset ? 'was reset' : 'broke'} mid-response: ${message}`, retryable: true, summary };
+  if (reset) return { message: `${where} was reset: ${message}`, retryable: true, summary };
+  return { message: `Cannot reach the ${SERVICE} at ${baseURL}: ${message}`, retryable: true, summary };
 }
 
 /** The SDK's own rule: the server's x-should-retry, else timeouts, conflicts, rate limits, 5xx. */

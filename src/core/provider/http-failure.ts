@@ -27,3 +27,27 @@ export function rootCause(err: Error): { message: string; code: string | undefin
   }
   return { message: current.message || errorMessage(err), code };
 }
+
+/**
+ * A failed attempt in a few words for a status line (`overloaded`, `rate limited`): the long
+ * message names the service and the server's own text; this says only what kind of failure
+ * the user is waiting out.
+ */
+export function statusSummary(status: number, errorType?: string | null | undefined): string {
+  if (status === 529 || errorType === 'overloaded_error') return 'overloaded';
+  if (status === 429) return 'rate limited';
+  if (status === 503) return 'service unavailable';
+  if (status === 408) return 'request timed out';
+  if (status >= 500) return `server error ${status}`;
+  return `error ${status}`;
+}
+
+/** A network failure in a few words: refused, reset, broke mid-response, or unreachable. */
+export function connectionSummary(code: string | undefined, reset: boolean, started: boolean): string {
+  if (started) return reset ? 'connection reset mid-response' : 'connection broke mid-response';
+  if (reset) return 'connection reset';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
+  return 'cannot reach the server';
+}

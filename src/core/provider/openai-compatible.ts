@@ -6,7 +6,7 @@
 // what a failed attempt streamed. Wire translation lives in openai-wire.ts.
 import type OpenAI from 'openai';
 import { AbortedError, RunError } from '../errors.js';
-import { retryAfter, rootCause } from './http-failure.js';
+import { connectionSummary, retryAfter, rootCause, statusSummary } from './http-failure.js';
 import { ReplyAssembler, toWireMessages, toWireTools } from './openai-wire.js';
 import { AttemptFailed, retryPolicyOf, withRetries, type Failure } from './retry.js';
 import { sdkLogLevel } from './sdk-log.js';
@@ -102,7 +102,7 @@ export class OpenAICompatibleProvider implements Provider {
       signal: request.signal,
       service: this.service,
       deadlineKey: `provider.${this.options.name}.requestTimeoutMs`,
-      onRetry: ({ attempt, delayMs, reason }) => onEvent({ type: 'retrying', attempt, delayMs, reason }),
+      onRetry: (info) => onEvent({ type: 'retrying', ...info }),
       attempt: async ({ signal, data }) => {
         let started = false;
         let consumerFailed = false;
@@ -126,7 +126,11 @@ export class OpenAICompatibleProvider implements Provider {
           // the watchdog); either way this attempt has no reply.
           if (signal.aborted) throw new AbortedError();
           if (!reply.finished) {
-            throw new AttemptFailed({ message: `The ${this.service} at ${this.options.baseURL} ended the reply before it was complete`, retryable: true });
+            throw new AttemptFailed({
+              message: `The ${this.service} at ${this.options.baseURL} ended the reply before it was complete`,
+              retryable: true,
+              summary: 'reply cut short',
+            });
           }
           return reply.finish(request.model);
         } catch (err) {
@@ -145,7 +149,7 @@ export class OpenAICompatibleProvider implements Provider {
       const text = serverMessage(err);
       if (err.status === undefined) {
         // An error object inside a stream that had started: the SDK gives it no status.
-        return { message: `${this.service} error: ${text}`, retryable: true };
+        return { message: `${this.service} error: ${text}`, retryable: true, summary: 'stream error' };
       }
       const status = err.status;
       if (status === 400 && NO_TOOLS.test(text)) {
@@ -160,7 +164,12 @@ export class OpenAICompatibleProvider implements Provider {
       if (status === 404) {
         return { message: `${this.service} has no model "${model}" (404): ${text}`, retryable: false };
       }
-      return { message: `${this.service} error ${status}: ${text}`, retryable: shouldRetry(err), retryAfterMs: retryAfter(err.headers) };
+      return {
+        message: `${this.service} error ${status}: ${text}`,
+        retryable: shouldRetry(err),
+        retryAfterMs: retryAfter(err.headers),
+        summary: statusSummary(status),
+      };
     }
     // The body of a started stream broke outside the SDK's wrapping (undici's "terminated").
     if (started && err instanceof Error) return this.connectionFailure(err, true);
@@ -172,13 +181,14 @@ export class OpenAICompatibleProvider implements Provider {
     const { baseURL } = this.options;
     const reset = (code !== undefined && RESET_CODES.has(code)) || /socket hang up|other side closed/i.test(message);
     const where = `The connection to the ${this.service} at ${baseURL}`;
-    if (started) return { message: `${where} ${reset ? 'was reset' : 'broke'} mid-response: ${message}`, retryable: true };
-    if (reset) return { message: `${where} was reset: ${message}`, retryable: true };
+    const summary = connectionSummary(code, reset, started);
+    if (started) return { message: `${where} ${reset ? 'was reset' : 'broke'} mid-response: ${message}`, retryable: true, summary };
+    if (reset) return { message: `${where} was reset: ${message}`, retryable: true, summary };
     const hint = this.options.unreachableHint ?? 'is the server running?';
     // Nothing listening on this machine will not start listening within a few backoff
     // waits: say so at once rather than after a minute of retries.
     const refusedLocally = code === 'ECONNREFUSED' && isLoopback(baseURL);
-    return { message: `Cannot reach the ${this.service} at ${baseURL} — ${hint} (${message})`, retryable: !refusedLocally };
+    return { message: `Cannot reach the ${this.service} at ${baseURL} — ${hint} (${message})`, retryable: !refusedLocally, summary };
   }
 }
 

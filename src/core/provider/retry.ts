@@ -22,7 +22,7 @@
  * - The caller's signal wins everywhere: during an attempt, a stall and a backoff wait the
  *   request rejects with AbortedError at once and nothing is retried.
  * - `onRetry` fires before each wait, so a consumer can discard what the failed attempt
- *   streamed.
+ *   streamed and tell the user what it waits out (which attempt of how many, why, how long).
  */
 import { AbortedError, RunError } from '../errors.js';
 
@@ -71,6 +71,23 @@ export interface Failure {
   retryable: boolean;
   /** The server's own retry-after, in ms. */
   retryAfterMs?: number | undefined;
+  /** The failure in a few words for a status line, e.g. `overloaded`; `message` when absent. */
+  summary?: string | undefined;
+}
+
+/** What `onRetry` learns before each wait. */
+export interface RetryInfo {
+  /** The attempt that failed (1 for the first). */
+  attempt: number;
+  /** Attempts the policy allows in all. */
+  maxAttempts: number;
+  delayMs: number;
+  /** The failure's full sentence. */
+  reason: string;
+  /** The failure in a few words (`overloaded`, `connection refused`). */
+  summary: string;
+  /** The failed attempt had streamed part of a reply, which the retry replaces. */
+  midStream: boolean;
 }
 
 /** Thrown by an attempt to report a classified network or API failure. */
@@ -101,7 +118,7 @@ export interface RetryRun<T> {
    * (a consumer's bug, a programming error) is rethrown unchanged and never retried.
    */
   attempt(controls: AttemptControls): Promise<T>;
-  onRetry?(info: { attempt: number; delayMs: number; reason: string }): void;
+  onRetry?(info: RetryInfo): void;
 }
 
 export async function withRetries<T>(run: RetryRun<T>): Promise<T> {
@@ -159,7 +176,11 @@ export async function withRetries<T>(run: RetryRun<T>): Promise<T> {
       if (gaveUp === 'deadline') throw deadlineError(attempt);
       let failure: Failure;
       if (gaveUp === 'stall') {
-        failure = { message: `${run.service} stopped responding: no data for ${formatDuration(policy.idleTimeoutMs)}`, retryable: true };
+        failure = {
+          message: `${run.service} stopped responding: no data for ${formatDuration(policy.idleTimeoutMs)}`,
+          retryable: true,
+          summary: `no data for ${formatDuration(policy.idleTimeoutMs)}`,
+        };
       } else if (err instanceof AttemptFailed) {
         failure = err.failure;
       } else {
@@ -171,7 +192,14 @@ export async function withRetries<T>(run: RetryRun<T>): Promise<T> {
       }
       const delayMs = failure.retryAfterMs ?? backoff(attempt, policy.baseDelayMs);
       if (spent + delayMs >= budget) throw deadlineError(attempt);
-      run.onRetry?.({ attempt, delayMs, reason: failure.message });
+      run.onRetry?.({
+        attempt,
+        maxAttempts: attempts,
+        delayMs,
+        reason: failure.message,
+        summary: failure.summary ?? failure.message,
+        midStream: firstDataAt !== undefined,
+      });
       await sleep(delayMs, signal);
       spent += delayMs;
     } finally {

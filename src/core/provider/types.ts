@@ -26,8 +26,11 @@ export type StreamEvent =
   | { type: 'text.delta'; text: string }
   | { type: 'thinking.delta'; text: string }
   | { type: 'tool_use.started'; id: string; name: string }
-  /** A stream failed part-way and is being retried from scratch: discard partial output. */
-  | { type: 'retrying'; attempt: number; delayMs: number; reason: string };
+  /**
+   * An attempt failed and the request is tried again after `delayMs`: discard partial output.
+   * `attempt` is the attempt that failed; `summary` says why in a few words.
+   */
+  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string; summary: string; midStream: boolean };
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | (string & {});
 

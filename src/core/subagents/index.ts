@@ -484,6 +484,7 @@ export class SubagentSupervisor {
         agent: child.agentName,
         tool_log: log.entries,
         tool_log_earlier: log.earlier,
+        report: body,
         ...(merge ? { merge } : {}),
       } satisfies TaskOutcome,
     };

@@ -56,7 +56,7 @@ export async function applyChange(ctx: ToolContext, base: ChangeBase, after: str
   const { shown, target } = base;
   const diff = createTwoFilesPatch(shown, shown, base.text ?? '', after);
   const control = await controlFileAt(target, ctx.cwd);
-  await ctx.ask({ permission: 'edit', patterns: [shown], subject: diff, ...controlFileGuard(control ? [control] : []) });
+  await ctx.ask({ permission: 'edit', patterns: [shown], subject: diff, file: shown, ...controlFileGuard(control ? [control] : []) });
   ctx.signal.throwIfAborted();
   await mkdir(path.dirname(target), { recursive: true });
   const content = Buffer.from(after, 'utf8');

@@ -16,6 +16,8 @@ export interface PermissionRequest {
   patterns: string[];
   /** Shown to the user: the command, a diff, the URL. */
   subject: string;
+  /** The file a write or an edit would change, as shown to the user: how the request is named. */
+  file?: string;
   /** Patterns recorded when the user answers "always allow"; defaults to `patterns`. */
   always?: string[];
   /** Why this request goes to the user even when a rule allows it (e.g. a private network address). A deny rule still denies. */

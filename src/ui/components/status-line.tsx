@@ -28,6 +28,8 @@ export interface StatusLineProps {
   view?: { label: string; index: number; total: number };
   /** `--yes`: permission requests are approved without asking. */
   autoApprove?: boolean;
+  /** A model request waiting to be retried, e.g. `retrying (attempt 2 of 5): overloaded, next in 2 s`. */
+  retry?: string;
   width?: number;
 }
 
@@ -92,6 +94,8 @@ export function statusSegments(props: StatusLineProps, width: number): string[] 
       ? [`${props.view.label} (${props.view.index} of ${props.view.total})`, formatTokens(props.tokens), formatCost(props.cost)]
       : [props.agent, model, formatTokens(props.tokens), formatCost(props.cost)];
     if (props.contextFill !== undefined) head.push(`ctx ${Math.min(999, Math.round(props.contextFill * 100))}%`);
+    // What the user is waiting out goes before the rest: a bare spinner looks stuck.
+    if (props.retry) head.push(props.retry);
     const activity = formatActivity(props.running, props.queued, short);
     const shells = formatShells(props.shells ?? 0, short);
     return [...head, ...(activity ? [activity] : []), ...(shells ? [shells] : [])];

@@ -32,6 +32,7 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
     createdAt: meta.created_at,
     usage: { ...emptyUsage(), input_tokens: meta.input_tokens ?? 0, output_tokens: meta.output_tokens ?? 0 },
     turnUsage: emptyUsage(),
+    turnCost: 0,
     cost: meta.cost ?? 0,
     ...(isFinalStatus(status) && meta.updated_at !== undefined ? { finishedAt: meta.updated_at } : {}),
   };

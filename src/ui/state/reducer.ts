@@ -68,13 +68,21 @@ function step(d: Draft, input: UiInput): void {
     case 'message.retrying':
       onRetrying(d, sid, e.reason);
       break;
+    case 'request.retrying': {
+      const s = d.editSession(sid);
+      if (s) s.retry = { attempt: e.attempt, maxAttempts: e.max_attempts, reason: e.reason, at: e.ts + e.delay_ms, delayMs: e.delay_ms };
+      break;
+    }
     case 'text.delta':
+      endRetry(d, sid);
       onText(d, sid, e.text, e.ts);
       break;
     case 'thinking.delta':
+      endRetry(d, sid);
       if (!d.session(sid)?.thinking) setThinking(d, sid, true);
       break;
     case 'tool.started':
+      endRetry(d, sid);
       onToolStarted(d, e);
       break;
     case 'tool.progress':
@@ -98,10 +106,12 @@ function step(d: Draft, input: UiInput): void {
       attachPromptImages(d, sid, e.images, e.ts);
       break;
     case 'message.completed': {
+      endRetry(d, sid);
       closeAssistant(d, sid);
       const s = d.editSession(sid);
       if (s) {
         s.turnUsage = addUsage(s.turnUsage, e.usage);
+        s.turnCost += e.cost ?? 0;
         s.contextTokens = totalInputTokens(e.usage) + e.usage.output_tokens;
         s.messageId = null;
         s.thinking = false;
@@ -114,6 +124,8 @@ function step(d: Draft, input: UiInput): void {
         // turn.completed's usage sums the turn's messages, already shown live via turnUsage.
         s.usage = addUsage(s.usage, e.usage);
         s.turnUsage = emptyUsage();
+        // turn.completed's cost is the turn's whole bill (summaries included): it replaces the live sum.
+        s.turnCost = 0;
         s.cost += e.cost;
       }
       break;
@@ -150,6 +162,7 @@ function step(d: Draft, input: UiInput): void {
               patterns: e.patterns,
               ...(e.always ? { always: e.always } : {}),
               ...(e.call_id ? { callId: e.call_id } : {}),
+              ...(e.file !== undefined ? { file: e.file } : {}),
               ...(e.reason ? { reason: e.reason } : {}),
               ts: e.ts,
             },
@@ -178,6 +191,7 @@ function step(d: Draft, input: UiInput): void {
       break;
     }
     case 'error':
+      endRetry(d, sid);
       closeAssistant(d, sid);
       d.pushItem(sid, (id) => ({ kind: 'error', id, message: e.message, ts: e.ts }));
       break;
@@ -258,6 +272,7 @@ function onStatus(d: Draft, e: EventOf<'session.status'>): void {
     s.finishedAt = e.ts;
   }
   if (e.status !== 'running' && e.status !== 'queued') {
+    delete s.retry;
     s.thinking = false;
     s.messageId = null;
     closeAssistant(d, e.session_id);
@@ -341,6 +356,13 @@ function onToolStarted(d: Draft, e: EventOf<'tool.started'>): void {
     done: false,
     ...(child ? { childSessionId: child } : {}),
   }));
+}
+
+/** A reply arrived (or the session stopped): no retry is awaited any more. */
+function endRetry(d: Draft, sid: string): void {
+  if (!d.session(sid)?.retry) return;
+  const s = d.editSession(sid);
+  if (s) delete s.retry;
 }
 
 function setThinking(d: Draft, sid: string, on: boolean): void {

@@ -19,6 +19,8 @@ export function safeEvent(e: CoreEvent): CoreEvent {
       return e.reason === undefined ? e : { ...e, reason: terminalSafe(e.reason) };
     case 'message.retrying':
       return { ...e, reason: terminalSafe(e.reason) };
+    case 'request.retrying':
+      return { ...e, reason: terminalSafe(e.reason), message: terminalSafe(e.message) };
     case 'text.delta':
     case 'thinking.delta': {
       // The hot path: most deltas are clean and keep their identity.
@@ -49,6 +51,7 @@ export function safeEvent(e: CoreEvent): CoreEvent {
         subject: terminalSafe(e.subject),
         patterns: e.patterns.map(terminalSafe),
         ...(e.reason !== undefined ? { reason: terminalSafe(e.reason) } : {}),
+        ...(e.file !== undefined ? { file: terminalSafe(e.file) } : {}),
         ...(e.outside_sandbox ? { outside_sandbox: terminalSafe(e.outside_sandbox) } : {}),
       };
     case 'error':

@@ -4,7 +4,7 @@
 import { addUsage, emptyUsage } from '../../core/messages.js';
 import type { Usage } from '../../core/messages.js';
 import { TASK_TOOL } from '../../core/subagents/gates.js';
-import type { AssistantItem, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
+import type { AssistantItem, RetryWait, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
 
 /** A `task` call: drawn as a sub-agent block rather than a tool line. */
 export function isTaskCall(item: TranscriptItem): boolean {
@@ -47,10 +47,27 @@ export function subtreeTotals(state: UiState, sessionId: string): Totals {
   let cost = 0;
   for (const s of root ? [root, ...descendantsOf(state, sessionId)] : []) {
     usage = addUsage(usage, sessionUsage(s));
-    cost += s.cost;
+    cost += s.cost + s.turnCost;
   }
   const tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
   return { usage, tokens, cost };
+}
+
+/** The retry a session waits out, or else the first one among its sub-agents. */
+export function pendingRetry(state: UiState, sessionId: string): { session: SessionNode; retry: RetryWait } | undefined {
+  const own = state.sessions[sessionId];
+  for (const s of own ? [own, ...descendantsOf(state, sessionId)] : []) {
+    if (s.retry) return { session: s, retry: s.retry };
+  }
+  return undefined;
+}
+
+/** `retrying (attempt 2 of 5): overloaded, next in 2 s`: what the user is waiting out. */
+export function formatRetry(retry: RetryWait, now: number): string {
+  // The screen's clock may lag the event a little: never more than the whole wait.
+  const left = Math.min(Math.ceil(retry.delayMs / 1000), Math.ceil((retry.at - now) / 1000));
+  const when = left > 0 ? `next in ${left} s` : 'trying again';
+  return `retrying (attempt ${retry.attempt} of ${retry.maxAttempts}): ${retry.reason}, ${when}`;
 }
 
 export function runningCount(state: UiState, rootId: string): number {
@@ -104,8 +121,20 @@ export interface TranscriptView {
   live: TranscriptEntry[];
 }
 
-function isDone(item: TranscriptItem): boolean {
+function isDone(state: UiState, item: TranscriptItem): boolean {
+  if (item.kind === 'tool' && isBackgroundRunning(state, item)) return false;
   return item.kind === 'user' || item.kind === 'error' || item.kind === 'notice' || item.done;
+}
+
+/**
+ * A `task` call started with `run_in_background` returns at once (its outcome says `running`)
+ * while its child goes on: its block must stay live, following the child's status and
+ * elapsed time, until the child ends — a block printed into <Static> could never change again.
+ */
+export function isBackgroundRunning(state: UiState, call: ToolCallItem): boolean {
+  if (!call.done || call.taskOutcome?.state !== 'running') return false;
+  const child = childOfCall(state, call);
+  return child !== undefined && (child.status === 'running' || child.status === 'queued');
 }
 
 /**
@@ -120,7 +149,7 @@ export function transcriptView(state: UiState, sessionId: string): TranscriptVie
   let open = false;
   for (const item of items) {
     if (item.kind !== 'assistant') {
-      if (!open && isDone(item)) finished.push({ key: item.id, item });
+      if (!open && isDone(state, item)) finished.push({ key: item.id, item });
       else {
         open = true;
         live.push({ key: item.id, item });

@@ -31,14 +31,30 @@ export interface SessionNode {
   /** Usage of the turn in flight (from `message.completed`), folded into `usage` at turn end. */
   turnUsage: Usage;
   cost: number;
+  /** Cost of the turn in flight (from `message.completed`), folded into `cost` at turn end. */
+  turnCost: number;
   /** The assistant message streaming now, if any. */
   messageId: string | null;
   /** True while thinking deltas stream; the text itself is never kept. */
   thinking: boolean;
+  /** Set while a failed model request waits to be tried again (`request.retrying`); cleared when a reply arrives. */
+  retry?: RetryWait;
   /** Tokens the last request and its reply took of the context window (DESIGN §12). */
   contextTokens?: number;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
+}
+
+/** A model request that failed and is tried again after a wait. */
+export interface RetryWait {
+  /** The attempt about to be made (2 for the first retry) and how many are allowed. */
+  attempt: number;
+  maxAttempts: number;
+  /** A few words: `overloaded`, `connection refused`. */
+  reason: string;
+  /** When the next attempt starts (ms since the epoch), and the whole wait. */
+  at: number;
+  delayMs: number;
 }
 
 export interface UserItem {
@@ -137,6 +153,8 @@ export interface PendingPermission {
   always?: string[];
   /** The tool call waiting on this answer. */
   callId?: string;
+  /** The file a write or an edit would change. */
+  file?: string;
   /** Why it is asked even where a rule allows it (a write to one of the program's control files). */
   reason?: string;
   ts: number;

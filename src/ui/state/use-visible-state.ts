@@ -42,13 +42,15 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
     view?.usage,
     view?.turnUsage,
     view?.cost,
+    view?.turnCost,
     view?.thinking,
+    view?.retry,
     state.questions,
     state.permissions,
     state.roots.length,
   );
   for (const d of descendantsOf(state, viewId)) {
-    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description);
+    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description, d.retry);
   }
   return key;
 }
@@ -70,7 +72,7 @@ export function summaryKey(state: UiState, viewId: string): unknown[] {
         if (latest.length > LATEST_TOOLS) latest.shift();
       }
     }
-    key.push(d.turnUsage, d.usage, d.cost, d.thinking, tools, ...latest);
+    key.push(d.turnUsage, d.usage, d.cost, d.turnCost, d.thinking, tools, ...latest);
   }
   return key;
 }

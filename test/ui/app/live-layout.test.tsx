@@ -96,9 +96,9 @@ describe('row estimates match what Ink draws', () => {
     let state = run(treeEvents());
     const report = Array.from({ length: 9 }, (_, i) => `finding ${i} `.repeat(i === 2 ? 30 : 1)).join('\n\n');
     state = reduce(state, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 50));
-    state = reduce(state, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: `<task id="${A}" state="completed"><task_result>${report}</task_result></task>`, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed' } }, 51));
+    state = reduce(state, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output: `<task id="${A}" state="completed"><task_result>${report}</task_result></task>`, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed', report } }, 51));
     state = reduce(state, ev('session.status', B, [ROOT, B], 'general', { status: 'failed', reason: 'timed out' }, 52));
-    state = reduce(state, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callB', tool: 'task', output: `<task id="${B}" state="failed"><task_result>one\ntwo</task_result></task>`, is_error: true, metadata: { session_id: B, agent: 'general', state: 'failed' } }, 53));
+    state = reduce(state, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callB', tool: 'task', output: `<task id="${B}" state="failed"><task_result>one\ntwo</task_result></task>`, is_error: true, metadata: { session_id: B, agent: 'general', state: 'failed', report: 'one\ntwo' } }, 53));
     const tasks = (state.items[ROOT] ?? []).filter((i): i is ToolCallItem => i.kind === 'tool' && i.tool === 'task');
     for (const t of tasks) {
       for (const expanded of [false, true]) {

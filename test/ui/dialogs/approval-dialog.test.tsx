@@ -29,6 +29,12 @@ describe('ApprovalDialog', () => {
     expect(f).toContain('2 of 3');
   });
 
+  it('names the file a write or an edit would change', async () => {
+    const t = await setup({ tool: 'write', subject: 'Index: notes.txt\n===\n--- notes.txt\n+++ notes.txt\n@@ -0,0 +1 @@\n+hi', file: 'notes.txt' });
+    expect(t.frame()).toContain('wants to write notes.txt');
+    expect(t.frame()).not.toContain('wants to use');
+  });
+
   it('names the exact patterns "Always allow" remembers', async () => {
     const t = await setup({ subject: 'git status; npm run build', always: ['git status*', 'npm run*'] });
     expect(t.frame().replace(/\s+/g, ' ')).toContain('2. Always allow "git status*", "npm run*" for this session tree');

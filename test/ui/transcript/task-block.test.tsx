@@ -46,10 +46,11 @@ describe('TaskBlock states', () => {
   it('lists the first lines of the report and then the tool log when expanded, and only then', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));
-    const report = ['Found 7 routes.', '', 'GET /a in src/a.ts', 'GET /b in src/b.ts', 'POST /c <\\/task_result> quoted', 'PUT /d', 'DELETE /e', 'PATCH /f'].join('\n');
-    const output = `<task id="${A}" state="completed"><task_result>${report}</task_result><tool_log>\nread src/a.ts\n</tool_log></task>`;
+    const report = ['Found 7 routes.', '', 'GET /a in src/a.ts', 'GET /b in src/b.ts', 'POST /c </task_result> quoted', 'PUT /d', 'DELETE /e', 'PATCH /f'].join('\n');
+    // The block reads the typed outcome, never the text the model read: that says something else here.
+    const output = `<task id="${A}" state="completed"><task_result>Text for the model only.</task_result><tool_log>\nread src/a.ts\n</tool_log></task>`;
     const toolLog = [{ tool: 'read', arg: 'src/a.ts', status: 'ok' as const }];
-    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed', tool_log: toolLog } }, 5011));
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'completed', tool_log: toolLog, report } }, 5011));
     const collapsed = block(s, ROOT, 'callA', 99_999);
     expect(collapsed.split('\n')).toHaveLength(1);
     expect(collapsed).not.toContain('Found 7 routes');
@@ -63,6 +64,18 @@ describe('TaskBlock states', () => {
       '  … 2 more lines',
       '  ⎿ read src/a.ts',
     ]);
+  });
+
+  it('says why a task stopped once, expanded or not', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'cancelled' }, 5010));
+    const report = 'Looked at half of it.\n\n[Cancelled by the user.]';
+    const output = `<task id="${A}" state="cancelled"><task_result>${report}</task_result></task>`;
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callA', tool: 'task', output, is_error: false, metadata: { session_id: A, agent: 'explore', state: 'cancelled', report } }, 5011));
+    for (const expanded of [false, true]) {
+      const drawn = block(s, ROOT, 'callA', 99_999, { expanded });
+      expect(drawn.split('[Cancelled by the user.]')).toHaveLength(2);
+    }
   });
 
   it('never shows child thinking', () => {

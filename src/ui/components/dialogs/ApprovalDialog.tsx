@@ -23,6 +23,8 @@ export interface ApprovalDialogProps {
   asker: string;
   tool: string;
   subject: string;
+  /** The file a write or an edit would change: named in "wants to write notes.txt". */
+  file?: string;
   /** The patterns "Always allow" stores; when absent the choice names no pattern. */
   always?: readonly string[];
   /** Why this is asked even where a rule allows it ("writes .git/config, which controls git: always asked"). */
@@ -134,7 +136,7 @@ interface ApprovalState {
   note: string;
 }
 
-function ApprovalBody({ asker, tool, subject, always, reason, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
+function ApprovalBody({ asker, tool, subject, file, always, reason, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
   const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
   const { stdout } = useStdout();
   const { selected, noting, note } = get();
@@ -182,7 +184,15 @@ function ApprovalBody({ asker, tool, subject, always, reason, renderSubject, pos
       {...(compact ? {} : { footer: noting ? 'Enter deny with this note · Esc back' : FOOTER })}
     >
       <Text>
-        wants to use <Text bold color={roleColor('toolName')}>{tool}</Text>
+        {file !== undefined ? (
+          <>
+            wants to {tool} <Text bold>{file}</Text>
+          </>
+        ) : (
+          <>
+            wants to use <Text bold color={roleColor('toolName')}>{tool}</Text>
+          </>
+        )}
       </Text>
       {reason !== undefined ? (
         <Text color={roleColor('warning')} bold wrap={compact ? 'truncate-end' : 'wrap'}>

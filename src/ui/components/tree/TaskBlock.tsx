@@ -15,7 +15,7 @@ import { toolSummary } from '../transcript/tool-summary.js';
 import { formatCost, formatTokens } from '../status-line.js';
 import { BlockHintContext } from './block-hint.js';
 import { mergeLine } from './merge-line.js';
-import { taskLogLines, taskResultLines } from './tool-log.js';
+import { reportText, taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
 export interface TaskBlockProps {
@@ -70,6 +70,8 @@ export function TaskBlock(props: TaskBlockProps) {
   const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
   const log = props.expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
+  // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.
+  const shownReason = reason !== undefined && log.includes(reason) ? undefined : reason;
   const merge = active ? undefined : mergeLine(call);
   const inner = width - INDENT;
 
@@ -85,7 +87,7 @@ export function TaskBlock(props: TaskBlockProps) {
         active={active}
         latest={latest.map((c) => `${c.done ? (c.isError ? '✗' : '⎿') : '›'} ${toolSummary(c)}`)}
         latestFallback={latestFallback}
-        reason={reason}
+        reason={shownReason}
         mergeText={merge?.text}
         mergeTone={merge?.tone}
         log={log}
@@ -219,8 +221,8 @@ function spentOn(state: UiState, childId: string): string | undefined {
 
 function failureReason(call: ToolCallItem, statusReason: string | undefined): string | undefined {
   if (statusReason) return oneLine(statusReason);
-  if (!call.output) return undefined;
-  const body = /<task_result>([\s\S]*?)<\/task_result>/.exec(call.output)?.[1] ?? call.output;
-  const lines = body.trim().split('\n');
+  const body = reportText(call).trim();
+  if (!body) return undefined;
+  const lines = body.split('\n');
   return oneLine(lines[lines.length - 1] ?? '');
 }

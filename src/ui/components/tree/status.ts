@@ -61,7 +61,9 @@ export function formatElapsed(ms: number): string {
 /** Undefined while queued: time waiting for a slot is not time working. */
 export function taskElapsed(state: UiState, call: ToolCallItem, now: number): number | undefined {
   const child = childOfCall(state, call);
-  if (child?.startedAt !== undefined) return (child.finishedAt ?? (call.done ? call.endedAt : undefined) ?? now) - child.startedAt;
+  // A background task's call returned at once; its child's own end is what counts.
+  const callEnd = call.done && call.taskOutcome?.state !== 'running' ? call.endedAt : undefined;
+  if (child?.startedAt !== undefined) return (child.finishedAt ?? callEnd ?? now) - child.startedAt;
   return call.task?.elapsed_ms;
 }
 

@@ -13,23 +13,29 @@ const LOG_LINES = 20;
 export const RESULT_LINES = 5;
 
 /**
- * The first non-blank lines of a finished task's report (the `<task_result>` its parent read,
- * or the whole output of a call that failed before it started a child), then how many more.
+ * The first non-blank lines of a finished task's report (the typed outcome's `report`: what
+ * its parent read), or the whole output of a call that failed before it started a child (no
+ * outcome at all), then how many more.
  */
 export function taskResultLines(call: ToolCallItem): string[] {
-  if (!call.done || !call.output) return [];
-  const report = /<task_result>([\s\S]*?)<\/task_result>/.exec(call.output)?.[1];
-  // A `<task>` without a report has nothing to add; any other output is an error the call ended with.
-  const body = report ?? (/^<task\b/.test(call.output) ? '' : call.output);
-  // The core escapes closing tags inside the report (subagents/tool-log.ts); the user reads them plain.
-  const lines = body
-    .replace(/<\\\/(tool_log|task_result|task)>/gi, '</$1>')
+  if (!call.done) return [];
+  const lines = reportText(call)
     .split('\n')
     .filter((line) => line.trim() !== '');
   const shown = lines.slice(0, RESULT_LINES).map((line) => oneLine(line));
   const more = lines.length - shown.length;
   if (more > 0) shown.push(`… ${more} more line${more === 1 ? '' : 's'}`);
   return shown;
+}
+
+/**
+ * What a finished task call reports, from typed fields only: the outcome's report; nothing for
+ * an outcome without one (a call loaded from history); the output of a call that ended before
+ * any child ran, which is the error it ended with.
+ */
+export function reportText(call: ToolCallItem): string {
+  if (call.taskOutcome) return call.taskOutcome.report ?? '';
+  return call.isError ? (call.output ?? '') : '';
 }
 
 /**
