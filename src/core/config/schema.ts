@@ -85,6 +85,13 @@ export const KeybindsSchema = z.strictObject({
   session_list: z.string().min(1).default(DEFAULT_KEYBINDS.session_list),
 });
 
+/** Snapshots of the project's files for undo and rewind (DESIGN §18). */
+export const CheckpointSettingsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Files larger than this many megabytes are left out of snapshots (and named once). */
+  max_file_mb: z.number().positive().default(5),
+});
+
 // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
 const ProvidersSchema = z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema);
 
@@ -106,6 +113,7 @@ export const ConfigFileSchema = z.strictObject({
   compaction: CompactionSchema.prefault({}),
   mcp: McpConfigSchema.prefault({}),
   sandbox: SandboxConfigSchema.prefault({}),
+  checkpoints: CheckpointSettingsSchema.prefault({}),
 });
 
 /** The whole configuration: the files merged, each provider complete. */
@@ -119,3 +127,4 @@ export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type CommandConfig = z.output<typeof CommandConfigSchema>;
 export type CompactionSettings = z.output<typeof CompactionSchema>;
+export type CheckpointSettings = z.output<typeof CheckpointSettingsSchema>;

@@ -26,5 +26,6 @@ export const EVENT_TYPES = [
   'permission.replied',
   'turn.completed',
   'session.compacted',
+  'session.reverted',
   'error',
 ] as const;
