@@ -59,14 +59,35 @@ export class ShadowRepo {
   private ready: Promise<boolean> | undefined;
   private readonly named = new Set<string>();
   private unavailableTold = false;
+  /** The snapshot being taken now, and the one that will follow it for callers who came meanwhile. */
+  private current: Promise<string | undefined> | undefined;
+  private next: Promise<string | undefined> | undefined;
 
   constructor(private readonly options: ShadowRepoOptions) {
     this.project = resolve(options.project);
     this.gitDir = join(options.root, projectKey(this.project));
   }
 
-  /** The tree id of the project's files now; undefined when snapshots cannot be taken (no git). */
-  async snapshot(): Promise<string | undefined> {
+  /**
+   * The tree id of the project's files now; undefined when snapshots cannot be taken (no git).
+   * Callers who ask while one is being taken share the next one, which starts after they asked:
+   * ten sub-agents starting together cost two snapshots, not ten.
+   */
+  snapshot(): Promise<string | undefined> {
+    if (!this.current) {
+      this.current = this.take().finally(() => (this.current = undefined));
+      return this.current;
+    }
+    this.next ??= this.current
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.snapshot();
+      });
+    return this.next;
+  }
+
+  private async take(): Promise<string | undefined> {
     if (!(await this.prepare())) return undefined;
     const index = join(this.gitDir, 'index');
     const own = `${index}.${process.pid}.${randomBytes(4).toString('hex')}`;
