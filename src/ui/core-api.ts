@@ -21,6 +21,8 @@ export type UiCore = Pick<
   | 'setModel'
   | 'commands'
   | 'compact'
+  | 'undo'
+  | 'redo'
   | 'modelLimit'
 > &
   // Optional: UI tests drive the app with cores that have no MCP servers or model list.

@@ -41,6 +41,8 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
   { name: 'agent', description: 'switch primary agent: /agent <name>' },
   { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },
+  { name: 'undo', description: 'put the files back as before the last prompt and hide that turn' },
+  { name: 'redo', description: 're-apply what the last /undo took back' },
   { name: 'exit', description: 'quit' },
 ];
 
