@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
+import { sessionsDiff, sessionsRevert, undoCommand } from './commands/undo.js';
 import { DEBUG_ENV } from '../core/provider/sdk-log.js';
 import { SandboxModeSchema, type SandboxMode } from '../core/sandbox/settings.js';
 import { agentsCommand } from './commands/agents.js';
@@ -159,6 +160,30 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       const json = opts.json || (sessions.opts() as { json?: boolean }).json === true;
       io.stdout.write(`${sessionShow(context(), id, { json })}\n`);
     });
+
+  sessions
+    .command('revert')
+    .description("undo one session's changes only (typically a sub-agent's), keeping everything else")
+    .argument('<id>', 'session id')
+    .action(async (id: string) => {
+      io.stdout.write(`${await sessionsRevert(context(), id, io)}\n`);
+    });
+  sessions
+    .command('diff')
+    .description('the changes a session made, its sub-agents\' included (unified diff)')
+    .argument('<id>', 'session id')
+    .action(async (id: string) => {
+      io.stdout.write(await sessionsDiff(context(), id, io));
+    });
+  for (const action of ['undo', 'redo'] as const) {
+    program
+      .command(action)
+      .description(action === 'undo' ? 'undo the last prompt of a root session (default: the newest here): files and conversation' : 're-apply what the last undo took back')
+      .option('-s, --session <id>', 'the root session (default: the most recent one in this directory)')
+      .action(async (opts: { session?: string }) => {
+        io.stdout.write(`${await undoCommand(context(), action, opts, io)}\n`);
+      });
+  }
 
   program
     .command('agents')

@@ -44,8 +44,10 @@ import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
+import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
 
 export { agentToolNames } from './engine/session-factory.js';
+export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
 
 export interface EngineOptions {
   cwd: string;
@@ -158,6 +160,8 @@ export class Engine {
   private readonly started = new Set<string>();
   /** Commands started with `bash` `run_in_background`, by session (DESIGN §23). */
   private readonly shells = new BackgroundShells();
+  /** Snapshots of the project's files for undo, redo, rewind and revert (DESIGN §18). */
+  private readonly checkpoints: Checkpoints;
 
   constructor(private readonly options: EngineOptions) {
     this.workspaces = new Workspaces(worktreesRoot(options.store));
@@ -168,6 +172,16 @@ export class Engine {
       ...(options.answersQuestions !== undefined ? { answersQuestions: options.answersQuestions } : {}),
     });
     this.project = findProject(options.cwd);
+    this.checkpoints = new Checkpoints({
+      store: options.store,
+      settings: options.config.checkpoints,
+      projectRoot: this.project.root,
+      snapshotsRoot: snapshotsRoot(dataRoot(options.store)),
+      isRunning: (id) => this.turns.isRunning(id) || this.preparing.has(id),
+      forget: (id) => this.live.delete(id),
+      warn: (line) => options.onWarning?.(line),
+      emitFor: this.emitFor.bind(this),
+    });
     this.tools = options.tools ?? BUILTIN_TOOLS;
     let sandbox = options.sandbox;
     if (!sandbox) {
@@ -211,6 +225,7 @@ export class Engine {
         sessions: this.sessions,
         turns: this.turns,
         workspaces: this.workspaces,
+        checkpoints: this.checkpoints,
         onEvent: (listener) => this.bus.on(listener),
         emitFor: this.emitFor.bind(this),
       }),
@@ -322,6 +337,7 @@ export class Engine {
     let session: LiveSession;
     let plan: PromptPlan;
     let hookContext: string[];
+    let promptMark: { snapshot: string | null };
     try {
       session = this.sessions.open(row);
       // A cancelled earlier turn leaves an aborted signal behind; inlining needs a live one.
@@ -338,9 +354,27 @@ export class Engine {
         io: this.inlineIo(session),
         attachImageFile: async (file) => storeImages(session.blobs, [await loadImageFile(file)])[0]!,
       });
+      // Taken last, just before the prompt is stored with it: a crash in between leaves an
+      // unreferenced tree in the shadow repository and nothing else.
+      promptMark = { snapshot: await this.checkpoints.snapshot() };
     } finally {
       this.preparing.delete(sessionId);
     }
+    try {
+      return await this.runPrompt(row, session, plan, text, promptMark, hookContext);
+    } finally {
+      await this.checkpoints.promptEnded(sessionId);
+    }
+  }
+
+  private async runPrompt(
+    row: SessionRow,
+    session: LiveSession,
+    plan: PromptPlan,
+    text: string,
+    promptMark: { snapshot: string | null },
+    hookContext: readonly string[],
+  ): Promise<TurnOutcome> {
     if (row.title === 'New session' && text.trim()) {
       this.options.store.updateSession(row.id, { title: titleFrom(text) });
     }
@@ -361,9 +395,9 @@ export class Engine {
           ...(plan.command ? { command: plan.command } : {}),
         },
       };
-      return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call] });
+      return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call], prompt: promptMark });
     }
-    const turn: TurnOptions = plan.model ? { model: resolveModelName(plan.model, session.model) } : {};
+    const turn: TurnOptions = { prompt: promptMark, ...(plan.model ? { model: resolveModelName(plan.model, session.model) } : {}) };
     const typed = userText(plan.text, hookContext);
     const input: Message = { ...typed, content: [...typed.content, ...plan.images] };
     if (plan.images.length) {
@@ -378,6 +412,36 @@ export class Engine {
     } finally {
       this.live.delete(row.id);
     }
+  }
+
+  /** The prompts of a root session, oldest first (`/rewind`, ACP clients). */
+  prompts(sessionId: string): PromptEntry[] {
+    return this.checkpoints.prompts(sessionId);
+  }
+
+  /** Puts the files back as they were before the last prompt and hides that prompt and its answers. */
+  undo(sessionId: string): Promise<RevertOutcome> {
+    return this.checkpoints.undo(sessionId);
+  }
+
+  /** Re-applies what the last undo took back (until a new prompt is sent). */
+  redo(sessionId: string): Promise<RevertOutcome> {
+    return this.checkpoints.redo(sessionId);
+  }
+
+  /** Goes back to before one prompt: its files, the conversation, or both. */
+  rewind(sessionId: string, messageId: string, mode: RewindMode): Promise<RevertOutcome> {
+    return this.checkpoints.rewind(sessionId, messageId, mode);
+  }
+
+  /** Undoes one session's changes (a sub-agent's, its descendants' included), keeping everything else. */
+  revertSession(sessionId: string): Promise<RevertOutcome> {
+    return this.checkpoints.revertSession(sessionId);
+  }
+
+  /** The unified diff a session made, its descendants' included. */
+  sessionDiff(sessionId: string): Promise<string> {
+    return this.checkpoints.sessionDiff(sessionId);
   }
 
   /**
@@ -601,7 +665,7 @@ export class Engine {
         return { provider: this.sessions.provider(ref.provider), modelId: ref.model };
       },
       costOf: costFunction(this.options.config),
-      persist: (sessionId, message, usage) => this.options.store.appendMessage(sessionId, message, usage).id,
+      persist: (sessionId, message, usage, marks) => this.options.store.appendMessage(sessionId, message, usage, marks).id,
       maxOutputTokens: this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       contextFor: (model) => ({ limit: this.modelLimit(model), settings: this.options.config.compaction }),
       takesImages: (model) => modelTakesImages(model, this.options.config, process.env),
@@ -638,8 +702,13 @@ export class Engine {
 
 /** Worktrees live in the data dir beside the session store; an in-memory store's in a per-user temp folder. */
 function worktreesRoot(store: SessionStore): string {
-  if (store.file === ':memory:') return join(tmpdir(), `opencode-ink-${process.getuid?.() ?? 'user'}`, 'worktrees');
-  return join(dirname(store.file), 'worktrees');
+  return join(dataRoot(store), 'worktrees');
+}
+
+/** The data dir holding the session store; an in-memory store's is a per-user temp folder. */
+function dataRoot(store: SessionStore): string {
+  if (store.file === ':memory:') return join(tmpdir(), `opencode-ink-${process.getuid?.() ?? 'user'}`);
+  return dirname(store.file);
 }
 
 /** The user's prompt, with what hooks added after it as separate text blocks. */

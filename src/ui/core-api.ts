@@ -24,6 +24,8 @@ export type UiCore = Pick<
   | 'setModel'
   | 'commands'
   | 'compact'
+  | 'undo'
+  | 'redo'
   | 'modelLimit'
 > &
   // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills or shells.

@@ -122,6 +122,7 @@ describe('loadConfig', () => {
       compaction: { auto: true, threshold: 0.8, prune: true },
       mcp: {},
       sandbox: { mode: 'off', network: false, allow_write: [], auto_allow: true },
+      checkpoints: { enabled: true, max_file_mb: 5 },
     });
   });
 

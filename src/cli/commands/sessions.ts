@@ -43,7 +43,8 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
     `id ${session.id} · agent ${session.agent} · model ${session.model} · ${session.status}`,
     `tokens ${formatTokens(totals.total_tokens)} · cost ${formatCost(totals.total_cost)} (sub-agents included)`,
     '',
-    ...ctx.store.loadMessages(id).flatMap(renderMessage),
+    // Undone messages stay in the store and are shown, marked: the model no longer sees them.
+    ...ctx.store.messageRows(id).flatMap((row) => (row.undone ? renderMessage(row).map((line) => `[undone] ${line}`) : renderMessage(row))),
   ];
   if (tree.children.length) lines.push('', 'Sub-agent sessions:', ...renderTree(tree.children, 1));
   return terminalSafe(lines.join('\n'));

@@ -21,6 +21,7 @@ import type { CompactionSettings } from '../config/schema.js';
 import { compactSession, isPromptTooLong, prepareRequest, recordRequestSize, type ContextDeps } from '../context/index.js';
 import type { ModelLimit } from '../provider/models.js';
 import type { ModelRequest, Provider, ToolSpec } from '../provider/types.js';
+import type { MessageMarks } from '../store/index.js';
 import type { Tool } from '../tools/types.js';
 import { withImageData } from '../images/request.js';
 import type { LiveSession } from './live-session.js';
@@ -32,8 +33,8 @@ export interface LoopDeps {
   resolveModel(model: string): { provider: Provider; modelId: string };
   /** The price of a reply from `provider/model` (the full reference: providers price differently). */
   costOf(model: string, usage: Usage): number;
-  /** Stores a finished message; returns its id. */
-  persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): string;
+  /** Stores a finished message (`marks`: a user's prompt and its snapshot); returns its id. */
+  persist(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }, marks?: MessageMarks): string;
   maxOutputTokens: number;
   /** The context window and output limit of a `provider/model`, and the compaction settings (DESIGN §12). */
   contextFor(model: string): { limit: ModelLimit; settings: CompactionSettings };
@@ -68,6 +69,8 @@ export interface TurnOptions {
    * runs its `task` call straight away, then the model continues with the result.
    */
   presetCalls?: ToolUsePart[];
+  /** The input is the user's prompt, sent after this snapshot of the project's files (DESIGN §18). */
+  prompt?: { snapshot: string | null };
 }
 
 export async function runTurn(session: LiveSession, deps: LoopDeps, input: Message, opts: TurnOptions = {}): Promise<TurnOutcome> {
@@ -77,9 +80,9 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   let steps = 0;
   let stopHookRounds = 0;
 
-  const append = (message: Message, messageUsage?: { usage: Usage; cost: number }) => {
+  const append = (message: Message, messageUsage?: { usage: Usage; cost: number }, marks?: MessageMarks) => {
     session.history.push(message);
-    deps.persist(session.id, message, messageUsage);
+    deps.persist(session.id, message, messageUsage, marks);
   };
   const outcome = (status: TurnStatus, error?: string): TurnOutcome => ({
     status,
@@ -92,7 +95,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
 
   // A stop a hook asked for in an earlier turn that ended otherwise does not carry over.
   session.hookStop = undefined;
-  append(input);
+  append(input, undefined, opts.prompt ? { prompt: opts.prompt } : undefined);
   const modelRef = opts.model ?? session.model;
   const { provider, modelId } = deps.resolveModel(modelRef);
   const tools = toolSpecs(session.tools);

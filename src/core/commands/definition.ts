@@ -43,6 +43,8 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },
   { name: 'skills', description: 'skills the model can load' },
   { name: 'shells', description: 'background commands that are running' },
+  { name: 'undo', description: 'put the files back as before the last prompt and hide that turn' },
+  { name: 'redo', description: 're-apply what the last /undo took back' },
   { name: 'exit', description: 'quit' },
 ];
 

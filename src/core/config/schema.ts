@@ -88,6 +88,13 @@ export const KeybindsSchema = z.strictObject({
   session_child_cancel: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cancel),
 });
 
+/** Snapshots of the project's files for undo and rewind (DESIGN §18). */
+export const CheckpointSettingsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Files larger than this many megabytes are left out of snapshots (and named once). */
+  max_file_mb: z.number().positive().default(5),
+});
+
 // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
 const ProvidersSchema = z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema);
 
@@ -113,6 +120,7 @@ export const ConfigFileSchema = z.strictObject({
   // bad entry is a warning naming the file and key: a hook copied from a newer Claude Code
   // (an `http` hook, a new event) must not stop the program from starting.
   hooks: z.record(z.string(), z.unknown()).optional(),
+  checkpoints: CheckpointSettingsSchema.prefault({}),
 });
 
 /** The whole configuration: the files merged, each provider complete. */
@@ -126,3 +134,4 @@ export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type CommandConfig = z.output<typeof CommandConfigSchema>;
 export type CompactionSettings = z.output<typeof CompactionSchema>;
+export type CheckpointSettings = z.output<typeof CheckpointSettingsSchema>;

@@ -11,6 +11,7 @@ import type { Workspaces } from '../workspace/worktree.js';
 import type { EngineOptions } from '../engine.js';
 import type { SessionFactory } from './session-factory.js';
 import type { TurnScheduler } from './turn-scheduler.js';
+import type { Checkpoints } from './checkpoints.js';
 
 export interface SubagentHostDeps {
   options: EngineOptions;
@@ -19,6 +20,7 @@ export interface SubagentHostDeps {
   sessions: SessionFactory;
   turns: TurnScheduler;
   workspaces: Workspaces;
+  checkpoints: Pick<Checkpoints, 'sessionSnapshot'>;
   onEvent: (listener: EventListener) => () => void;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
 }
@@ -63,5 +65,6 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     onEvent: deps.onEvent,
     deliver: (parent, text) => turns.deliver(parent, { type: 'text', text }),
     trackBackground: (rootId, work) => turns.trackBackground(rootId, work),
+    checkpoint: (sessionId, phase) => deps.checkpoints.sessionSnapshot(sessionId, phase),
   };
 }

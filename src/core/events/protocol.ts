@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
   'shell.started',
   'shell.exited',
   'prompt.images',
+  'session.reverted',
   'error',
   'hook.notice',
 ] as const;

@@ -216,6 +216,15 @@ export const SessionCompactedSchema = event('session.compacted', {
   pruned: count.describe('Old tool outputs left out of the request before summarising.'),
   context_window: count.describe("The model's context window in tokens."),
 });
+/** Files were put back from snapshots: undo, redo, rewind, or one sub-agent's revert (DESIGN §18). */
+export const SessionRevertedSchema = event('session.reverted', {
+  action: z.enum(['undo', 'redo', 'rewind', 'revert']).describe('What the user asked for.'),
+  files: z.array(z.string()).describe('Project files written or removed, relative to the project root.'),
+  from_snapshot: z.string().nullable().describe('The snapshot the files were taken from (the state being left), when there was one.'),
+  to_snapshot: z.string().nullable().describe('The snapshot the files were restored to; null when only the conversation changed.'),
+  hidden_message_ids: z.array(id).describe('Messages hidden from the conversation the model sees next (kept in the store, marked undone).'),
+  restored_message_ids: z.array(id).describe('Messages a redo brought back into the conversation.'),
+});
 
 /** A hook (DESIGN §20) blocked something, stopped the agent, or failed: what the user should know. */
 export const HookNoticeSchema = event('hook.notice', {
@@ -287,6 +296,7 @@ export const CoreEventSchema = z
     ShellStartedSchema,
     ShellExitedSchema,
     PromptImagesSchema,
+    SessionRevertedSchema,
     ErrorEventSchema,
     HookNoticeSchema,
   ])

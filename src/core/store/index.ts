@@ -51,6 +51,9 @@ export interface SessionRow {
   updated_at: number;
   /** A sub-agent's ad-hoc identity (`task.system_prompt`) in place of its agent's prompt. */
   system_prompt: string | null;
+  /** Snapshots of the project's files when the session first started and when it last ended (DESIGN §18). */
+  snapshot_start: string | null;
+  snapshot_end: string | null;
 }
 
 /** A session with its totals including every descendant sub-agent session. */
@@ -81,6 +84,20 @@ export interface MessageRow {
   output_tokens: number | null;
   cost: number | null;
   created_at: number;
+  /** A prompt the user sent (what undo and rewind step back over), not a tool result or a background report. */
+  prompt: boolean;
+  /** A prompt's snapshots of the project's files: before it was sent, and when its turn ended. */
+  snapshot_before: string | null;
+  snapshot_after: string | null;
+  /** Undone (undo, rewind): kept and shown, but no longer part of the conversation the model sees. */
+  undone: boolean;
+  /** Undone, and no prompt sent since: redo can still bring it back. */
+  redoable: boolean;
+}
+
+/** How a message is recorded besides its content: a user's prompt and the snapshot taken before it. */
+export interface MessageMarks {
+  prompt?: { snapshot: string | null };
 }
 
 export interface NewSession {
@@ -98,8 +115,10 @@ export interface NewSession {
 
 export type SessionUpdate = Partial<Pick<SessionRow, 'status' | 'title' | 'model' | 'error' | 'agent' | 'system_prompt'>>;
 
-interface RawMessageRow extends Omit<MessageRow, 'content'> {
+interface RawMessageRow extends Omit<MessageRow, 'content' | 'prompt' | 'undone' | 'redoable'> {
   content: string;
+  prompt: number;
+  undone: number;
 }
 
 const DESCENDANTS = `
@@ -182,8 +201,14 @@ export class SessionStore {
       children: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE parent_id = ? ORDER BY id'),
       nextSeq: db.prepare<[string], { next: number }>('SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM messages WHERE session_id = ?'),
       insertMessage: db.prepare(`
-        INSERT INTO messages (id, session_id, seq, role, content, input_tokens, output_tokens, cost, created_at)
-        VALUES (@id, @session_id, @seq, @role, @content, @input_tokens, @output_tokens, @cost, @created_at)`),
+        INSERT INTO messages (id, session_id, seq, role, content, input_tokens, output_tokens, cost, created_at, prompt, snapshot_before, snapshot_after, undone)
+        VALUES (@id, @session_id, @seq, @role, @content, @input_tokens, @output_tokens, @cost, @created_at, @prompt, @snapshot_before, @snapshot_after, @undone)`),
+      // A new prompt after an undo: what was undone can no longer be redone, and stays undone for good.
+      dropRedo: db.prepare("UPDATE messages SET undone = 2 WHERE session_id = ? AND undone = 1"),
+      setAfter: db.prepare('UPDATE messages SET snapshot_after = @snapshot WHERE id = @id'),
+      setUndone: db.prepare('UPDATE messages SET undone = @undone WHERE session_id = @session_id AND seq >= @from AND seq < @to AND undone != 2'),
+      setStart: db.prepare('UPDATE sessions SET snapshot_start = COALESCE(snapshot_start, @snapshot) WHERE id = @id'),
+      setEnd: db.prepare('UPDATE sessions SET snapshot_end = @snapshot WHERE id = @id'),
       addUsage: db.prepare(`
         UPDATE sessions SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
           cache_read_tokens = cache_read_tokens + @cache_read, cache_write_tokens = cache_write_tokens + @cache_write,
@@ -294,18 +319,24 @@ export class SessionStore {
    * Appends a finished message and adds its usage to the session, atomically. Refuses a
    * session another live process holds the lease on, so two writers never interleave.
    */
-  appendMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): MessageRow {
+  appendMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }, marks?: MessageMarks): MessageRow {
     return this.db
       .transaction((): MessageRow => {
         this.leases.assertWritable(sessionId);
-        return this.insertMessage(sessionId, message, usage);
+        // A new prompt ends what redo could bring back, in the same transaction.
+        if (marks?.prompt) this.stmt.dropRedo.run(sessionId);
+        return this.insertMessage(sessionId, message, usage, marks);
       })
       .immediate();
   }
 
-  private insertMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }): MessageRow {
+  private insertMessage(sessionId: string, message: Message, usage?: { usage: Usage; cost: number }, marks?: MessageMarks): MessageRow {
     const now = this.now();
     const row: RawMessageRow = {
+      prompt: marks?.prompt ? 1 : 0,
+      snapshot_before: marks?.prompt?.snapshot ?? null,
+      snapshot_after: null,
+      undone: 0,
       id: newId('msg'),
       session_id: sessionId,
       seq: this.stmt.nextSeq.get(sessionId)!.next,
@@ -330,15 +361,39 @@ export class SessionStore {
     } else {
       this.stmt.touch.run({ id: sessionId, now });
     }
-    return { ...row, content: message.content };
+    return toMessageRow(row, message.content);
   }
 
+  /** The conversation as the model sees it: undone messages left out. */
   loadMessages(sessionId: string): Message[] {
-    return this.messageRows(sessionId).map((r) => ({ role: r.role, content: r.content }));
+    return this.messageRows(sessionId)
+      .filter((r) => !r.undone)
+      .map((r) => ({ role: r.role, content: r.content }));
   }
 
+  /** Every stored message, undone ones included (marked). */
   messageRows(sessionId: string): MessageRow[] {
-    return this.stmt.messages.all(sessionId).map((r) => ({ ...r, content: parseContent(r.content) }));
+    return this.stmt.messages.all(sessionId).map((r) => toMessageRow(r, parseContent(r.content)));
+  }
+
+  /** Records the snapshot taken when a prompt's turn ended. */
+  setPromptAfter(messageId: string, snapshot: string): void {
+    this.db.transaction(() => this.stmt.setAfter.run({ id: messageId, snapshot })).immediate();
+  }
+
+  /**
+   * Marks the messages with `from <= seq < to` undone (or brings them back). Messages a new
+   * prompt has made final are left as they are.
+   */
+  setUndone(sessionId: string, range: { from: number; to?: number }, undone: boolean): void {
+    const params = { session_id: sessionId, from: range.from, to: range.to ?? Number.MAX_SAFE_INTEGER, undone: undone ? 1 : 0 };
+    this.db.transaction(() => this.stmt.setUndone.run(params)).immediate();
+  }
+
+  /** Records a session's snapshot at its start (the first one only: a resume keeps it) or end. */
+  setSessionSnapshot(sessionId: string, phase: 'start' | 'end', snapshot: string): void {
+    const statement = phase === 'start' ? this.stmt.setStart : this.stmt.setEnd;
+    this.db.transaction(() => statement.run({ id: sessionId, snapshot })).immediate();
   }
 
   children(sessionId: string): SessionRow[] {
@@ -488,6 +543,10 @@ function parseContent(json: string): Message['content'] {
   } catch {
     return [{ type: 'text', text: '[unreadable message]' }];
   }
+}
+
+function toMessageRow(raw: RawMessageRow, content: Message['content']): MessageRow {
+  return { ...raw, content, prompt: raw.prompt === 1, undone: raw.undone !== 0, redoable: raw.undone === 1 };
 }
 
 function pickTotals(t: SessionTotals): Pick<SessionSummary, 'total_cost' | 'total_tokens'> {

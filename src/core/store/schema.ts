@@ -60,6 +60,17 @@ const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // 4: checkpoints (DESIGN §18). A prompt message keeps the snapshot of the project's files
+  // taken before it and the one taken when its turn ended; undone messages stay, hidden from
+  // the model. A session keeps the snapshots taken when it started and when it ended.
+  `
+  ALTER TABLE messages ADD COLUMN prompt INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN snapshot_before TEXT NULL;
+  ALTER TABLE messages ADD COLUMN snapshot_after TEXT NULL;
+  ALTER TABLE messages ADD COLUMN undone INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE sessions ADD COLUMN snapshot_start TEXT NULL;
+  ALTER TABLE sessions ADD COLUMN snapshot_end TEXT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -120,6 +120,8 @@ export interface SubagentHost {
   deliver(parent: LiveSession, text: string): void;
   /** Keeps the process alive (and `run` waiting) until background work ends. */
   trackBackground(rootId: string, work: Promise<unknown>): void;
+  /** Records a snapshot of the project's files as a child starts or ends (DESIGN §18); never throws. */
+  checkpoint(sessionId: string, phase: 'start' | 'end'): Promise<void>;
 }
 
 /** `task.tools` as gate A matches it: our names (aliases mapped) and globs; rules are refused. */
@@ -423,9 +425,15 @@ export class SubagentSupervisor {
     link: ParentLink | undefined,
     worktree: ChildWorktree | undefined,
   ): Promise<ToolResult> {
+    // The project's files around what the child changed, for `sessions revert` and `sessions diff`.
+    // An isolated child changes them only when its work is merged back: snapshotted around the
+    // merge, so what the parent and its siblings did meanwhile is not counted as the child's.
+    if (!worktree) await this.host.checkpoint(child.id, 'start');
     const { state, body } = await this.runToEnd(parent, child, input, link);
+    if (worktree) await this.host.checkpoint(child.id, 'start');
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;
+    await this.host.checkpoint(child.id, 'end');
     return this.result(child, state, body, log(), merge);
   }
 

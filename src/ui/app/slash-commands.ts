@@ -1,9 +1,10 @@
 // What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
-// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, shells) through the
+// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, shells, undo, redo) through the
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
 import type { CompactSkipped } from '../../core/context/index.js';
+import type { RevertOutcome } from '../../core/engine.js';
 import { errorMessage } from '../../core/errors.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
 import { modelProblem } from '../../core/provider/models.js';
@@ -117,9 +118,32 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
       // Prompts typed meanwhile are queued and sent once it is done.
       ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify('skipped' in result ? skippedCompaction(result) : undefined)));
       return true;
+    case 'undo':
+    case 'redo':
+      if (ctx.queue.isBusy() || core.isRunning(rootId)) {
+        ctx.notify(`Wait for the running turn to finish (or press Esc) before /${name}.`);
+        return true;
+      }
+      // A refusal (files changed since that overlap) arrives as a notice naming them; nothing changed.
+      ctx.queue.runExclusive(async () => {
+        const outcome = await (name === 'undo' ? core.undo(rootId) : core.redo(rootId));
+        // The transcript is read again: undone turns leave it, redone ones come back.
+        ctx.openRoot(rootId);
+        ctx.notify(revertNotice(name, outcome));
+      });
+      return true;
     default:
       return false;
   }
+}
+
+/** One line saying what /undo or /redo did. */
+function revertNotice(name: 'undo' | 'redo', outcome: RevertOutcome): string {
+  const verb = name === 'undo' ? 'Undid' : 'Redid';
+  const prompt = (outcome.prompt?.text ?? '').trim().split('\n')[0] ?? '';
+  const shown = prompt.length > 50 ? `${prompt.slice(0, 47)}...` : prompt;
+  const files = outcome.files.length === 0 ? 'no file needed changing' : `${outcome.files.length === 1 ? '1 file' : `${outcome.files.length} files`} restored (${outcome.files.slice(0, 5).join(', ')}${outcome.files.length > 5 ? ', …' : ''})`;
+  return `${verb} "${shown}": ${files}.`;
 }
 
 /** Why `/compact` sent nothing, in the user's terms. */

@@ -1,0 +1,4 @@
+// Checkpoints (DESIGN §18): snapshots of the project's files in a shadow git repository, and
+// the three-way restore that puts them back without overwriting anyone's later work.
+export { NO_GIT_NOTICE, projectKey, ShadowRepo, type PathChange, type ShadowRepoOptions, type Side } from './shadow-repo.js';
+export { restoreFiles, type RestoreResult } from './restore.js';

@@ -1,0 +1,250 @@
+/*
+ * Snapshots of a project's working tree in a shadow git repository (DESIGN §18).
+ *
+ * Contract
+ * - One shadow repository per project, `<data dir>/snapshots/<project key>`, used as
+ *   `git --git-dir <it> --work-tree <project>`: the project's own `.git` is never touched, and
+ *   the project need not be a git repository at all.
+ * - `snapshot()` records every file of the tree that the project's ignore rules keep (the
+ *   `.gitignore` files at any depth, the user's global excludes and the project's
+ *   `.git/info/exclude`; never `.git` itself, never the data dir) and returns the id of a git
+ *   tree object. Files over `max_file_mb` are left out; `onSkipped` names each of them once per
+ *   process. Unchanged files cost a stat each (git's index caches them), so a snapshot with
+ *   no changes is cheap.
+ * - Several processes (and sub-agents of one) may snapshot at once: each call works on its own
+ *   copy of the index and renames it into place at the end, so the shadow repository is never
+ *   left half-written; the loser of a race only loses the stat cache of the winner.
+ * - Without git, `snapshot()` resolves to undefined and `onUnavailable` gets the one line
+ *   "undo is unavailable: no git" (once).
+ * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { makePrivateDir } from '../private-files.js';
+import { git, GitError } from '../workspace/git.js';
+
+export const NO_GIT_NOTICE = 'undo is unavailable: no git';
+
+/** The empty tree's id: the "before" of a file that did not exist. */
+const NULL_ID = /^0+$/;
+
+export interface ShadowRepoOptions {
+  /** Where the snapshots of every project live (`<data dir>/snapshots`). */
+  root: string;
+  /** The project's top folder: what is snapshotted. */
+  project: string;
+  maxFileMb: number;
+  /** Told once per file, the first time a snapshot leaves it out for its size. */
+  onSkipped?: (line: string) => void;
+  /** Told once, when git cannot be run. */
+  onUnavailable?: (line: string) => void;
+}
+
+/** One side of a changed path between two snapshots; `undefined` when the path is absent there. */
+export interface Side {
+  mode: string;
+  blob: string;
+}
+
+export interface PathChange {
+  path: string;
+  from: Side | undefined;
+  to: Side | undefined;
+}
+
+export class ShadowRepo {
+  readonly gitDir: string;
+  readonly project: string;
+  private ready: Promise<boolean> | undefined;
+  private readonly named = new Set<string>();
+  private unavailableTold = false;
+  /** The snapshot being taken now, and the one that will follow it for callers who came meanwhile. */
+  private current: Promise<string | undefined> | undefined;
+  private next: Promise<string | undefined> | undefined;
+
+  constructor(private readonly options: ShadowRepoOptions) {
+    this.project = resolve(options.project);
+    this.gitDir = join(options.root, projectKey(this.project));
+  }
+
+  /**
+   * The tree id of the project's files now; undefined when snapshots cannot be taken (no git).
+   * Callers who ask while one is being taken share the next one, which starts after they asked:
+   * ten sub-agents starting together cost two snapshots, not ten.
+   */
+  snapshot(): Promise<string | undefined> {
+    if (!this.current) {
+      this.current = this.take().finally(() => (this.current = undefined));
+      return this.current;
+    }
+    this.next ??= this.current
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.snapshot();
+      });
+    return this.next;
+  }
+
+  private async take(): Promise<string | undefined> {
+    if (!(await this.prepare())) return undefined;
+    const index = join(this.gitDir, 'index');
+    const own = `${index}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    try {
+      await copyFile(index, own).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      const env = { GIT_INDEX_FILE: own };
+      // One walk of the tree finds what changed (git's stat cache answers for the rest);
+      // only those paths are then hashed and staged.
+      const changed = await this.changedPaths(env);
+      const large = await this.largeFiles(changed);
+      const skip = new Set(large);
+      const stage = changed.filter((path) => !skip.has(path));
+      if (stage.length) await this.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(stage));
+      if (large.length) await this.git(['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(large));
+      const tree = (await this.git(['write-tree'], env)).toString('utf8').trim();
+      await rename(own, index);
+      return tree;
+    } finally {
+      await rm(own, { force: true });
+    }
+  }
+
+  /** Paths whose content differs between two snapshots, with each side's blob. */
+  async changes(from: string, to: string): Promise<PathChange[]> {
+    const out = (await this.git(['diff-tree', '-r', '-z', '--no-renames', from, to])).toString('utf8');
+    const fields = out.split('\0');
+    const changes: PathChange[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const meta = fields[i]!.replace(/^:/, '').split(' ');
+      const path = fields[i + 1]!;
+      if (meta.length < 5) continue;
+      const [fromMode, toMode, fromBlob, toBlob] = meta as [string, string, string, string];
+      changes.push({
+        path,
+        from: NULL_ID.test(fromBlob) ? undefined : { mode: fromMode, blob: fromBlob },
+        to: NULL_ID.test(toBlob) ? undefined : { mode: toMode, blob: toBlob },
+      });
+    }
+    return changes;
+  }
+
+  async blob(id: string): Promise<Buffer> {
+    return this.git(['cat-file', 'blob', id]);
+  }
+
+  /** The unified diff from one snapshot to another (paths as `a/…` and `b/…`). */
+  async diff(from: string, to: string): Promise<string> {
+    return (await this.git(['diff', '--no-color', '--no-renames', '--no-ext-diff', from, to])).toString('utf8');
+  }
+
+  /** Runs `git merge-file` on three files: writes the merge into `ours`; false when they overlap. */
+  async mergeFile(ours: string, base: string, theirs: string): Promise<boolean> {
+    const { exitCode } = await git(['merge-file', '-q', ours, base, theirs], { cwd: this.project, okCodes: range(1, 127) });
+    return exitCode === 0;
+  }
+
+  private async git(args: readonly string[], env?: Record<string, string>, input?: string): Promise<Buffer> {
+    return (await git(this.args(args), { cwd: this.project, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) })).stdout;
+  }
+
+  /** New, changed and deleted paths since the index's last snapshot, from the top. */
+  private async changedPaths(env: Record<string, string>): Promise<string[]> {
+    const out = await this.git(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard', '--full-name'], env);
+    return [...new Set(out.toString('utf8').split('\0').filter(Boolean))];
+  }
+
+  private args(args: readonly string[]): string[] {
+    return ['--git-dir', this.gitDir, '--work-tree', this.project, ...args];
+  }
+
+  /** Creates the shadow repository once; false (told once) when git cannot run. */
+  private prepare(): Promise<boolean> {
+    this.ready ??= this.init().catch((err: unknown) => {
+      this.ready = undefined;
+      if (err instanceof GitError && err.exitCode === null) {
+        if (!this.unavailableTold) this.options.onUnavailable?.(NO_GIT_NOTICE);
+        this.unavailableTold = true;
+        return false;
+      }
+      throw err;
+    });
+    return this.ready;
+  }
+
+  private async init(): Promise<boolean> {
+    makePrivateDir(this.options.root);
+    const fresh = !(await exists(join(this.gitDir, 'HEAD')));
+    if (fresh) {
+      // Two processes may create it at once: the second `init` re-initialises harmlessly.
+      await git(['init', '-q', '--bare', this.gitDir], { cwd: this.options.root });
+      for (const [key, value] of [
+        ['core.bare', 'false'],
+        ['core.autocrlf', 'false'],
+        ['core.symlinks', 'true'],
+        ['core.untrackedCache', 'true'],
+        ['gc.auto', '0'],
+        ['advice.addEmbeddedRepo', 'false'],
+      ] as const) {
+        await git(['--git-dir', this.gitDir, 'config', key, value], { cwd: this.options.root });
+      }
+    }
+    await this.writeExcludes();
+    return true;
+  }
+
+  /** The project's own `info/exclude`, and the data dir when it lies inside the project. */
+  private async writeExcludes(): Promise<void> {
+    const lines: string[] = [];
+    const own = await readFile(join(this.project, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
+    if (own) lines.push(own.trimEnd());
+    const inside = relative(this.project, this.options.root);
+    if (inside && !inside.startsWith('..') && !inside.startsWith(sep)) {
+      // `<data>/snapshots` is inside: leave the whole data dir out.
+      const dataDir = relative(this.project, resolve(this.options.root, '..'));
+      lines.push(`/${(dataDir || basename(this.options.root)).split(sep).join('/')}/`);
+    }
+    makePrivateDir(join(this.gitDir, 'info'));
+    await writeFile(join(this.gitDir, 'info', 'exclude'), `${lines.join('\n')}\n`, { mode: 0o600 });
+  }
+
+  /** Files among `paths` over the size limit, named once each. */
+  private async largeFiles(paths: readonly string[]): Promise<string[]> {
+    const limit = this.options.maxFileMb * 1024 * 1024;
+    const large: string[] = [];
+    for (const path of paths) {
+      const stats = await lstat(join(this.project, path)).catch(() => undefined);
+      if (!stats?.isFile() || stats.size <= limit) continue;
+      large.push(path);
+      if (!this.named.has(path)) {
+        this.named.add(path);
+        this.options.onSkipped?.(`${path} is left out of undo snapshots: it is over checkpoints.max_file_mb (${this.options.maxFileMb} MB).`);
+      }
+    }
+    return large;
+  }
+}
+
+/** Paths as git pathspecs that match exactly that path (no globbing), NUL-separated. */
+function literal(paths: readonly string[]): string {
+  return paths.map((path) => `:(literal,top)${path}`).join('\0');
+}
+
+/** A readable, unique folder name for a project: its base name and a hash of its path. */
+export function projectKey(project: string): string {
+  const safe = basename(project).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  return `${safe}-${createHash('sha1').update(project).digest('hex').slice(0, 12)}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}

@@ -1,0 +1,268 @@
+/*
+ * Undo, redo, rewind and per-session revert (DESIGN §18), on top of the shadow repository.
+ *
+ * Contract
+ * - `snapshot()` records the project's files and answers the snapshot id, or null when
+ *   checkpoints are off or cannot be taken (no git: told once through `onWarning`). It never
+ *   throws: a snapshot that fails is a warning, not a failed prompt.
+ * - A prompt's snapshot "before" is stored with its message (the engine passes it to the turn);
+ *   `promptEnded` stores the snapshot "after" on the newest prompt once its turn is over. A
+ *   sub-agent's start and end snapshots are stored on its session (`sessionSnapshot`).
+ * - `undo` = `rewind(last prompt not undone, 'both')`. `rewind` restores the files from the
+ *   state the last turn left (its "after") to the chosen prompt's "before", three-way against
+ *   the disk (restore.ts), and/or marks that prompt and everything after it undone. `redo`
+ *   brings back the earliest prompt the last undos took (files from its "before" to its
+ *   "after", three-way), until a new prompt is sent. `revertSession` moves the files from a
+ *   session's end snapshot to its start snapshot; `sessionDiff` prints that change.
+ * - With any overlap nothing changes (files or conversation) and an UndoConflictError names
+ *   the files (exit code 1). Every change emits `session.reverted`.
+ */
+import { join } from 'node:path';
+import { NO_GIT_NOTICE, restoreFiles, ShadowRepo } from '../checkpoints/index.js';
+import type { CheckpointSettings } from '../config/schema.js';
+import { ConfigError, errorMessage, UserFacingError } from '../errors.js';
+import type { EventPayloads, EventType } from '../events.js';
+import { textOf } from '../messages.js';
+import type { MessageRow, SessionRow, SessionStore } from '../store/index.js';
+
+/** Restoring would overwrite changes made since: nothing was changed (exit code 1). */
+export class UndoConflictError extends UserFacingError {
+  constructor(readonly files: readonly string[]) {
+    super(
+      `Nothing was restored: ${files.join(', ')} changed since the agent changed ${files.length === 1 ? 'it' : 'them'}, and the changes overlap. Resolve it by hand, or undo those edits first.`,
+      1,
+    );
+  }
+}
+
+/** One prompt of a session, for `/rewind` and ACP clients. */
+export interface PromptEntry {
+  message_id: string;
+  seq: number;
+  text: string;
+  created_at: number;
+  undone: boolean;
+  redoable: boolean;
+  /** Whether its files can be restored (a snapshot was taken before it). */
+  has_snapshot: boolean;
+}
+
+export type RewindMode = 'both' | 'conversation' | 'code';
+
+/** What an undo, redo, rewind or revert did. */
+export interface RevertOutcome {
+  /** Project files written or removed. */
+  files: string[];
+  hidden_message_ids: string[];
+  restored_message_ids: string[];
+  /** The prompt stepped back over (undo, rewind) or re-applied (redo): its text goes back in the input. */
+  prompt?: PromptEntry;
+}
+
+export interface CheckpointDeps {
+  store: SessionStore;
+  settings: CheckpointSettings;
+  /** The project's top folder: what is snapshotted. */
+  projectRoot: string;
+  /** Where the shadow repositories live (`<data dir>/snapshots`). */
+  snapshotsRoot: string;
+  isRunning: (sessionId: string) => boolean;
+  /** Drops a session's in-memory history so its next turn reads the store again. */
+  forget: (sessionId: string) => void;
+  warn: (line: string) => void;
+  emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
+}
+
+export class Checkpoints {
+  private readonly repo: ShadowRepo;
+  private unavailable: string | undefined;
+
+  constructor(private readonly deps: CheckpointDeps) {
+    this.repo = new ShadowRepo({
+      root: deps.snapshotsRoot,
+      project: deps.projectRoot,
+      maxFileMb: deps.settings.max_file_mb,
+      onSkipped: deps.warn,
+      onUnavailable: (line) => {
+        this.unavailable = line;
+        deps.warn(line);
+      },
+    });
+  }
+
+  /** The project's files now, as a snapshot id; null when checkpoints are off or unavailable. */
+  async snapshot(): Promise<string | null> {
+    if (!this.deps.settings.enabled) return null;
+    try {
+      return (await this.repo.snapshot()) ?? null;
+    } catch (err) {
+      this.deps.warn(`Could not snapshot the project's files for undo: ${errorMessage(err)}`);
+      return null;
+    }
+  }
+
+  /** Stores the snapshot "after" on the newest prompt of a session whose turn has ended. */
+  async promptEnded(sessionId: string): Promise<void> {
+    const prompt = this.deps.store.messageRows(sessionId).filter((r) => r.prompt && !r.undone).at(-1);
+    if (!prompt?.snapshot_before) return;
+    const snapshot = await this.snapshot();
+    if (snapshot) this.deps.store.setPromptAfter(prompt.id, snapshot);
+  }
+
+  /** Records a sub-agent's start or end snapshot. */
+  async sessionSnapshot(sessionId: string, phase: 'start' | 'end'): Promise<void> {
+    const snapshot = await this.snapshot();
+    if (snapshot) this.deps.store.setSessionSnapshot(sessionId, phase, snapshot);
+  }
+
+  prompts(sessionId: string): PromptEntry[] {
+    this.session(sessionId);
+    return this.deps.store
+      .messageRows(sessionId)
+      .filter((r) => r.prompt)
+      .map(promptEntry);
+  }
+
+  async undo(sessionId: string): Promise<RevertOutcome> {
+    const last = this.activePrompts(sessionId).at(-1);
+    if (!last) throw new ConfigError(`Nothing to undo in session ${sessionId}: no prompt left to step back over.`);
+    return this.rewindTo(sessionId, last, 'both', 'undo');
+  }
+
+  async rewind(sessionId: string, messageId: string, mode: RewindMode): Promise<RevertOutcome> {
+    const prompt = this.activePrompts(sessionId).find((r) => r.id === messageId);
+    if (!prompt) throw new ConfigError(`Message ${messageId} is not a prompt of session ${sessionId} that can be rewound to.`);
+    return this.rewindTo(sessionId, prompt, mode, 'rewind');
+  }
+
+  async redo(sessionId: string): Promise<RevertOutcome> {
+    const row = this.idle(sessionId);
+    const rows = this.deps.store.messageRows(sessionId);
+    const prompt = rows.find((r) => r.prompt && r.redoable);
+    if (!prompt) throw new ConfigError(`Nothing to redo in session ${sessionId}: no undo since the last prompt.`);
+    const next = rows.find((r) => r.prompt && r.seq > prompt.seq);
+    let files: string[] = [];
+    if (prompt.snapshot_before && prompt.snapshot_after) {
+      files = await this.restore(prompt.snapshot_before, prompt.snapshot_after);
+    }
+    const restored = rows.filter((r) => r.seq >= prompt.seq && (!next || r.seq < next.seq) && r.redoable).map((r) => r.id);
+    this.deps.store.setUndone(sessionId, { from: prompt.seq, ...(next ? { to: next.seq } : {}) }, false);
+    this.deps.forget(sessionId);
+    this.emit(row, 'redo', { files, from_snapshot: prompt.snapshot_before, to_snapshot: prompt.snapshot_after, hidden_message_ids: [], restored_message_ids: restored });
+    return { files, hidden_message_ids: [], restored_message_ids: restored, prompt: promptEntry(prompt) };
+  }
+
+  /** Undoes one session's changes (its descendants' included), keeping everything since. */
+  async revertSession(sessionId: string): Promise<RevertOutcome> {
+    const row = this.idle(sessionId);
+    if (!row.snapshot_start || !row.snapshot_end) throw new ConfigError(this.noSnapshots(row));
+    const files = await this.restore(row.snapshot_end, row.snapshot_start);
+    this.emit(row, 'revert', { files, from_snapshot: row.snapshot_end, to_snapshot: row.snapshot_start, hidden_message_ids: [], restored_message_ids: [] });
+    return { files, hidden_message_ids: [], restored_message_ids: [] };
+  }
+
+  /** The unified diff a session made, its descendants' changes included. */
+  async sessionDiff(sessionId: string): Promise<string> {
+    const row = this.session(sessionId);
+    if (!row.snapshot_start) throw new ConfigError(this.noSnapshots(row));
+    // A session still under way: what it changed so far.
+    const end = row.snapshot_end ?? (await this.snapshot());
+    if (!end) throw new ConfigError(this.noSnapshots(row));
+    return this.repo.diff(row.snapshot_start, end);
+  }
+
+  private async rewindTo(sessionId: string, prompt: MessageRow, mode: RewindMode, action: 'undo' | 'rewind'): Promise<RevertOutcome> {
+    const row = this.idle(sessionId);
+    const rows = this.deps.store.messageRows(sessionId);
+    let files: string[] = [];
+    let from: string | null = null;
+    if (mode !== 'conversation') {
+      if (!prompt.snapshot_before) {
+        throw new ConfigError(
+          `The files cannot be put back: no snapshot was taken before that prompt (${this.unavailable ?? (this.deps.settings.enabled ? 'it was sent before checkpoints existed' : 'checkpoints.enabled is false')}).`,
+        );
+      }
+      // From the state the last turn left; when it never recorded one (a crash), from the disk as it is.
+      const latest = rows.filter((r) => r.prompt && !r.undone).at(-1);
+      from = latest?.snapshot_after ?? (await this.snapshot());
+      if (!from) throw new ConfigError(`The files cannot be put back: ${this.unavailable ?? 'no snapshot of them could be taken now'}.`);
+      files = await this.restore(from, prompt.snapshot_before);
+    }
+    const hidden = mode === 'code' ? [] : rows.filter((r) => r.seq >= prompt.seq && !r.undone).map((r) => r.id);
+    if (mode !== 'code') {
+      this.deps.store.setUndone(sessionId, { from: prompt.seq }, true);
+      this.deps.forget(sessionId);
+    }
+    this.emit(row, action, {
+      files,
+      from_snapshot: from,
+      to_snapshot: mode === 'conversation' ? null : prompt.snapshot_before,
+      hidden_message_ids: hidden,
+      restored_message_ids: [],
+    });
+    return { files, hidden_message_ids: hidden, restored_message_ids: [], prompt: promptEntry(prompt) };
+  }
+
+  private async restore(base: string, target: string): Promise<string[]> {
+    const result = await restoreFiles(this.repo, base, target);
+    if (result.kind === 'conflict') throw new UndoConflictError(result.files);
+    return result.files;
+  }
+
+  private activePrompts(sessionId: string): MessageRow[] {
+    return this.deps.store.messageRows(sessionId).filter((r) => r.prompt && !r.undone);
+  }
+
+  private session(sessionId: string): SessionRow {
+    const row = this.deps.store.getSession(sessionId);
+    if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
+    return row;
+  }
+
+  private idle(sessionId: string): SessionRow {
+    const row = this.session(sessionId);
+    if (this.deps.isRunning(sessionId) || row.status === 'running' || row.status === 'queued') {
+      throw new ConfigError(`Session ${sessionId} is running; wait for it to finish (or press Esc) first.`);
+    }
+    return row;
+  }
+
+  private noSnapshots(row: SessionRow): string {
+    const why = this.unavailable ?? (this.deps.settings.enabled ? 'it ran before checkpoints existed, or has not started' : 'checkpoints.enabled is false');
+    return `Session ${row.id} has no snapshots of the files it changed (${why}).`;
+  }
+
+  private emit(row: SessionRow, action: EventPayloads['session.reverted']['action'], payload: Omit<EventPayloads['session.reverted'], 'action'>): void {
+    this.deps.emitFor(row.id, row.agent, this.pathOf(row), 'session.reverted', { action, ...payload });
+  }
+
+  /** Session ids from the root down to this one. */
+  private pathOf(row: SessionRow): string[] {
+    const path = [row.id];
+    let parent = row.parent_id;
+    while (parent) {
+      path.unshift(parent);
+      parent = this.deps.store.getSession(parent)?.parent_id ?? null;
+    }
+    return path;
+  }
+}
+
+function promptEntry(row: MessageRow): PromptEntry {
+  return {
+    message_id: row.id,
+    seq: row.seq,
+    text: textOf(row),
+    created_at: row.created_at,
+    undone: row.undone,
+    redoable: row.redoable,
+    has_snapshot: row.snapshot_before !== null,
+  };
+}
+
+/** Shadow repositories live in the data dir beside the session store. */
+export function snapshotsRoot(dataDir: string): string {
+  return join(dataDir, 'snapshots');
+}
+
+export { NO_GIT_NOTICE };
