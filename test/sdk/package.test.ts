@@ -164,6 +164,55 @@ console.log(JSON.stringify({ asks, result, events }));
     expect(terminal).toEqual([]);
   });
 
+  it('steers a running child through sendToSession: the message reaches it at its next turn boundary', async () => {
+    scriptConversations(ctx.server, {
+      'Delegate the wait.': [toolUse('task', { description: 'Wait', prompt: 'Hold on.', subagent_type: 'general' }), text('Root done.')],
+      'Hold on.': [toolUse('hold', {}), text('Child done.')],
+    });
+    const run = await startApp(
+      'steer.mjs',
+      `import { query, tool, z } from 'opencode-ink/sdk';
+let q;
+const outcomes = [];
+const hold = tool({
+  name: 'hold',
+  description: 'Waits for the program.',
+  input: z.object({}),
+  // While the child is inside this tool, the program sends it a message: it must wait for the turn boundary.
+  run: async (_input, context) => {
+    outcomes.push(q.sendToSession(context.sessionId, 'Also check the README.'));
+    return 'held';
+  },
+});
+q = query({ prompt: 'Delegate the wait.', tools: [hold] });
+const delivered = [];
+for await (const e of q) if (e.type === 'message.delivered') delivered.push({ text: e.text, sender: e.sender, continued: e.continued, depth: e.path.length - 1 });
+const result = await q.result();
+let late;
+try {
+  q.sendToSession(result.sessionId, 'too late');
+} catch (err) {
+  late = err.message;
+}
+console.log(JSON.stringify({ outcomes, delivered, text: result.text, late }));
+`,
+      ctx,
+    ).done;
+    expect(run.code, run.stderr).toBe(0);
+    const { outcomes, delivered, text: answer, late } = report<{ outcomes: string[]; delivered: unknown[]; text: string; late?: string }>(run);
+    expect(outcomes).toEqual(['queued']);
+    expect(delivered).toEqual([{ text: 'Also check the README.', sender: 'user', continued: false, depth: 1 }]);
+    expect(answer).toBe('Root done.');
+    expect(late).toMatch(/not running/);
+    // The child's second request carries the tool result, then the message as the user's.
+    const child = requestsOf(ctx.server, 'Hold on.');
+    expect(child).toHaveLength(2);
+    const second = JSON.stringify(child[1]!.body);
+    expect(second).toContain('held');
+    expect(second.indexOf('Also check the README.')).toBeGreaterThan(second.indexOf('held'));
+    expect(JSON.stringify(requestsOf(ctx.server, 'Delegate the wait.').map((r) => r.body))).not.toContain('Also check the README.');
+  });
+
   it('cancels the whole tree, children\'s processes included, when the signal aborts', async () => {
     scriptConversations(ctx.server, {
       'Start the long job.': [
