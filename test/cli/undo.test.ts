@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { reply, text } from '../support/fake-anthropic.js';
-import { runCli, startCliProject, type CliProject } from '../support/cli.js';
+import { runCli, startCli, startCliProject, type CliProject } from '../support/cli.js';
 
 let p: CliProject | undefined;
 afterEach(async () => {
@@ -47,4 +47,38 @@ it('undoes and redoes the last prompt, marks it in sessions show, and refuses to
   expect(refused.stderr.trim().split('\n')).toHaveLength(1);
   expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('mine\n');
   expect(readFileSync(join(project, 'made.txt'), 'utf8')).toBe('made\n');
+});
+
+it('leaves a turn the process was killed in undoable: the files come back, the prompt is hidden, and the session goes on', async () => {
+  p = await startCliProject();
+  const { project, env, server } = p;
+  writeFileSync(join(project, 'kept.txt'), 'before\n');
+  server.enqueue(
+    reply(
+      { type: 'tool_use', id: 'toolu_w', name: 'write', input: { file_path: 'half.txt', content: 'half\n' } },
+      { type: 'tool_use', id: 'toolu_b', name: 'bash', input: { command: 'echo during > kept.txt' } },
+    ),
+    // The next model request never answers: the process is killed while it waits.
+    { type: 'stall' },
+  );
+  const crashed = startCli(['run', '--yes', 'start the change'], { cwd: project, env });
+  await server.waitForRequests(2, 30_000);
+  crashed.child.kill('SIGKILL');
+  await crashed.done;
+  expect(readFileSync(join(project, 'half.txt'), 'utf8')).toBe('half\n');
+
+  const undo = await runCli(['undo'], { cwd: project, env });
+  expect(undo.stderr).toBe('');
+  expect(undo.code).toBe(0);
+  expect(existsSync(join(project, 'half.txt'))).toBe(false);
+  expect(readFileSync(join(project, 'kept.txt'), 'utf8')).toBe('before\n');
+  const id = /session (ses_\S+):/.exec(undo.stdout)![1]!;
+
+  server.enqueue(text('fresh start'));
+  const next = await runCli(['run', '-s', id, 'what now?'], { cwd: project, env });
+  expect(next.stderr).toBe('');
+  expect(next.code).toBe(0);
+  const last = JSON.stringify(server.requests[server.requests.length - 1]!.body.messages);
+  expect(last).toContain('what now?');
+  expect(last).not.toContain('start the change');
 });
