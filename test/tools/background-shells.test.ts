@@ -123,7 +123,7 @@ describe('background shells', { timeout: 30_000 }, () => {
   it.skipIf(!linux)('kill_shell ends the command and every process it started, escaped ones included', async () => {
     const { ctx, events } = setup();
     const d = uniqueSleep();
-    const id = await start(ctx, `sleep ${d} & setsid -f sleep ${d}; (sleep ${d} &); echo ready; wait`);
+    const id = await start(ctx, `echo ready; sleep ${d} & setsid -f sleep ${d}; (sleep ${d} &); wait`);
     await waitFor(() => sleeps(d).length === 3, 10_000, 'the three sleeps to start');
 
     const killed = await run(killShellTool, { shell_id: id }, ctx);

@@ -53,8 +53,15 @@ describe.skipIf(!linux)('the marker scan and execve', () => {
     const child = spawn(env, ['-i', sh, '-c', script], { stdio: 'ignore' });
     children.push(child);
     const pid = child.pid!;
-    blockUntil(() => existsSync(`/proc/${pid}/stat`) && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(go), 'the shell to start');
-    expect(environOf(pid)).toBe('');
+    // First `env` itself runs, with this process's environment; then it execs the shell with none.
+    const program = () => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0];
+      } catch {
+        return undefined;
+      }
+    };
+    blockUntil(() => program() === sh && environOf(pid) === '', 'the shell to start with an empty environment');
 
     let pauses = 0;
     const found = markedProcesses([marker], () => {
