@@ -83,10 +83,11 @@ describe('custom commands in the TUI', () => {
     const { app } = await openApp(FILES);
     await submit(app, '/help');
     await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
-    for (let i = 0; i < 20; i++) await press(app.stdin, KEY.down);
-    const help = await waitForFrame(app.lastFrame, (f) => f.includes('/review'));
-    expect(help).toContain('/release-notes');
-    expect(help).toContain('/sessions');
+    // Scrolled to the end, past the built-in commands, to the project's own.
+    for (let i = 0; i < 40; i++) await press(app.stdin, KEY.down);
+    const help = await waitForFrame(app.lastFrame, (f) => f.includes('/review') && f.includes('/release-notes'));
+    expect(help).toContain('Draft release notes');
+    expect(app.frames.join('\n')).toContain('/sessions');
   });
 });
 
