@@ -10,6 +10,7 @@ import { loadHistory } from '../../src/ui/state/history.js';
 import { reduce } from '../../src/ui/state/reducer.js';
 import { systemText, text } from '../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
 import { closeApp } from '../ui/app/teardown.js';
 import { KEY, press, waitForFrame } from '../ui/keys/harness.js';
 import { createUiState } from '../../src/ui/state/index.js';
@@ -23,6 +24,11 @@ afterEach(async () => {
 });
 
 const base = { session_id: 's1', agent: 'build', path: ['s1'], ts: 1 };
+
+/** A prompt is over once the files after it are recorded for undo; until then /compact asks to wait. */
+async function promptsSettled(harness: Harness, sessionId: string): Promise<void> {
+  await waitFor(() => harness.store.messageRows(sessionId).every((r) => !r.prompt || !r.snapshot_before || r.snapshot_after !== null), 'the prompts to settle', { timeoutMs: 15_000 });
+}
 
 describe('/compact in the TUI', () => {
   it('compacts by hand with a focus, says so in the transcript and shows the context fill', async () => {
@@ -45,6 +51,7 @@ describe('/compact in the TUI', () => {
       await press(app.stdin, q, KEY.enter);
       await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
     }
+    await promptsSettled(harness, root.id);
     // 24,010 of 40,000 tokens.
     await waitForFrame(app.lastFrame, (f) => f.includes('ctx 60%'));
 
@@ -71,6 +78,7 @@ describe('/compact in the TUI', () => {
       await press(app.stdin, q, KEY.enter);
       await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
     }
+    await promptsSettled(harness, root.id);
     await press(app.stdin, '/compact');
     await press(app.stdin, KEY.escape, KEY.enter);
     const screen = await waitForFrame(app.lastFrame, (f) => f.includes('Nothing compacted'));
