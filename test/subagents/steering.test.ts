@@ -4,7 +4,7 @@
 // the parent go on, and a finished child is continued with its new result sent to the parent.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent, EventOf } from '../../src/core/events.js';
-import { requestsOf, scriptConversations } from '../support/conversations.js';
+import { firstUserText, requestsOf, scriptConversations } from '../support/conversations.js';
 import { lastUserText, reply, text, toolResults, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
@@ -53,8 +53,10 @@ describe('steering sub-agents', () => {
     scriptConversations(h.server, {
       'steer a worker': [
         reply(spawn('worker', 'worker child', { run_in_background: true })),
-        (req) => {
+        async (req) => {
           childId = taskIdIn(resultsText(req)[0] ?? '') ?? 'missing';
+          // The worker is inside its first step (held below) before the nudge is sent.
+          await waitFor(() => h!.server.requests.some((r) => firstUserText(r) === 'worker child'), 'the worker\'s first request', { timeoutMs: 15_000 });
           return reply(spawn('nudge', 'steer: also look at B', { session_id: childId }));
         },
         (req) => {
