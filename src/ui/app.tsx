@@ -12,6 +12,7 @@ import type { UiCore } from './core-api.js';
 import { ApprovalDialog, diffRows, fitDiffLines } from './components/dialogs/ApprovalDialog.js';
 import { AskUserDialog } from './components/dialogs/AskUserDialog.js';
 import { PromptInput } from './components/input/PromptInput.js';
+import { DOUBLE_ESCAPE_MS } from './components/input/prompt-state.js';
 import type { NamedItem } from './components/input/completion.js';
 import { PICKER_CHROME_ROWS, SessionPicker } from './components/session-picker.js';
 import { StatusLine } from './components/status-line.js';
@@ -29,7 +30,8 @@ import { loadHighlighter } from './render/highlight.js';
 import { loadMarkdown } from './render/markdown.js';
 import { commandMenu } from './slash.js';
 import { liveBudget } from './app/live-budget.js';
-import { handleSlash, type Overlay, type SlashContext } from './app/slash-commands.js';
+import { handleSlash, openRewind, runRewind, type Overlay, type SlashContext } from './app/slash-commands.js';
+import { RewindView } from './screens/rewind-view.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
 import { useShellCount } from './app/use-shell-count.js';
 import {
@@ -302,6 +304,11 @@ function Screen(props: ScreenProps) {
     [core, rootId, row],
   );
 
+  // The draft a rewind puts back; a new id each time so the same text can be put back twice.
+  const [fill, setFill] = useState<{ id: number; text: string }>();
+  // When an Esc last stopped a running turn: a second Esc right after is not Esc Esc.
+  const interruptedTurnAt = useRef(0);
+
   // Ctrl+O shows more of every tool call (output, diffs); printed lines need a repaint.
   const [expanded, setExpanded] = useState(false);
   useKeys((input, key) => {
@@ -481,16 +488,46 @@ function Screen(props: ScreenProps) {
       ) : null}
       {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'rewind' ? (
+        <RewindView
+          prompts={overlay.prompts}
+          maxRows={overlayRows}
+          onClose={() => setOverlay(undefined)}
+          onPick={(messageId, mode) => {
+            setOverlay(undefined);
+            runRewind(messageId, mode, {
+              core,
+              rootId,
+              notify: setNotice,
+              openRoot: props.openRoot,
+              queue,
+              fillInput: (text) => setFill((f) => ({ id: (f?.id ?? 0) + 1, text })),
+            });
+          }}
+        />
+      ) : null}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput
         onSubmit={onSubmit}
         onInterrupt={() => {
+          if (core.isRunning(rootId) || queue.isBusy()) interruptedTurnAt.current = Date.now();
           core.cancel(rootId);
         }}
         onExitRequest={() => {
           props.onExit?.();
           exit();
         }}
+        onRewind={() => {
+          // While a turn runs the second Esc interrupts too, as a single one would.
+          if (core.isRunning(rootId)) {
+            core.cancel(rootId);
+            return;
+          }
+          // Esc Esc in a sub-agent's view, or right after an Esc stopped a turn, is not a rewind.
+          if (isChildView || Date.now() - interruptedTurnAt.current < DOUBLE_ESCAPE_MS) return;
+          openRewind({ core, rootId, notify: setNotice, setOverlay, queue });
+        }}
+        fill={fill}
         onCycleAgent={cycleAgent}
         history={history}
         commands={commands}

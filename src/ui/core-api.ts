@@ -26,6 +26,8 @@ export type UiCore = Pick<
   | 'compact'
   | 'undo'
   | 'redo'
+  | 'prompts'
+  | 'rewind'
   | 'modelLimit'
 > &
   // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills or shells.

@@ -1,6 +1,6 @@
 // /undo and /redo in the TUI: the files go back and forth and a notice says what happened.
 // (What was already printed above the live region stays in the terminal's scrollback.)
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
@@ -44,4 +44,63 @@ it('/undo removes the file the turn wrote, /redo writes it again, each with a no
   await press(app.stdin, KEY.escape, KEY.enter);
   await waitForFrame(app.lastFrame, (f) => f.includes('Redid "make a file"'), 15_000);
   expect(existsSync(made)).toBe(true);
+}, 60_000);
+
+/** Sends `prompt`, whose scripted turn writes `file`, and waits until its "after" snapshot is stored. */
+async function promptThatWrites(harness: Harness, rootId: string, prompt: string, file: string, answer: string): Promise<void> {
+  harness.server.enqueue(reply({ type: 'tool_use', id: `toolu_${file}`, name: 'write', input: { file_path: file, content: `${file}\n` } }), text(answer));
+  const before = harness.store.messageRows(rootId).filter((r) => r.prompt).length;
+  await press(app!.stdin, prompt, KEY.enter);
+  await waitFor(
+    () => harness.store.messageRows(rootId).filter((r) => r.prompt && r.snapshot_after !== null).length === before + 1,
+    `the snapshot after "${prompt}"`,
+    { timeoutMs: 15_000 },
+  );
+  await waitForFrame(app!.lastFrame, (f) => f.includes(answer));
+}
+
+it('Esc Esc (both in one read) lists the prompts; restoring code and conversation removes the files and puts the prompt back in the input', async () => {
+  h = await startHarness({ engine: { interactive: true, autoApprove: true } });
+  const harness = h;
+  const root = harness.engine.createSession();
+  app = render(<App core={harness.engine} rootId={root.id} />);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  await promptThatWrites(harness, root.id, 'write first', 'first.txt', 'FIRST-DONE');
+  await promptThatWrites(harness, root.id, 'write second', 'second.txt', 'SECOND-DONE');
+
+  app.stdin.write('\u001b\u001b');
+  const list = await waitForFrame(app.lastFrame, (f) => f.includes('Rewind: pick a prompt'));
+  // Newest last, and the newest is where the cursor starts.
+  expect(list.indexOf('write first')).toBeLessThan(list.indexOf('write second'));
+  await press(app.stdin, KEY.up, KEY.enter);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Restore code and conversation') && f.includes('Code only'));
+  await press(app.stdin, KEY.enter);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Rewound the conversation to before "write first"'), 15_000);
+  expect(existsSync(join(harness.projectDir, 'first.txt'))).toBe(false);
+  expect(existsSync(join(harness.projectDir, 'second.txt'))).toBe(false);
+  // The prompt's text is back in the input, ready to edit and send again.
+  await waitForFrame(app.lastFrame, (f) => /› write first|write first\s*$/m.test(f) && !f.includes('Ask anything'));
+  expect(harness.store.messageRows(root.id).filter((r) => r.prompt && !r.undone)).toHaveLength(0);
+}, 90_000);
+
+it('/rewind "Code only" that would overwrite a later edit of the user changes nothing and names the file', async () => {
+  h = await startHarness({ engine: { interactive: true, autoApprove: true } });
+  const harness = h;
+  const root = harness.engine.createSession();
+  app = render(<App core={harness.engine} rootId={root.id} />);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  await promptThatWrites(harness, root.id, 'write it', 'mine.txt', 'WROTE');
+  const file = join(harness.projectDir, 'mine.txt');
+  writeFileSync(file, 'the user rewrote this\n');
+
+  await press(app.stdin, '/rewind');
+  await press(app.stdin, KEY.escape, KEY.enter);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Rewind: pick a prompt') && f.includes('write it'));
+  await press(app.stdin, KEY.enter);
+  await waitForFrame(app.lastFrame, (f) => f.includes('Code only'));
+  await press(app.stdin, KEY.down, KEY.down, KEY.enter);
+  const refused = await waitForFrame(app.lastFrame, (f) => f.includes('Nothing was restored'), 15_000);
+  expect(refused).toContain('mine.txt');
+  expect(readFileSync(file, 'utf8')).toBe('the user rewrote this\n');
+  expect(harness.store.messageRows(root.id).filter((r) => r.prompt && !r.undone)).toHaveLength(1);
 }, 60_000);

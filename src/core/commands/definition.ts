@@ -45,6 +45,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'shells', description: 'background commands that are running' },
   { name: 'undo', description: 'put the files back as before the last prompt and hide that turn' },
   { name: 'redo', description: 're-apply what the last /undo took back' },
+  { name: 'rewind', description: 'go back to an earlier prompt: code, conversation or both (also Esc Esc)' },
   { name: 'exit', description: 'quit' },
 ];
 

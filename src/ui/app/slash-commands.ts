@@ -1,10 +1,10 @@
 // What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
-// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, shells, undo, redo) through the
+// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, shells, undo, redo, rewind) through the
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
 import type { CompactSkipped } from '../../core/context/index.js';
-import type { RevertOutcome } from '../../core/engine.js';
+import type { PromptEntry, RevertOutcome, RewindMode } from '../../core/engine.js';
 import { errorMessage } from '../../core/errors.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
 import { modelProblem } from '../../core/provider/models.js';
@@ -23,6 +23,7 @@ export type Overlay =
   | { kind: 'skills' }
   | { kind: 'mcp'; states?: McpServerState[] }
   | { kind: 'shells'; shells: ShellSummary[] }
+  | { kind: 'rewind'; prompts: PromptEntry[] }
   | undefined;
 
 export interface SlashContext {
@@ -132,18 +133,66 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
         ctx.notify(revertNotice(name, outcome));
       });
       return true;
+    case 'rewind':
+      openRewind(ctx);
+      return true;
     default:
       return false;
   }
 }
 
+/** Opens the rewind list (`/rewind`, Esc Esc) unless a turn is running. */
+export function openRewind(ctx: Pick<SlashContext, 'core' | 'rootId' | 'notify' | 'setOverlay' | 'queue'>): void {
+  if (ctx.queue.isBusy() || ctx.core.isRunning(ctx.rootId)) {
+    ctx.notify('Wait for the running turn to finish (or press Esc) before /rewind.');
+    return;
+  }
+  try {
+    ctx.setOverlay({ kind: 'rewind', prompts: ctx.core.prompts(ctx.rootId) });
+  } catch (err) {
+    ctx.notify(errorMessage(err));
+  }
+}
+
+/**
+ * Rewinds to the picked prompt. Restoring the conversation reads the transcript again and
+ * hands the prompt's text to `fillInput`; a conflict changes nothing and becomes a notice.
+ */
+export function runRewind(
+  messageId: string,
+  mode: RewindMode,
+  ctx: Pick<SlashContext, 'core' | 'rootId' | 'notify' | 'openRoot' | 'queue'> & { fillInput(text: string): void },
+): void {
+  ctx.queue.runExclusive(async () => {
+    const outcome = await ctx.core.rewind(ctx.rootId, messageId, mode);
+    if (mode !== 'code') ctx.openRoot(ctx.rootId);
+    ctx.notify(rewindNotice(mode, outcome));
+    if (mode !== 'code' && outcome.prompt) ctx.fillInput(outcome.prompt.text);
+  });
+}
+
+function rewindNotice(mode: RewindMode, outcome: RevertOutcome): string {
+  const shown = shortPrompt(outcome);
+  const files = filesRestored(outcome.files);
+  if (mode === 'code') return `Rewound the code to before "${shown}": ${files}.`;
+  const conversation = `Rewound the conversation to before "${shown}"`;
+  return mode === 'conversation' ? `${conversation}; the files were left as they are.` : `${conversation}: ${files}.`;
+}
+
 /** One line saying what /undo or /redo did. */
 function revertNotice(name: 'undo' | 'redo', outcome: RevertOutcome): string {
   const verb = name === 'undo' ? 'Undid' : 'Redid';
+  return `${verb} "${shortPrompt(outcome)}": ${filesRestored(outcome.files)}.`;
+}
+
+function shortPrompt(outcome: RevertOutcome): string {
   const prompt = (outcome.prompt?.text ?? '').trim().split('\n')[0] ?? '';
-  const shown = prompt.length > 50 ? `${prompt.slice(0, 47)}...` : prompt;
-  const files = outcome.files.length === 0 ? 'no file needed changing' : `${outcome.files.length === 1 ? '1 file' : `${outcome.files.length} files`} restored (${outcome.files.slice(0, 5).join(', ')}${outcome.files.length > 5 ? ', …' : ''})`;
-  return `${verb} "${shown}": ${files}.`;
+  return prompt.length > 50 ? `${prompt.slice(0, 47)}...` : prompt;
+}
+
+function filesRestored(files: readonly string[]): string {
+  if (files.length === 0) return 'no file needed changing';
+  return `${files.length === 1 ? '1 file' : `${files.length} files`} restored (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''})`;
 }
 
 /** Why `/compact` sent nothing, in the user's terms. */

@@ -5,7 +5,7 @@
 // never reaches components. Routing is synchronous: Ink may deliver several keys before
 // React runs effects, so subscriptions and `isActive` are read through refs, not effects.
 
-import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useInput, useStdin } from 'ink';
 import type { Keymap, KeymapAction } from './keymap.js';
 import { LEADER_TIMEOUT_MS } from './keymap.js';
@@ -134,7 +134,9 @@ export function useKeys(handler: KeyHandler, options: { isActive?: boolean } = {
   activeRef.current = isActive;
   const hasRouter = router !== undefined;
   const subscribe = router?.subscribe;
-  useEffect(() => {
+  // A layout effect: it runs as the component is committed, so a panel opened by one key
+  // hears the very next one (a passive effect may wait for some later render).
+  useLayoutEffect(() => {
     if (!subscribe) return;
     return subscribe({ handler: handlerRef, active: activeRef });
   }, [subscribe]);

@@ -16,6 +16,8 @@ export const PASTE_END = '\u001B[201~';
 export const BRACKETED_PASTE_ON = '\u001B[?2004h';
 export const BRACKETED_PASTE_OFF = '\u001B[?2004l';
 
+const DOUBLE_ESCAPE = '\u001B\u001B';
+
 /** A key press as components see it: Ink's flags, plus `paste` for a whole paste. */
 export type InputKey = Key & { paste?: boolean };
 
@@ -68,6 +70,9 @@ export function createKeyStream(): KeyStream {
       // A stray end marker, or a sequence Ink does not know (focus reports, odd function
       // keys): never typed as text.
       if (raw === PASTE_END) return [];
+      // Two Esc presses read at once (Ink holds a lone Esc back, then hands both over as one
+      // chunk): two keys, so Esc Esc can be told from a single Esc.
+      if (raw === DOUBLE_ESCAPE && key.escape) return [['', key], ['', key]];
       if (raw.startsWith('\u001B') && input.length > 1 && !hasNamedFlag(key)) return [];
       return splitKeys(input, key);
     },

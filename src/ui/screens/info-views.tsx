@@ -48,6 +48,7 @@ const ACTION_LABELS: Record<string, string> = {
 
 const FIXED_KEYS: ReadonlyArray<[string, string]> = [
   ['Esc', 'interrupt the running turn'],
+  ['Esc Esc', 'rewind to an earlier prompt (on an empty prompt, no turn running)'],
   ['Ctrl+C ×2', 'quit (once clears the input)'],
   ['Tab', 'cycle primary agents'],
   ['Ctrl+O', 'more or less tool-call detail'],

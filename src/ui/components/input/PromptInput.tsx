@@ -9,7 +9,7 @@ import { wrappedRows } from '../../screens/live-layout.js';
 import { useRefState } from '../../keys/ref-state.js';
 import { useKeys } from '../../keys/key-router.js';
 import { CompletionMenu } from './CompletionMenu.js';
-import { graphemeAt } from './editor.js';
+import { fromText, graphemeAt } from './editor.js';
 import type { NamedItem } from './completion.js';
 import { initialPromptState, isExitArmed, openMenu, reducePrompt, type OpenMenu, type PromptEffect, type PromptState } from './prompt-state.js';
 
@@ -17,6 +17,10 @@ export interface PromptInputProps {
   onSubmit: (text: string) => void;
   /** Esc with no menu open: interrupt the running turn. */
   onInterrupt?: () => void;
+  /** Esc twice within DOUBLE_ESCAPE_MS on an empty prompt (the first Esc still interrupts). */
+  onRewind?: () => void;
+  /** Replaces the draft with `text` whenever `id` changes (a rewound prompt back in the input). */
+  fill?: { id: number; text: string } | undefined;
   /** Ctrl+C pressed twice within `exitWindowMs` on an empty prompt: exit now. */
   onExitRequest?: () => void;
   /** Tab with no menu open (Shift+Tab: reverse). */
@@ -109,6 +113,7 @@ export function PromptInput(props: PromptInputProps) {
     switch (effect.type) {
       case 'submit': return props.onSubmit(effect.text);
       case 'interrupt': return props.onInterrupt?.();
+      case 'rewind': return props.onRewind?.();
       case 'exit': return props.onExitRequest?.();
       case 'cycleAgent': return props.onCycleAgent?.(effect.reverse);
     }
@@ -123,6 +128,13 @@ export function PromptInput(props: PromptInputProps) {
     },
     { isActive: isActive && !disabled },
   );
+
+  const fillId = props.fill?.id;
+  const fillText = props.fill?.text;
+  useEffect(() => {
+    if (fillId === undefined || fillText === undefined) return;
+    set({ ...initialPromptState, buffer: fromText(fillText) });
+  }, [fillId, fillText, set]);
 
   // Only takes the hint down; whether a second Ctrl+C exits is decided by the clock.
   const armedUntil = state.exitArmedUntil;

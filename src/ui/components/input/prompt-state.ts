@@ -20,7 +20,12 @@ export interface PromptState {
   exitArmedUntil: number | undefined;
   /** Long pastes, shown in the draft as their token and expanded on send. */
   pastes: readonly PastedText[];
+  /** When a lone Esc was last pressed on an empty prompt: a second one soon after is Esc Esc. */
+  escapedAt: number | undefined;
 }
+
+/** Two Esc presses on an empty prompt within this many milliseconds open the rewind list. */
+export const DOUBLE_ESCAPE_MS = 600;
 
 export interface PastedText {
   /** What the draft shows, e.g. `[Pasted 400 lines]`; unique within the draft. */
@@ -35,6 +40,8 @@ export const PASTE_INLINE_MAX_CHARS = 2000;
 export type PromptEffect =
   | { type: 'submit'; text: string }
   | { type: 'interrupt' }
+  /** Esc Esc on an empty prompt (DESIGN §18). */
+  | { type: 'rewind' }
   | { type: 'exit' }
   | { type: 'cycleAgent'; reverse: boolean };
 
@@ -59,6 +66,7 @@ export const initialPromptState: PromptState = {
   menuDismissed: false,
   exitArmedUntil: undefined,
   pastes: [],
+  escapedAt: undefined,
 };
 
 /** The draft with every paste token still in it replaced by the text it stands for. */
@@ -133,7 +141,12 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
     if (text.trim() === '') return none(state);
     return { state: { ...initialPromptState }, effects: [{ type: 'submit', text }] };
   }
-  if (key.escape) return { state, effects: [{ type: 'interrupt' }] };
+  if (key.escape) {
+    if (b.text !== '') return { state: { ...state, escapedAt: undefined }, effects: [{ type: 'interrupt' }] };
+    const double = state.escapedAt !== undefined && env.now - state.escapedAt <= DOUBLE_ESCAPE_MS;
+    if (double) return { state: { ...state, escapedAt: undefined }, effects: [{ type: 'rewind' }] };
+    return { state: { ...state, escapedAt: env.now }, effects: [{ type: 'interrupt' }] };
+  }
   if (key.tab) return { state, effects: [{ type: 'cycleAgent', reverse: Boolean(key.shift) }] };
   if (key.upArrow) return ed.cursorLine(b).line > 0 ? none({ ...state, buffer: ed.verticalMove(b, -1) }) : none(historyStep(state, env.history, 1));
   if (key.downArrow) {
