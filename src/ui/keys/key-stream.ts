@@ -8,6 +8,7 @@
 // by the raw chunk, which the caller supplies alongside.
 
 import type { Key } from 'ink';
+import { FOCUS_IN, FOCUS_OUT } from '../notify/focus.js';
 import { NO_KEY, splitKeys } from './key-event.js';
 
 export const PASTE_START = '\u001B[200~';
@@ -67,7 +68,7 @@ export function createKeyStream(): KeyStream {
       }
       // A stray end marker, or a sequence Ink does not know (focus reports, odd function
       // keys): never typed as text.
-      if (raw === PASTE_END) return [];
+      if (raw === PASTE_END || raw === FOCUS_IN || raw === FOCUS_OUT) return [];
       if (raw.startsWith('\u001B') && input.length > 1 && !hasNamedFlag(key)) return [];
       return splitKeys(input, key);
     },

@@ -83,7 +83,7 @@ describe('custom commands in the TUI', () => {
     const { app } = await openApp(FILES);
     await submit(app, '/help');
     await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
-    for (let i = 0; i < 20; i++) await press(app.stdin, KEY.down);
+    for (let i = 0; i < 40; i++) await press(app.stdin, KEY.down);
     const help = await waitForFrame(app.lastFrame, (f) => f.includes('/review'));
     expect(help).toContain('/release-notes');
     expect(help).toContain('/sessions');
@@ -102,7 +102,7 @@ describe('panels on a small screen', () => {
     expect(liveRows(help)).toBeLessThanOrEqual(23);
     expect(help).toMatch(/↑↓ more \(1–\d+ of \d+\)/);
     expect(help).not.toContain('/cmd19');
-    for (let i = 0; i < 40; i++) await press(app.stdin, KEY.down);
+    for (let i = 0; i < 60; i++) await press(app.stdin, KEY.down);
     const bottom = await waitForFrame(app.lastFrame, (f) => f.includes('/cmd19'));
     expect(liveRows(bottom)).toBeLessThanOrEqual(23);
     expect(bottom).not.toContain('Keys');
