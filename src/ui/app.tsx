@@ -125,6 +125,7 @@ export function App(props: AppProps) {
     label: (id) => agentPath(store.getState(), id),
     // Zero-width escapes (or a bell): written past Ink, they leave the frame as it is.
     write: (sequence) => stdout.write(sequence),
+    approvalsAutomatic: props.autoApprove === true,
     ...(props.env ? { env: props.env } : {}),
   });
 

@@ -21,6 +21,8 @@ export interface NotificationSources {
   /** How the UI names a session: `build › explore (Find routes)`. */
   label(sessionId: string): string;
   write(sequence: string): void;
+  /** `--yes`: approvals are answered at once, so none waits for the user. */
+  approvalsAutomatic?: boolean;
   env?: NodeJS.ProcessEnv;
   now?: () => number;
 }
@@ -50,7 +52,7 @@ export function useNotifications(sources: NotificationSources): void {
       }
       // Unknown focus counts as focused: a terminal without focus reports must not beep at every ask.
       if (s.focused.current !== false) return;
-      if (event.type === 'permission.asked') send(`${s.label(event.session_id)} wants to ${event.tool} ${event.file ?? event.subject}`);
+      if (event.type === 'permission.asked' && !s.approvalsAutomatic) send(`${s.label(event.session_id)} wants to ${event.tool} ${event.file ?? event.subject}`);
       else if (event.type === 'question.asked') send(`${s.label(event.session_id)} asks: ${event.question}`);
     });
   }, [on, rootId]);
