@@ -52,6 +52,9 @@ import {
   type UiStore,
 } from './state/index.js';
 import { useVisibleState } from './state/use-visible-state.js';
+import type { CoreEvent } from '../core/events.js';
+import { useTerminalFocus } from './notify/focus.js';
+import { useNotifications, type NotifySettings } from './notify/use-notifications.js';
 import type { PendingPermission, PendingQuestion, ToolCallItem } from './state/types.js';
 import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
 
@@ -82,6 +85,10 @@ export interface AppProps {
   autoApprove?: boolean;
   /** Start with the session picker open (`-r` without an id). */
   openPicker?: boolean;
+  /** Terminal notifications (config `notify`); none when absent. */
+  notify?: NotifySettings;
+  /** What the terminal says about itself (TERM, TERM_PROGRAM, TMUX); defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 type StaticEntry = { key: string; header: true } | (TranscriptEntry & { header?: false });
@@ -108,6 +115,21 @@ export function App(props: AppProps) {
     void loadHighlighter();
   }, []);
   useEffect(() => props.core.on((event) => store.dispatch(event)), [props.core, store]);
+  // Subscribed after the store, so a waiting session is already in it when it is named.
+  const focused = useTerminalFocus();
+  const core = props.core;
+  const onCoreEvent = useCallback((listener: (event: CoreEvent) => void) => core.on(listener), [core]);
+  useNotifications({
+    on: onCoreEvent,
+    rootId,
+    settings: props.notify,
+    focused,
+    label: (id) => agentPath(store.getState(), id),
+    // Zero-width escapes (or a bell): written past Ink, they leave the frame as it is.
+    write: (sequence) => stdout.write(sequence),
+    approvalsAutomatic: props.autoApprove === true,
+    ...(props.env ? { env: props.env } : {}),
+  });
 
   // A clean re-print: clear the terminal, then remount <Static> under a new key.
   const repaint = useCallback(() => {

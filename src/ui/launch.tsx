@@ -12,6 +12,8 @@ import { loadMarkdown } from './render/markdown.js';
 import type { UiCore } from './core-api.js';
 import { INK_RENDER_OPTIONS } from './render/ink-options.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './keys/key-stream.js';
+import { FOCUS_REPORTING_OFF, FOCUS_REPORTING_ON } from './notify/focus.js';
+import type { NotifySettings } from './notify/use-notifications.js';
 import { NoKeyScreen } from './screens/NoKeyScreen.js';
 import { TrustScreen, type TrustChoice } from './screens/TrustScreen.js';
 
@@ -21,7 +23,7 @@ export type { TrustChoice };
 /** The core API the running app needs: what the UI calls, and cancelling everything on quit. */
 export type TuiCore = UiCore & { cancelAll(): void };
 
-const RESTORE_TERMINAL = `\u001B[?25h\u001B[0m${BRACKETED_PASTE_OFF}`;
+const RESTORE_TERMINAL = `\u001B[?25h\u001B[0m${BRACKETED_PASTE_OFF}${FOCUS_REPORTING_OFF}`;
 
 export async function askTrust(root: string, ignored: readonly string[]): Promise<TrustChoice> {
   let choice: TrustChoice = 'not-now';
@@ -51,6 +53,7 @@ export interface RenderOptions {
   afterFirstFrame?: () => void;
   autoApprove?: boolean;
   openPicker?: boolean;
+  notify?: NotifySettings;
 }
 
 /** Renders the app and keeps the terminal sane on quit, SIGINT/SIGTERM and crashes. */
@@ -70,6 +73,7 @@ export async function renderTui(engine: TuiCore, opts: RenderOptions): Promise<n
       {...(opts.inputHistory ? { inputHistory: opts.inputHistory } : {})}
       {...(opts.autoApprove ? { autoApprove: true } : {})}
       {...(opts.openPicker ? { openPicker: true } : {})}
+      {...(opts.notify ? { notify: opts.notify } : {})}
     />,
     INK_RENDER_OPTIONS,
   );
@@ -78,10 +82,11 @@ export async function renderTui(engine: TuiCore, opts: RenderOptions): Promise<n
   // Pastes now arrive wrapped in markers, so only they are taken as pastes and keys read
   // together are still keys. However the process ends, the mode is turned off again, or
   // the user's shell would see the markers around every later paste.
-  process.stdout.write(BRACKETED_PASTE_ON);
+  // Focus reports (ESC[I / ESC[O) tell notifications whether the user is looking; off again likewise.
+  process.stdout.write(BRACKETED_PASTE_ON + FOCUS_REPORTING_ON);
   const pasteOff = () => {
     try {
-      writeSync(1, BRACKETED_PASTE_OFF);
+      writeSync(1, BRACKETED_PASTE_OFF + FOCUS_REPORTING_OFF);
     } catch {
       // The terminal is gone: nothing left to restore.
     }

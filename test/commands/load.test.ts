@@ -54,7 +54,7 @@ describe('loadCommands', () => {
     put(join(configDir, 'commands/z.md'), 'four');
     put(join(configDir, 'commands/w.md'), 'four');
     const { commands } = loadCommands({ configDir, cwd: project, configCommands: { w: { template: 'five' } } });
-    expect(Object.fromEntries([...commands].map(([k, v]) => [k, v.template]))).toEqual({ x: 'two', y: 'three', z: 'four', w: 'five' });
+    expect(Object.fromEntries([...commands].map(([k, v]) => [k, v.template]))).toEqual({ x: 'two', y: 'three', z: 'four', w: 'five', init: expect.stringContaining('AGENTS.md') });
   });
 
   it('prefers a nearer project folder to the git root', () => {
@@ -71,7 +71,7 @@ describe('loadCommands', () => {
     const empty = put(join(project, '.opencode/command/empty.md'), '---\ndescription: nothing\n---\n\n');
     put(join(project, '.opencode/command/fine.md'), 'works');
     const { commands, warnings } = loadCommands({ configDir, cwd: project });
-    expect([...commands.keys()]).toEqual(['fine']);
+    expect([...commands.keys()]).toEqual(['init', 'fine']);
     expect(warnings.map((w) => w.source).sort()).toEqual([broken, empty, wrong].sort());
     expect(warnings.find((w) => w.source === broken)!.message).toMatch(/^skipped: invalid YAML front-matter/);
     expect(warnings.find((w) => w.source === wrong)!.message).toMatch(/subtask must be true or false \(got "sometimes"\)/);

@@ -123,6 +123,7 @@ describe('loadConfig', () => {
       mcp: {},
       sandbox: { mode: 'off', network: false, allow_write: [], auto_allow: true },
       checkpoints: { enabled: true, max_file_mb: 5 },
+      notify: { enabled: true, after_seconds: 20 },
     });
   });
 

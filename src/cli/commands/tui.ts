@@ -96,6 +96,7 @@ async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Prom
       ...(opts.prompt ? { initialPrompt: opts.prompt } : {}),
       keybinds: ctx.config.keybinds,
       agentColors: colorsOf(ctx.agents),
+      notify: { enabled: ctx.config.notify.enabled, afterSeconds: ctx.config.notify.after_seconds },
       ...(opts.yes ? { autoApprove: true } : {}),
       ...(opts.pickSession ? { openPicker: true } : {}),
       inputHistory: {

@@ -5,3 +5,4 @@ export { commandFolders, loadCommands, parseCommandMarkdown, type CommandWarning
 export { renderTemplate, splitArguments } from './template.js';
 export { attachFiles, attachMentions, expandShell, fileReferences, shellInlines, type InlineFile, type InlineIo } from './inline.js';
 export { closeMatches, parseMention, parseSlashInput, unknownCommandMessage, type Mention, type SlashInput } from './parse.js';
+export { INIT_COMMAND, INIT_PROMPT } from './init.js';

@@ -15,6 +15,7 @@ import { readFrontMatter } from '../frontmatter.js';
 import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
 import { BUILTIN_COMMANDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
+import { INIT_COMMAND } from './init.js';
 
 export interface LoadCommandsOptions {
   /** The user's config dir; its `commands/` subfolder is read. */
@@ -114,7 +115,8 @@ export function parseCommandMarkdown(text: string, file: string): ParsedCommandF
 }
 
 export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
-  const commands = new Map<string, CommandDefinition>();
+  // The product's own prompt commands come first, so a user's file of the same name replaces them.
+  const commands = new Map<string, CommandDefinition>([[INIT_COMMAND.name, INIT_COMMAND]]);
   const warnings: CommandWarning[] = [];
   const narrowing = opts.narrowing;
   readMarkdownFolders(

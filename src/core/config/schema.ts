@@ -95,6 +95,13 @@ export const CheckpointSettingsSchema = z.strictObject({
   max_file_mb: z.number().positive().default(5),
 });
 
+/** Terminal notifications from the interactive UI (DESIGN §9): a long turn ended, or someone waits. */
+export const NotifySettingsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** A turn that ran at least this long notifies when it ends. */
+  after_seconds: z.number().min(0).default(20),
+});
+
 // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
 const ProvidersSchema = z.object({ anthropic: AnthropicProviderSchema.optional() }).catchall(CustomProviderSchema);
 
@@ -121,6 +128,7 @@ export const ConfigFileSchema = z.strictObject({
   // (an `http` hook, a new event) must not stop the program from starting.
   hooks: z.record(z.string(), z.unknown()).optional(),
   checkpoints: CheckpointSettingsSchema.prefault({}),
+  notify: NotifySettingsSchema.prefault({}),
 });
 
 /** The whole configuration: the files merged, each provider complete. */

@@ -8,6 +8,7 @@
 // by the raw chunk, which the caller supplies alongside.
 
 import type { Key } from 'ink';
+import { FOCUS_IN, FOCUS_OUT } from '../notify/focus.js';
 import { NO_KEY, splitKeys } from './key-event.js';
 
 export const PASTE_START = '\u001B[200~';
@@ -69,7 +70,7 @@ export function createKeyStream(): KeyStream {
       }
       // A stray end marker, or a sequence Ink does not know (focus reports, odd function
       // keys): never typed as text.
-      if (raw === PASTE_END) return [];
+      if (raw === PASTE_END || raw === FOCUS_IN || raw === FOCUS_OUT) return [];
       // Two Esc presses read at once (Ink holds a lone Esc back, then hands both over as one
       // chunk): two keys, so Esc Esc can be told from a single Esc.
       if (raw === DOUBLE_ESCAPE && key.escape) return [['', key], ['', key]];

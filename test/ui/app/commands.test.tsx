@@ -103,7 +103,7 @@ describe('panels on a small screen', () => {
     expect(liveRows(help)).toBeLessThanOrEqual(23);
     expect(help).toMatch(/↑↓ more \(1–\d+ of \d+\)/);
     expect(help).not.toContain('/cmd19');
-    for (let i = 0; i < 40; i++) await press(app.stdin, KEY.down);
+    for (let i = 0; i < 60; i++) await press(app.stdin, KEY.down);
     const bottom = await waitForFrame(app.lastFrame, (f) => f.includes('/cmd19'));
     expect(liveRows(bottom)).toBeLessThanOrEqual(23);
     expect(bottom).not.toContain('Keys');
