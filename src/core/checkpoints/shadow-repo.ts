@@ -187,17 +187,27 @@ export class ShadowRepo {
     makePrivateDir(this.options.root);
     const fresh = !(await exists(join(this.gitDir, 'HEAD')));
     if (fresh) {
-      // Two processes may create it at once: the second `init` re-initialises harmlessly.
-      await git(['init', '-q', '--bare', this.gitDir], { cwd: this.options.root });
-      for (const [key, value] of [
-        ['core.bare', 'false'],
-        ['core.autocrlf', 'false'],
-        ['core.symlinks', 'true'],
-        ['core.untrackedCache', 'true'],
-        ['gc.auto', '0'],
-        ['advice.addEmbeddedRepo', 'false'],
-      ] as const) {
-        await git(['--git-dir', this.gitDir, 'config', key, value], { cwd: this.options.root });
+      // Built aside and renamed into place: several processes may create it at once, and git
+      // refuses a `config` write while another holds the config's lock.
+      const building = `${this.gitDir}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        await git(['init', '-q', '--bare', building], { cwd: this.options.root });
+        for (const [key, value] of [
+          ['core.bare', 'false'],
+          ['core.autocrlf', 'false'],
+          ['core.symlinks', 'true'],
+          ['core.untrackedCache', 'true'],
+          ['gc.auto', '0'],
+          ['advice.addEmbeddedRepo', 'false'],
+        ] as const) {
+          await git(['--git-dir', building, 'config', key, value], { cwd: this.options.root });
+        }
+        await rename(building, this.gitDir).catch(async (err: NodeJS.ErrnoException) => {
+          // Another process got there first: its repository is as good as this one.
+          if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+        });
+      } finally {
+        await rm(building, { recursive: true, force: true });
       }
     }
     await this.writeExcludes();
