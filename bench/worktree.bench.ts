@@ -3,7 +3,10 @@
 // `git worktree add`, links) and to merge its one-file change back into the parent's working
 // tree, against a bare `git worktree add` of the same repository in the same run. Median of 5.
 // "Result ready" is what the parent waits for; the folder is removed after it, in the
-// background, and "with removal" counts that too.
+// background, and "with removal" counts that too. Two layouts of the same files: packed, as
+// any cloned or garbage-collected repository is, and every object loose, as right after the
+// first `git add` of a new project (git then opens and inflates one file per blob, which is
+// what makes a checkout slow, for git itself as much as for us).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,21 +33,32 @@ try {
   git(project, 'commit', '-qm', 'init');
   // The parent has work in progress, as it would when it starts children.
   appendFileSync(join(project, 'src/d0/f0.ts'), '// uncommitted\n');
+  const workspaces = new Workspaces(join(dir, 'data', 'worktrees'));
+  await measure('every object loose (a fresh `git add`)', workspaces);
+  git(project, 'repack', '-adq');
+  await measure('packed (cloned or after `git gc`)', workspaces);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function measure(layout: string, workspaces: Workspaces): Promise<void> {
 
   const bare: number[] = [];
   const ready: number[] = [];
   const total: number[] = [];
-  const workspaces = new Workspaces(join(dir, 'data', 'worktrees'));
   for (let run = 0; run <= RUNS; run++) {
     const path = join(dir, `bare-${run}`);
+    // Each round deletes 5,000 files; flush that first so it does not slow the next timing.
+    execFileSync('sync');
     let start = performance.now();
     git(project, 'worktree', 'add', '-q', '--detach', path, 'HEAD');
     const bareMs = performance.now() - start;
     git(project, 'worktree', 'remove', '--force', path);
+    execFileSync('sync');
 
     start = performance.now();
-    const wt = await workspaces.create(project, `ses_bench${run}`, ['node_modules']);
-    appendFileSync(join(wt.path, `src/d1/f${run + 1}.ts`), `// child ${run}\n`);
+    const wt = await workspaces.create(project, `ses_bench${layout.length}_${run}`, ['node_modules']);
+    appendFileSync(join(wt.path, `src/d1/f${run + 1}.ts`), `// child ${layout} ${run}\n`);
     const outcome = await workspaces.finish(wt, 'merge');
     const readyMs = performance.now() - start;
     await workspaces.settled();
@@ -58,12 +72,10 @@ try {
   }
   const b = median(bare);
   const row = (name: string, ms: number) => `| ${name} | ${Math.round(ms)} ms | ${(ms / b).toFixed(2)}× |`;
-  console.log(`\n### Worktree isolation, ${FILES} files (median of ${RUNS})\n`);
+  console.log(`\n### Worktree isolation, ${FILES} files, ${layout} (median of ${RUNS})\n`);
   console.log('| measure | time | vs bare `git worktree add` |');
   console.log('|---|---|---|');
   console.log(row('bare `git worktree add`', b));
   console.log(row('create + merge back (result ready)', median(ready)));
   console.log(row('create + merge back + folder removed', median(total)));
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }
