@@ -19,10 +19,11 @@
  * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFile, lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { makePrivateDir } from '../private-files.js';
 import { git, GitError } from '../workspace/git.js';
+import { copyIndexFile } from '../workspace/index-copy.js';
 
 export const NO_GIT_NOTICE = 'undo is unavailable: no git';
 
@@ -92,18 +93,7 @@ export class ShadowRepo {
     const index = join(this.gitDir, 'index');
     const own = `${index}.${process.pid}.${randomBytes(4).toString('hex')}`;
     try {
-      await copyFile(index, own).then(
-        // The copy keeps the index's own time (a little earlier, never later): git trusts a
-        // file's cached stat only when the file is older than the index, so a copy stamped
-        // "now" would hide a same-size edit made just after the last snapshot.
-        async () => {
-          const { atime, mtimeMs } = await stat(index);
-          await utimes(own, atime, new Date(mtimeMs - 1000));
-        },
-        (err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') throw err;
-        },
-      );
+      await copyIndexFile(index, own);
       const env = { GIT_INDEX_FILE: own };
       // One walk of the tree finds what changed (git's stat cache answers for the rest);
       // only those paths are then hashed and staged.

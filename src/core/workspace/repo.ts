@@ -5,10 +5,11 @@
 // through a copy of its index: the user's index, HEAD, branches and stash are never written.
 // Works in a repository with no commits (the commit then has no parent).
 import { randomBytes } from 'node:crypto';
-import { copyFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { git, gitText, GitError } from './git.js';
+import { copyIndexFile } from './index-copy.js';
 
 export interface RepoInfo {
   /** The working tree's top folder (a linked worktree's own folder for one). */
@@ -67,10 +68,7 @@ export async function snapshotCommit(repo: RepoInfo, opts: SnapshotOptions): Pro
 export async function snapshotTree(repo: RepoInfo, exclude: readonly string[]): Promise<string> {
   const temp = join(tmpdir(), `opencode-ink-index-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
-    await copyFile(repo.indexFile, temp).catch((err: NodeJS.ErrnoException) => {
-      // No index yet (nothing ever added): git starts an empty one.
-      if (err.code !== 'ENOENT') throw err;
-    });
+    await copyIndexFile(repo.indexFile, temp);
     const env = { GIT_INDEX_FILE: temp };
     const pathspec = ['.', ...exclude.map((p) => `:(exclude,literal)${p}`)];
     await git(['add', '-A', '--', ...pathspec], { cwd: repo.toplevel, env });
