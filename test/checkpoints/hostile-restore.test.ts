@@ -2,6 +2,7 @@
 // replaced by a symbolic link to somewhere outside the project. Undo, redo and revert must
 // never write, overwrite or delete through that link (DESIGN §18: never destroy the user's
 // work; restore never writes outside the project).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,5 +89,27 @@ describe('restoring through a folder replaced by a symbolic link', () => {
     expect(existsSync(join(outside, 'b', 'c.txt'))).toBe(false);
     // Nothing is half-applied: the safe path waits too.
     expect(readFileSync(join(project, 'plain.txt'), 'utf8')).toBe('after\n');
+  });
+});
+
+describe('a project holding a nested git repository', () => {
+  it('restores the project\'s files and leaves the nested repository as it is', async () => {
+    const { project, repo, write } = setup();
+    const nested = join(project, 'vendor', 'lib');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: nested });
+    write(join(nested, 'f.txt'), 'one\n');
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'one');
+    write(join(project, 'top.txt'), 'one\n');
+    const before = (await repo.snapshot())!;
+    write(join(nested, 'f.txt'), 'two\n');
+    git('commit', '-qam', 'two');
+    write(join(project, 'top.txt'), 'two\n');
+    const after = (await repo.snapshot())!;
+
+    expect(await restoreFiles(repo, after, before)).toEqual({ kind: 'restored', files: ['top.txt'] });
+    expect(readFileSync(join(project, 'top.txt'), 'utf8')).toBe('one\n');
+    expect(readFileSync(join(nested, 'f.txt'), 'utf8')).toBe('two\n');
   });
 });
