@@ -2,6 +2,8 @@
 // SDK. Requests map onto the core's public API (Engine); what the core emits reaches the
 // editor through the Bridge. Session ids are the core's root session ids, so a session
 // started in an editor is the same one `sessions`, `-s` and the TUI see.
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { agent, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 import type { AgentApp, AgentConnection, ContentBlock, SessionConfigOption, SessionModeState, Stream } from '@agentclientprotocol/sdk';
 import type { TurnOutcome } from '../core/agent/loop.js';
@@ -31,6 +33,8 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
   const opened = new Map<string, Engine>();
 
   const engineFor = (cwd: string): Engine => {
+    const problem = cwdProblem(cwd);
+    if (problem) throw RequestError.invalidParams({ cwd }, problem);
     try {
       return projects.engineFor(cwd);
     } catch (err) {
@@ -237,6 +241,23 @@ function guard<T>(fn: () => T): T {
 }
 
 /** A core error as a JSON-RPC error the editor can show: bad input is invalid params. */
+/**
+ * Why `cwd` cannot be a session's folder, or undefined. ACP requires an absolute path: a
+ * relative one would be resolved against wherever this process started, and every tool of
+ * the session would run there.
+ */
+function cwdProblem(cwd: string): string | undefined {
+  const shown = JSON.stringify(cwd);
+  if (!isAbsolute(cwd)) return `The session folder ${shown} is not an absolute path; ACP sessions need the project's absolute path.`;
+  try {
+    if (!statSync(cwd).isDirectory()) return `The session folder ${shown} is not a folder.`;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `The session folder ${shown} does not exist.` : `The session folder ${shown} cannot be opened (${code ?? errorMessage(err)}).`;
+  }
+  return undefined;
+}
+
 function asRequestError(err: unknown): RequestError {
   if (err instanceof RequestError) return err;
   if (err instanceof ConfigError || err instanceof UserFacingError) return RequestError.invalidParams(undefined, err.message);

@@ -10,6 +10,9 @@
  *   keeps those changes where they do not overlap; an overlap, or a change that cannot be
  *   merged as text (a file created or deleted on one side and changed on the other), is a
  *   conflict.
+ * - a path whose folder is no longer a real folder of the project — replaced by a symbolic
+ *   link (to `~`, say) or by a file — is a conflict too: a restore never reads, writes or
+ *   deletes through a link, so it never touches anything outside the project.
  * Everything is decided before anything is written: with any conflict nothing changes and the
  * answer names the conflicting files. Writes are atomic (temp file + rename) and only happen
  * if the file is still what was read a moment before.
@@ -47,6 +50,7 @@ export async function restoreFiles(repo: ShadowRepo, base: string, target: strin
 }
 
 async function planPath(repo: ShadowRepo, change: PathChange): Promise<Step | 'conflict' | undefined> {
+  if (await leavesProject(repo.project, change.path)) return 'conflict';
   const disk = await readDisk(join(repo.project, change.path));
   const base = await sideContent(repo, change.from);
   const target = await sideContent(repo, change.to);
@@ -95,8 +99,30 @@ async function mergeText(repo: ShadowRepo, ours: Buffer, base: Buffer, theirs: B
   }
 }
 
+/**
+ * Whether one of the folders above `path` (relative to the project) is now a symbolic link
+ * or something other than a folder: then joining the path would lead elsewhere. A missing
+ * folder is fine (it is created inside the project).
+ */
+async function leavesProject(project: string, path: string): Promise<boolean> {
+  const parts = path.split('/').slice(0, -1);
+  let dir = project;
+  for (const part of parts) {
+    dir = join(dir, part);
+    const stats = await lstat(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!stats) return false;
+    if (!stats.isDirectory()) return true;
+  }
+  return false;
+}
+
 async function apply(project: string, step: Step): Promise<void> {
   const path = join(project, step.path);
+  // Checked again right before writing: a link put in place since planning is not followed either.
+  if (await leavesProject(project, step.path)) throw new Error(`${step.path} was not restored: a folder above it became a symbolic link or a file while restoring.`);
   if (step.write === 'absent') {
     if (step.expected.kind !== 'absent') await unlink(path);
     await removeEmptyParents(project, dirname(path));

@@ -17,6 +17,10 @@
  * - Without git, `snapshot()` resolves to undefined and `onUnavailable` gets the one line
  *   "undo is unavailable: no git" (once).
  * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold.
+ * - A nested git repository (a folder with its own `.git`, like a submodule) is recorded by
+ *   git as a pointer to its commit, not as files, and that commit is not in the shadow
+ *   repository: `changes` leaves such paths out, so restoring leaves nested repositories as
+ *   they are instead of failing on them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -26,6 +30,9 @@ import { git, GitError } from '../workspace/git.js';
 import { copyIndexFile } from '../workspace/index-copy.js';
 
 export const NO_GIT_NOTICE = 'undo is unavailable: no git';
+
+/** A nested repository's entry (a "gitlink"): a commit id, with no content in the snapshot. */
+const GITLINK_MODE = '160000';
 
 /** The empty tree's id: the "before" of a file that did not exist. */
 const NULL_ID = /^0+$/;
@@ -121,6 +128,7 @@ export class ShadowRepo {
       const path = fields[i + 1]!;
       if (meta.length < 5) continue;
       const [fromMode, toMode, fromBlob, toBlob] = meta as [string, string, string, string];
+      if (fromMode === GITLINK_MODE || toMode === GITLINK_MODE) continue;
       changes.push({
         path,
         from: NULL_ID.test(fromBlob) ? undefined : { mode: fromMode, blob: fromBlob },

@@ -9,7 +9,9 @@
 //   past 1568 px, and allows only 2000 px a side once a request holds over 20 images), then
 //   re-encoded in its own format (GIF as PNG); when that is still too heavy, smaller sizes
 //   and JPEG are tried before refusing. An image already within the limits is sent as it is.
-// - sharp (native, a few MB) is loaded only when an image has to be scaled.
+// - sharp (native, a few MB) is loaded only when an image has to be scaled. A picture whose
+//   header declares more than MAX_DECODE_PIXELS (a "decompression bomb": a few KB declaring
+//   50,000×50,000) is refused from its header, before anything is decoded.
 import { createHash } from 'node:crypto';
 import type { ImageMediaType } from '../messages.js';
 import { dimensionsOf, imageFormatOf, imageProblem, mediaTypeLabel, otherImageType, type ImageFormat } from './format.js';
@@ -40,6 +42,9 @@ export class ImageError extends Error {
     this.name = 'ImageError';
   }
 }
+
+/** sharp's own default ceiling (0x3FFF², about 268 megapixels), stated so the refusal can say it. */
+export const MAX_DECODE_PIXELS = 0x3fff * 0x3fff;
 
 /** The four formats' file extensions: a file named so that holds none of them is refused. */
 const IMAGE_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp']);
@@ -72,6 +77,12 @@ export async function prepareImage(name: string, bytes: Buffer): Promise<Prepare
   if (typeof size === 'string') throw new ImageError(`${name} is a damaged ${format.label} image (${size}); it cannot be sent.`);
   if (size.width <= MAX_IMAGE_SIDE && size.height <= MAX_IMAGE_SIDE && bytes.length <= MAX_IMAGE_BYTES) {
     return { name, media_type: format.mediaType, ...size, bytes, sha256: sha256Of(bytes) };
+  }
+  if (size.width * size.height > MAX_DECODE_PIXELS) {
+    const megapixels = Math.round((size.width * size.height) / 1e6).toLocaleString('en-US');
+    throw new ImageError(
+      `${name} is ${size.width}×${size.height} pixels (${megapixels} megapixels), too large to scale down: images over ${Math.floor(MAX_DECODE_PIXELS / 1e6)} megapixels are not read.`,
+    );
   }
   const scaled = await scaleDown(name, bytes, format, size);
   return { name, ...scaled, sha256: sha256Of(scaled.bytes), scaledFrom: { ...size, bytes: bytes.length } };
@@ -107,7 +118,7 @@ async function scaleDown(name: string, bytes: Buffer, format: ImageFormat, size:
       const width = Math.max(1, Math.round(size.width * fit * scale));
       const height = Math.max(1, Math.round(size.height * fit * scale));
       // `rotate()` applies the EXIF orientation, so the picture is scaled the way it is seen.
-      const resized = () => sharp(bytes, { animated: false }).rotate().resize(width, height, { fit: 'fill' });
+      const resized = () => sharp(bytes, { animated: false, limitInputPixels: MAX_DECODE_PIXELS }).rotate().resize(width, height, { fit: 'fill' });
       const own = await encode(resized(), format.mediaType);
       if (own.bytes.length <= MAX_IMAGE_BYTES) return own;
       smallest = own;

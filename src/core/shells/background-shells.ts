@@ -16,10 +16,16 @@
 //   and resolves once it is gone. `endSession` does that for every running shell of one
 //   session and forgets them; `endAll` for every session (the program is quitting).
 // - `shell.started` and `shell.exited` go out through the starting session's emitter.
+// - A session runs at most MAX_RUNNING_SHELLS at once: `checkRoom` throws a ToolError naming
+//   them before another command is started, so a looping model cannot fill the machine with
+//   processes (each started one also holds pipes and an output buffer).
 import type { EventPayloads, EventType } from '../events.js';
 import type { CommandExit, RunningCommand } from '../sandbox/index.js';
 import { OutputCap } from '../tools/output-cap.js';
 import { ToolError } from '../tools/types.js';
+
+/** Background commands one session may have running at once: dev servers and watchers are a handful. */
+export const MAX_RUNNING_SHELLS = 16;
 
 /** How long output may keep draining after the shell exits before leftovers are stopped. */
 const DRAIN_MS = 200;
@@ -60,6 +66,8 @@ export interface ShellReport {
 
 /** One session's shells, as its tools see them. */
 export interface SessionShells {
+  /** Throws a ToolError when the session already runs MAX_RUNNING_SHELLS; call before starting the command. */
+  checkRoom(): void;
   start(start: ShellStart): ShellSummary;
   /** Throws a ToolError naming the session's shells when the id is not one of them. */
   read(shellId: string): ShellReport;
@@ -145,6 +153,7 @@ export class BackgroundShells {
   /** The view of one session; `emit` announces its shells' start and end. */
   forSession(sessionId: string, emit: ShellEmitter): SessionShells {
     return {
+      checkRoom: () => this.checkRoom(sessionId),
       start: (start) => this.start(sessionId, start, emit),
       read: (shellId) => this.find(sessionId, shellId).report(),
       kill: async (shellId) => {
@@ -177,6 +186,15 @@ export class BackgroundShells {
   /** Stops every shell of every session (the program is quitting); resolves once all are gone, those already being stopped included. */
   async endAll(): Promise<void> {
     await Promise.all([...[...this.sessions.keys()].map((id) => this.endSession(id)), ...this.ending]);
+  }
+
+  private checkRoom(sessionId: string): void {
+    const running = [...(this.sessions.get(sessionId)?.values() ?? [])].filter((shell) => !shell.end);
+    if (running.length < MAX_RUNNING_SHELLS) return;
+    const ids = running.map((shell) => shell.summary.shellId).join(', ');
+    throw new ToolError(
+      `${MAX_RUNNING_SHELLS} background commands of this session are already running (${ids}), the most at once. Stop one you no longer need with kill_shell, or run this command without run_in_background.`,
+    );
   }
 
   private start(sessionId: string, start: ShellStart, emit: ShellEmitter): ShellSummary {

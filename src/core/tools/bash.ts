@@ -187,6 +187,7 @@ async function startInBackground(
   ctx: ToolContext,
 ): Promise<ToolResult> {
   const shells = ctx.shells!;
+  shells.checkRoom();
   const running = await runner.run(command, { cwd: ctx.cwd, env, signal: new AbortController().signal });
   if (running.pid === undefined) {
     const exit = await running.exited;
