@@ -381,11 +381,12 @@ function Screen(props: ScreenProps) {
     };
   }, [core, store, frames, repaint, needingChanges]);
 
-  // The revert key (DESIGN §18): a finished sub-agent's view asks y/n, then reverts its changes.
+  // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, its newest
+  // changed sub-agent) asks y/n, then reverts its changes.
   props.revertKey.current = () => {
     void revertCheck(core, store.getState(), viewId).then((check) => {
       if (!check.ok) setNotice(check.notice);
-      else setOverlay({ kind: 'revert', sessionId: viewId, label: check.label, question: revertQuestion(check.label, check.stat) });
+      else setOverlay({ kind: 'revert', sessionId: check.sessionId, label: check.label, question: revertQuestion(check.label, check.stat) });
     });
   };
   const runRevert = (sessionId: string, label: string) => {
@@ -394,7 +395,14 @@ function Screen(props: ScreenProps) {
     if (!revert) return;
     // An overlap with later changes arrives as the core's notice naming the files; nothing changed.
     revert(sessionId).then(
-      (outcome) => setNotice(revertedNotice(label, outcome.files)),
+      (outcome) => {
+        setNotice(revertedNotice(label, outcome.files));
+        // Its block is on screen in this view: printed again, it says "reverted".
+        if (store.getState().sessions[sessionId]?.parentId === viewId) {
+          frames.flush();
+          repaint();
+        }
+      },
       (err: unknown) => setNotice(errorMessage(err)),
     );
   };

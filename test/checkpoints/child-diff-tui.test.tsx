@@ -82,6 +82,13 @@ it('says why a child cannot be reverted: it changed nothing, or a later edit ove
   await press(app.stdin, 'run two', KEY.enter);
   await waitForFrame(app.lastFrame, (f) => f.includes('ALL-DONE'), 20_000);
 
+  // In the parent's view the key offers the newest sub-agent that changed files; n dismisses it.
+  await press(app.stdin, KEY.ctrlX, 'u');
+  await waitForFrame(app.lastFrame, (f) => /Revert build › general \(Edit a\)'s changes to 1 file .*y\/n/.test(f), 15_000);
+  await press(app.stdin, 'n');
+  await waitForFrame(app.lastFrame, (f) => !f.includes('y/n'));
+  expect(readFileSync(join(harness.projectDir, 'a.txt'), 'utf8')).toBe('alpha\nBETA\ngamma\n');
+
   // The second child only read: nothing to revert, no question asked.
   await press(app.stdin, KEY.ctrlX, KEY.left);
   await waitForFrame(app.lastFrame, (f) => f.includes('sub-agent session') && f.includes('read a'));

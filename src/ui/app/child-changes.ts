@@ -7,6 +7,9 @@
 // - `loadChanges` fetches the per-file diff of finished sub-agents whose blocks are expanded,
 //   once each, and resolves to true when it added any.
 // - `revertCheck` says whether the session can be reverted now, or why not, in one sentence.
+//   Asked in a session that is not a sub-agent (the root's view), it picks the newest finished
+//   sub-agent of that session that changed files and is not reverted yet — the block just
+//   above the prompt; the y/n question names it, and any other one is reverted from its view.
 // A failing core call is never thrown at the screen: it is left out (stats, diffs) — the
 // revert itself reports its error as a notice.
 import { errorMessage } from '../../core/errors.js';
@@ -73,12 +76,14 @@ export async function loadChanges(core: UiCore, store: UiStore, ids: readonly st
   return found.some(Boolean);
 }
 
-export type RevertCheck = { ok: true; label: string; stat: DiffStat | undefined } | { ok: false; notice: string };
+export type RevertCheck = { ok: true; sessionId: string; label: string; stat: DiffStat | undefined } | { ok: false; notice: string };
 
-/** Whether the sub-agent `sessionId` can be reverted now; its stat, asked of the core when not known yet. */
-export async function revertCheck(core: UiCore, state: UiState, sessionId: string): Promise<RevertCheck> {
-  const node = state.sessions[sessionId];
-  if (!node?.parentId) return { ok: false, notice: "Reverting undoes one sub-agent's changes: open a sub-agent's view first (its block's keys move there)." };
+/** Whether the sub-agent `viewId` (or, in a root's view, its newest changed one) can be reverted now; its stat, asked of the core when not known yet. */
+export async function revertCheck(core: UiCore, state: UiState, viewId: string): Promise<RevertCheck> {
+  const viewed = state.sessions[viewId];
+  const node = viewed?.parentId ? viewed : childrenOf(state, viewId).filter((s) => isFinalStatus(s.status) && (s.diffStat?.files ?? 0) > 0 && !s.reverted).at(-1);
+  if (!node) return { ok: false, notice: "No finished sub-agent here changed files that are not reverted yet; to revert another one, open its view first." };
+  const sessionId = node.id;
   const label = agentPath(state, sessionId);
   if (!isFinalStatus(node.status) || core.isRunning(sessionId)) return { ok: false, notice: `${label} is still running: it can be reverted once it has finished.` };
   if (!core.revertSession) return { ok: false, notice: 'Reverting a sub-agent is not available here.' };
@@ -86,7 +91,7 @@ export async function revertCheck(core: UiCore, state: UiState, sessionId: strin
     const stat = node.diffStat ?? (await core.sessionDiffStat?.(sessionId));
     if (stat?.files === 0) return { ok: false, notice: `${label} changed no file: nothing to revert.` };
     if (node.reverted) return { ok: false, notice: `${label}'s changes were already reverted.` };
-    return { ok: true, label, stat };
+    return { ok: true, sessionId, label, stat };
   } catch (err) {
     return { ok: false, notice: errorMessage(err) };
   }
