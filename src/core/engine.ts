@@ -45,9 +45,11 @@ import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
 import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
+import type { DiffStat, FileDiff } from './checkpoints/index.js';
 
 export { agentToolNames } from './engine/session-factory.js';
 export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
+export type { DiffHunk, DiffStat, FileDiff } from './checkpoints/index.js';
 
 export interface EngineOptions {
   cwd: string;
@@ -442,6 +444,16 @@ export class Engine {
   /** The unified diff a session made, its descendants' included. */
   sessionDiff(sessionId: string): Promise<string> {
     return this.checkpoints.sessionDiff(sessionId);
+  }
+
+  /** What a finished session changed (files, lines added and removed), descendants included; undefined while it runs or without snapshots. Cached. */
+  sessionDiffStat(sessionId: string): Promise<DiffStat | undefined> {
+    return this.checkpoints.sessionDiffStat(sessionId);
+  }
+
+  /** A session's changes, descendants included, as typed per-file hunks (what the TUI shows on expand). */
+  sessionChanges(sessionId: string): Promise<FileDiff[]> {
+    return this.checkpoints.sessionChanges(sessionId);
   }
 
   /**

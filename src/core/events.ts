@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { EVENT_TYPES } from './events/protocol.js';
 import type {
   CoreEventSchema,
+  DiffStatSchema,
   EventEnvelopeSchema,
   FileChangeSchema,
   ImageRefSchema,
@@ -29,6 +30,7 @@ export type TaskOutcome = z.infer<typeof TaskOutcomeSchema>;
 export type FileChange = z.infer<typeof FileChangeSchema>;
 export type TaskMerge = z.infer<typeof MergeOutcomeSchema>;
 export type ImageRef = z.infer<typeof ImageRefSchema>;
+export type DiffStat = z.infer<typeof DiffStatSchema>;
 export type ProtocolLine = z.infer<typeof ProtocolLineSchema>;
 
 /** Every core event, as the schema defines it. */

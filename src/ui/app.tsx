@@ -32,6 +32,8 @@ import { commandMenu } from './slash.js';
 import { liveBudget } from './app/live-budget.js';
 import { handleSlash, openRewind, runRewind, type Overlay, type SlashContext } from './app/slash-commands.js';
 import { RewindView } from './screens/rewind-view.js';
+import { ConfirmLine } from './components/dialogs/ConfirmLine.js';
+import { childrenNeedingChanges, loadChanges, loadDiffStats, revertCheck, revertedNotice, revertQuestion } from './app/child-changes.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
 import { useShellCount } from './app/use-shell-count.js';
 import {
@@ -170,10 +172,16 @@ export function App(props: AppProps) {
     [props.core, store, repaint],
   );
 
+  const revertKey = useRef<(() => void) | undefined>(undefined);
   const onAction = useCallback(
     (action: KeymapAction) => {
       if (action === 'session_list') {
         setOverlay({ kind: 'picker' });
+        return;
+      }
+      if (action === 'session_child_revert') {
+        // The screen holds the notice and the viewed state: it asks, then reverts.
+        revertKey.current?.();
         return;
       }
       if (action === 'session_child_cancel') {
@@ -206,6 +214,7 @@ export function App(props: AppProps) {
           openRoot={openRoot}
           showView={showView}
           repaint={repaint}
+          revertKey={revertKey}
         />
       </BlockHintContext.Provider>
     </KeyRouter>
@@ -222,6 +231,8 @@ interface ScreenProps extends AppProps {
   openRoot: (id: string) => void;
   showView: (id: string) => void;
   repaint: () => void;
+  /** Set by the screen: what the revert key does in the view on screen. */
+  revertKey: { current: (() => void) | undefined };
 }
 
 function Screen(props: ScreenProps) {
@@ -339,6 +350,62 @@ function Screen(props: ScreenProps) {
       props.repaint();
     }
   });
+
+  // Sub-agents loaded from the store get their diff stat from the core once; their blocks,
+  // already printed, are printed again when one of them changed files.
+  const { repaint } = props;
+  useEffect(() => {
+    let live = true;
+    void loadDiffStats(core, store).then((changed) => {
+      if (!live || !changed) return;
+      frames.flush();
+      repaint();
+    });
+    return () => {
+      live = false;
+    };
+  }, [core, store, frames, repaint, rootId, viewId]);
+
+  // Expanded, finished blocks show their sub-agent's diff: fetched once per sub-agent.
+  const needingChanges = expanded ? childrenNeedingChanges(state, viewId).join(' ') : '';
+  useEffect(() => {
+    if (!needingChanges) return;
+    let live = true;
+    void loadChanges(core, store, needingChanges.split(' ')).then((changed) => {
+      if (!live || !changed) return;
+      frames.flush();
+      repaint();
+    });
+    return () => {
+      live = false;
+    };
+  }, [core, store, frames, repaint, needingChanges]);
+
+  // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, its newest
+  // changed sub-agent) asks y/n, then reverts its changes.
+  props.revertKey.current = () => {
+    void revertCheck(core, store.getState(), viewId).then((check) => {
+      if (!check.ok) setNotice(check.notice);
+      else setOverlay({ kind: 'revert', sessionId: check.sessionId, label: check.label, question: revertQuestion(check.label, check.stat) });
+    });
+  };
+  const runRevert = (sessionId: string, label: string) => {
+    setOverlay(undefined);
+    const revert = core.revertSession?.bind(core);
+    if (!revert) return;
+    // An overlap with later changes arrives as the core's notice naming the files; nothing changed.
+    revert(sessionId).then(
+      (outcome) => {
+        setNotice(revertedNotice(label, outcome.files));
+        // Its block is on screen in this view: printed again, it says "reverted".
+        if (store.getState().sessions[sessionId]?.parentId === viewId) {
+          frames.flush();
+          repaint();
+        }
+      },
+      (err: unknown) => setNotice(errorMessage(err)),
+    );
+  };
 
   const { permission, question } = useCurrentDialog(state);
   const dialogOpen = Boolean(permission ?? question);
@@ -527,6 +594,9 @@ function Screen(props: ScreenProps) {
             });
           }}
         />
+      ) : null}
+      {overlay?.kind === 'revert' ? (
+        <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
       ) : null}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput

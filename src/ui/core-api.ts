@@ -30,5 +30,5 @@ export type UiCore = Pick<
   | 'rewind'
   | 'modelLimit'
 > &
-  // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills or shells.
-  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills' | 'runningShells'>>;
+  // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills, shells or snapshots.
+  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills' | 'runningShells' | 'sessionDiffStat' | 'sessionChanges' | 'revertSession'>>;

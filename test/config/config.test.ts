@@ -118,6 +118,7 @@ describe('loadConfig', () => {
         session_child_first: '<leader>down',
         session_list: '<leader>l',
         session_child_cancel: '<leader>k',
+        session_child_revert: '<leader>u',
       },
       compaction: { auto: true, threshold: 0.8, prune: true },
       mcp: {},

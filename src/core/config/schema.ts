@@ -24,6 +24,8 @@ export const DEFAULT_KEYBINDS = {
   session_list: '<leader>l',
   /** Cancels the sub-agent whose view is open, alone (DESIGN §23). */
   session_child_cancel: '<leader>k',
+  /** Reverts the finished sub-agent whose view is open: its changes and its descendants' only (DESIGN §18). */
+  session_child_revert: '<leader>u',
 } as const;
 
 
@@ -86,6 +88,7 @@ export const KeybindsSchema = z.strictObject({
   session_child_first: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_first),
   session_list: z.string().min(1).default(DEFAULT_KEYBINDS.session_list),
   session_child_cancel: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cancel),
+  session_child_revert: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_revert),
 });
 
 /** Snapshots of the project's files for undo and rewind (DESIGN §18). */

@@ -13,12 +13,16 @@
  *   the disk (restore.ts), and/or marks that prompt and everything after it undone. `redo`
  *   brings back the earliest prompt the last undos took (files from its "before" to its
  *   "after", three-way), until a new prompt is sent. `revertSession` moves the files from a
- *   session's end snapshot to its start snapshot; `sessionDiff` prints that change.
+ *   session's end snapshot to its start snapshot; `sessionDiff` prints that change, and
+ *   `sessionChanges` gives it as typed per-file hunks.
+ * - A sub-agent's diff stat is computed once, when its end snapshot is stored, and announced
+ *   with `session.diff_stat`; `sessionDiffStat` answers it from a cache keyed by the snapshot
+ *   pair, computing it the first time for a session loaded from the store (`-c`, `-r`).
  * - With any overlap nothing changes (files or conversation) and an UndoConflictError names
  *   the files (exit code 1). Every change emits `session.reverted`.
  */
 import { join } from 'node:path';
-import { NO_GIT_NOTICE, restoreFiles, ShadowRepo } from '../checkpoints/index.js';
+import { diffBetween, diffStat, NO_GIT_NOTICE, restoreFiles, ShadowRepo, type DiffStat, type FileDiff } from '../checkpoints/index.js';
 import type { CheckpointSettings } from '../config/schema.js';
 import { ConfigError, errorMessage, UserFacingError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
@@ -76,6 +80,8 @@ export interface CheckpointDeps {
 export class Checkpoints {
   private readonly repo: ShadowRepo;
   private unavailable: string | undefined;
+  /** Diff stats by `start..end` snapshot pair: a finished session's never changes. */
+  private readonly stats = new Map<string, Promise<DiffStat>>();
 
   constructor(private readonly deps: CheckpointDeps) {
     this.repo = new ShadowRepo({
@@ -112,7 +118,48 @@ export class Checkpoints {
   /** Records a sub-agent's start or end snapshot. */
   async sessionSnapshot(sessionId: string, phase: 'start' | 'end'): Promise<void> {
     const snapshot = await this.snapshot();
-    if (snapshot) this.deps.store.setSessionSnapshot(sessionId, phase, snapshot);
+    if (!snapshot) return;
+    this.deps.store.setSessionSnapshot(sessionId, phase, snapshot);
+    if (phase === 'end') await this.announceDiffStat(sessionId);
+  }
+
+  /** What a finished session changed, its descendants included; undefined while it runs or without snapshots. */
+  async sessionDiffStat(sessionId: string): Promise<DiffStat | undefined> {
+    const row = this.session(sessionId);
+    if (!row.snapshot_start || !row.snapshot_end) return undefined;
+    return this.statBetween(row.snapshot_start, row.snapshot_end);
+  }
+
+  /** A session's changes (its descendants' included) as typed per-file hunks; so far, for one still running. */
+  async sessionChanges(sessionId: string): Promise<FileDiff[]> {
+    const row = this.session(sessionId);
+    if (!row.snapshot_start) throw new ConfigError(this.noSnapshots(row));
+    const end = row.snapshot_end ?? (await this.snapshot());
+    if (!end) throw new ConfigError(this.noSnapshots(row));
+    return diffBetween(this.repo, row.snapshot_start, end);
+  }
+
+  private statBetween(start: string, end: string): Promise<DiffStat> {
+    const key = `${start}..${end}`;
+    let stat = this.stats.get(key);
+    if (!stat) {
+      stat = diffBetween(this.repo, start, end).then(diffStat);
+      // A failure is not remembered: the next ask tries again.
+      stat.catch(() => this.stats.delete(key));
+      this.stats.set(key, stat);
+    }
+    return stat;
+  }
+
+  /** Sends `session.diff_stat` for a session whose end snapshot was just stored; a failure is a warning. */
+  private async announceDiffStat(sessionId: string): Promise<void> {
+    try {
+      const stat = await this.sessionDiffStat(sessionId);
+      const row = this.session(sessionId);
+      if (stat) this.deps.emitFor(row.id, row.agent, this.pathOf(row), 'session.diff_stat', { stat });
+    } catch (err) {
+      this.deps.warn(`Could not work out what session ${sessionId} changed: ${errorMessage(err)}`);
+    }
   }
 
   prompts(sessionId: string): PromptEntry[] {

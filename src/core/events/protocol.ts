@@ -33,6 +33,7 @@ export const EVENT_TYPES = [
   'shell.exited',
   'prompt.images',
   'session.reverted',
+  'session.diff_stat',
   'error',
   'hook.notice',
 ] as const;

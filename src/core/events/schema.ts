@@ -226,6 +226,17 @@ export const SessionRevertedSchema = event('session.reverted', {
   restored_message_ids: z.array(id).describe('Messages a redo brought back into the conversation.'),
 });
 
+/** A finished sub-agent's changes to the project's files, its descendants' included (DESIGN §18): from its start and end snapshots. */
+export const DiffStatSchema = z
+  .strictObject({
+    files: count.describe('Files added, changed or removed.'),
+    additions: count.describe('Lines added (binary files count none).'),
+    deletions: count.describe('Lines removed (binary files count none).'),
+  })
+  .meta({ id: 'DiffStat' });
+/** A sub-agent's end snapshot was taken: what it changed, computed once (0 files when it changed none). */
+export const SessionDiffStatSchema = event('session.diff_stat', { stat: DiffStatSchema });
+
 /** A hook (DESIGN §20) blocked something, stopped the agent, or failed: what the user should know. */
 export const HookNoticeSchema = event('hook.notice', {
   hook_event: z
@@ -297,6 +308,7 @@ export const CoreEventSchema = z
     ShellExitedSchema,
     PromptImagesSchema,
     SessionRevertedSchema,
+    SessionDiffStatSchema,
     ErrorEventSchema,
     HookNoticeSchema,
   ])

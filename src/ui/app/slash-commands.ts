@@ -24,6 +24,7 @@ export type Overlay =
   | { kind: 'mcp'; states?: McpServerState[] }
   | { kind: 'shells'; shells: ShellSummary[] }
   | { kind: 'rewind'; prompts: PromptEntry[] }
+  | { kind: 'revert'; sessionId: string; label: string; question: string }
   | undefined;
 
 export interface SlashContext {

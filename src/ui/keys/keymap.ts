@@ -12,6 +12,7 @@ export const KEYMAP_ACTIONS = [
   'session_child_first',
   'session_list',
   'session_child_cancel',
+  'session_child_revert',
 ] as const;
 
 export type KeymapAction = (typeof KEYMAP_ACTIONS)[number];

@@ -44,6 +44,7 @@ const ACTION_LABELS: Record<string, string> = {
   session_child_first: 'enter the first sub-agent session',
   session_list: 'session picker',
   session_child_cancel: 'cancel the sub-agent whose view is open (its parent goes on)',
+  session_child_revert: "revert the finished sub-agent whose view is open (its sub-agents' changes too)",
 };
 
 const FIXED_KEYS: ReadonlyArray<[string, string]> = [

@@ -11,6 +11,7 @@ import { layoutTable, type Align } from '../render/table-layout.js';
 import { displayWidth } from '../render/text.js';
 import { toolCallRows } from '../components/transcript/ToolCall.js';
 import { mergeLine } from '../components/tree/merge-line.js';
+import { childDiffRows, diffStatParts } from '../components/tree/child-diff.js';
 import { isActive, taskState } from '../components/tree/status.js';
 import { taskLogLines, taskResultLines } from '../components/tree/tool-log.js';
 import { childOfCall, isTaskCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
@@ -149,7 +150,9 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
   if (!isActive(s)) {
     const failed = s === 'failed' || s === 'cancelled';
     const merge = mergeLine(call) ? 1 : 0;
-    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + merge + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0);
+    const stat = diffStatParts(child?.diffStat) ? 1 : 0;
+    const diff = expanded && stat && child?.changes ? childDiffRows(child.changes).length : 0;
+    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + merge + stat + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0) + diff;
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => !isTaskCall(c)).length) : 0;

@@ -5,11 +5,11 @@ import { isFileChange, isTaskCompletion, isTaskProgress, type CoreEvent, type Ev
 import { addUsage, emptyUsage, totalInputTokens } from '../../core/messages.js';
 import { Draft, newSessionNode } from './draft.js';
 import { countLines, findSafeCut } from './markdown-split.js';
-import type { AssistantItem, ImageRef, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
+import type { AssistantItem, DiffStatAction, FileDiff, ImageRef, SessionChangesAction, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import { safeEvent } from './safe-input.js';
 
-export type UiInput = CoreEvent | UserMessageAction;
+export type UiInput = CoreEvent | UserMessageAction | DiffStatAction | SessionChangesAction;
 
 /** A live tail longer than this is cut at a safe markdown boundary into <Static>. */
 export const LIVE_TAIL_LINES = 20;
@@ -40,6 +40,16 @@ export function reduceAll(state: UiState, inputs: readonly UiInput[]): UiState {
 }
 
 function step(d: Draft, input: UiInput): void {
+  if (input.type === 'ui.diff_stat') {
+    const s = d.session(input.session_id) ? d.editSession(input.session_id) : undefined;
+    if (s) s.diffStat = input.stat;
+    return;
+  }
+  if (input.type === 'ui.session_changes') {
+    const s = d.session(input.session_id) ? d.editSession(input.session_id) : undefined;
+    if (s) s.changes = input.files.map(safeFileDiff);
+    return;
+  }
   if (input.type === 'ui.user_message') {
     ensureKnown(d, input.session_id, undefined, [input.session_id], input.ts);
     closeAssistant(d, input.session_id);
@@ -190,6 +200,17 @@ function step(d: Draft, input: UiInput): void {
       d.pushItem(sid, (id) => ({ kind: 'notice', id, text, ts: e.ts }));
       break;
     }
+    case 'session.diff_stat': {
+      const s = d.editSession(sid);
+      if (s) s.diffStat = e.stat;
+      break;
+    }
+    case 'session.reverted':
+      if (e.action === 'revert') {
+        const s = d.editSession(sid);
+        if (s) s.reverted = true;
+      }
+      break;
     case 'error':
       endRetry(d, sid);
       closeAssistant(d, sid);
@@ -201,6 +222,11 @@ function step(d: Draft, input: UiInput): void {
       d.pushItem(sid, (id) => (e.kind === 'warning' ? { kind: 'error', id, message: e.message, ts: e.ts } : { kind: 'notice', id, text: e.message, ts: e.ts }));
       break;
   }
+}
+
+/** File contents and names reach the screen only terminal-safe. */
+function safeFileDiff(file: FileDiff): FileDiff {
+  return { ...file, path: terminalSafe(file.path), hunks: file.hunks.map((h) => ({ ...h, lines: h.lines.map(terminalSafe) })) };
 }
 
 /** The user's newest message gets the pictures the core attached to it; without one they show on their own. */

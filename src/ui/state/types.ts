@@ -1,10 +1,11 @@
 // The UI's normalised model: sessions by id, each with an ordered list of transcript
 // items. Plain data only, so the reducer and selectors are testable without React.
 
-import type { FileChange, ImageRef, PermissionReply, SessionStatus, TaskOutcome, TaskProgress } from '../../core/events.js';
+import type { DiffStat, FileChange, ImageRef, PermissionReply, SessionStatus, TaskOutcome, TaskProgress } from '../../core/events.js';
+import type { FileDiff } from '../../core/checkpoints/session-diff.js';
 import type { Usage } from '../../core/messages.js';
 
-export type { FileChange, ImageRef, PermissionReply, SessionStatus, TaskOutcome, TaskProgress, Usage };
+export type { DiffStat, FileChange, FileDiff, ImageRef, PermissionReply, SessionStatus, TaskOutcome, TaskProgress, Usage };
 
 export interface SessionNode {
   id: string;
@@ -41,6 +42,12 @@ export interface SessionNode {
   retry?: RetryWait;
   /** Tokens the last request and its reply took of the context window (DESIGN §12). */
   contextTokens?: number;
+  /** A finished sub-agent's changes to the files, descendants included (`session.diff_stat`, or asked of the core for a stored one). */
+  diffStat?: DiffStat;
+  /** Those changes file by file, once asked for (expanding its block); lines already terminal-safe. */
+  changes?: FileDiff[];
+  /** Its changes were reverted (`session.reverted` with action `revert`). */
+  reverted?: boolean;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
 }
@@ -182,6 +189,20 @@ export interface UserMessageAction {
   session_id: string;
   text: string;
   ts: number;
+}
+
+/** A stored sub-agent's diff stat, asked of the core after its history was loaded. */
+export interface DiffStatAction {
+  type: 'ui.diff_stat';
+  session_id: string;
+  stat: DiffStat;
+}
+
+/** A sub-agent's changes file by file, asked of the core when its block is expanded. */
+export interface SessionChangesAction {
+  type: 'ui.session_changes';
+  session_id: string;
+  files: FileDiff[];
 }
 
 /** Fields a stored session row provides when its history is loaded from the database. */

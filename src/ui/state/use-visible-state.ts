@@ -50,7 +50,7 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
     state.roots.length,
   );
   for (const d of descendantsOf(state, viewId)) {
-    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description, d.retry);
+    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description, d.retry, d.diffStat, d.changes, d.reverted);
   }
   return key;
 }

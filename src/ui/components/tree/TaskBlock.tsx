@@ -3,6 +3,8 @@
 // nested beneath (capped by depth and count). Child thinking is never shown. A finished
 // block adds what the sub-agent (and its own sub-agents) spent in tokens and money; expanded
 // (Ctrl+O) it lists the first lines of its report and its tool log: what the parent model was told.
+// A finished block also says what its sub-agent changed in the files (`+12 −3 in 3 files`),
+// and expanded, shows that diff once the app has asked the core for it (see child-diff.ts).
 
 import { Box, Text } from 'ink';
 import { memo, useContext } from 'react';
@@ -15,6 +17,8 @@ import { toolSummary } from '../transcript/tool-summary.js';
 import { formatCost, formatTokens } from '../status-line.js';
 import { BlockHintContext } from './block-hint.js';
 import { mergeLine } from './merge-line.js';
+import { childDiffRows, diffStatParts, type ChildDiffRow } from './child-diff.js';
+import { truncate } from '../../render/text.js';
 import { reportText, taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
@@ -73,6 +77,8 @@ export function TaskBlock(props: TaskBlockProps) {
   // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.
   const shownReason = reason !== undefined && log.includes(reason) ? undefined : reason;
   const merge = active ? undefined : mergeLine(call);
+  const stat = active ? undefined : diffStatParts(child?.diffStat);
+  const diffRows = props.expanded && stat && child?.changes ? childDiffRows(child.changes) : NO_ROWS;
   const inner = width - INDENT;
 
   return (
@@ -90,8 +96,17 @@ export function TaskBlock(props: TaskBlockProps) {
         reason={shownReason}
         mergeText={merge?.text}
         mergeTone={merge?.tone}
+        statAdditions={stat?.additions}
+        statDeletions={stat?.deletions}
+        statFiles={stat?.files}
+        reverted={stat !== undefined && child?.reverted === true}
         log={log}
       />
+      {diffRows.length > 0 ? (
+        <Box paddingLeft={INDENT}>
+          <ChildDiffLines rows={diffRows} width={inner} />
+        </Box>
+      ) : null}
       {active && subtasks.length > 0 ? (
         <Box flexDirection="column" paddingLeft={INDENT}>
           <Subtasks {...props} subtasks={subtasks} width={inner} depth={depth} maxDepth={maxDepth} maxChildren={maxChildren} />
@@ -116,11 +131,18 @@ interface BlockLinesProps {
   /** What an isolated task's merge did ("merged 3 files"), once it has finished. */
   mergeText: string | undefined;
   mergeTone: 'success' | 'warning' | 'muted' | undefined;
+  /** `+12`, `−3`, `in 3 files`: what the finished sub-agent changed; undefined when nothing. */
+  statAdditions: string | undefined;
+  statDeletions: string | undefined;
+  statFiles: string | undefined;
+  /** Those changes were reverted since. */
+  reverted: boolean;
   /** The first lines of a finished block's report, then its tool log, when expanded. */
   log: readonly string[];
 }
 
 const NO_LINES: readonly string[] = [];
+const NO_ROWS: readonly ChildDiffRow[] = [];
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((line, i) => line === b[i]);
@@ -137,6 +159,7 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
   const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
+  const { statAdditions, statDeletions, statFiles, reverted } = props;
   return (
     <>
       <Text wrap="truncate-end">
@@ -174,6 +197,18 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
           </Text>
         </Box>
       ) : null}
+      {statFiles ? (
+        <Box paddingLeft={INDENT}>
+          <Text wrap="truncate-end">
+            <Text color={roleColor('diffAdd')}>{statAdditions}</Text> <Text color={roleColor('diffRemove')}>{statDeletions}</Text>
+            <Text color={roleColor('muted')}>
+              {' '}
+              {statFiles}
+              {reverted ? ' · reverted' : ''}
+            </Text>
+          </Text>
+        </Box>
+      ) : null}
       {log.length > 0 ? (
         <Box flexDirection="column" paddingLeft={INDENT}>
           {log.map((line, i) => (
@@ -186,6 +221,45 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
     </>
   );
 }, sameLines);
+
+/** The expanded diff: a header per file, numbered lines coloured by sign, each cut to the width. */
+const ChildDiffLines = memo(function ChildDiffLines({ rows, width }: { rows: readonly ChildDiffRow[]; width: number }) {
+  const numberWidth = Math.max(1, ...rows.map((r) => (r.kind === 'line' ? String(r.number).length : 0)));
+  return (
+    <Box flexDirection="column">
+      {rows.map((row, i) => {
+        switch (row.kind) {
+          case 'file':
+            return (
+              <Text key={i} wrap="truncate-end">
+                <Text bold>{row.path}</Text>
+                <Text color={roleColor('muted')}> {row.note}</Text>
+              </Text>
+            );
+          case 'hunk':
+            return (
+              <Text key={i} color={roleColor('diffHunk')}>
+                {' '.repeat(numberWidth)} ⋯
+              </Text>
+            );
+          case 'line':
+            return (
+              <Text key={i} color={row.sign === '+' ? roleColor('diffAdd') : row.sign === '-' ? roleColor('diffRemove') : undefined}>
+                <Text color={roleColor('muted')}>{String(row.number).padStart(numberWidth)} </Text>
+                {truncate(`${row.sign} ${row.text}`, width - numberWidth - 1)}
+              </Text>
+            );
+          case 'more':
+            return (
+              <Text key={i} color={roleColor('muted')}>
+                {row.text}
+              </Text>
+            );
+        }
+      })}
+    </Box>
+  );
+});
 
 function Subtasks(props: TaskBlockProps & { subtasks: ToolCallItem[]; width: number; depth: number; maxDepth: number; maxChildren: number }) {
   const { subtasks, ...blockProps } = props;
