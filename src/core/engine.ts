@@ -19,7 +19,7 @@ import type { PeerUserDirs } from './config/paths.js';
 import { ConfigError } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
 import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
-import type { CommandDefinition, InlineFile, InlineIo } from './commands/index.js';
+import { rememberKeptFile, settleKeptFile, type CommandDefinition, type InlineFile, type InlineIo } from './commands/index.js';
 import { loadImageFile } from './images/pasted-path.js';
 import { storeImages } from './images/store.js';
 import { newId } from './ids.js';
@@ -403,14 +403,27 @@ export class Engine {
     if (plan.images.length) {
       session.emit('prompt.images', { images: plan.images.map(({ name, width, height, media_type }) => ({ name, width, height, media_type })) });
     }
-    if (!plan.agent) return this.turns.runLive(session, input, undefined, turn);
-    // A command's own agent runs this one turn; the session keeps its agent afterwards.
-    this.live.delete(row.id);
-    const guest = this.sessions.open(row, undefined, undefined, plan.agent);
-    try {
-      return await this.turns.runLive(guest, input, undefined, turn);
-    } finally {
+    const run = async (): Promise<TurnOutcome> => {
+      if (!plan.agent) return this.turns.runLive(session, input, undefined, turn);
+      // A command's own agent runs this one turn; the session keeps its agent afterwards.
       this.live.delete(row.id);
+      const guest = this.sessions.open(row, undefined, undefined, plan.agent);
+      try {
+        return await this.turns.runLive(guest, input, undefined, turn);
+      } finally {
+        this.live.delete(row.id);
+      }
+    };
+    if (!plan.keeps) return run();
+    const kept = await rememberKeptFile(this.project.root, plan.keeps.file, plan.keeps.command);
+    let outcome: TurnOutcome | undefined;
+    try {
+      outcome = await run();
+      return outcome;
+    } finally {
+      // Also when the turn threw: the user's file is put back before the error goes on.
+      const notice = await settleKeptFile(kept, outcome?.status === 'completed');
+      if (notice) session.emit('file.kept', notice);
     }
   }
 

@@ -35,4 +35,5 @@ export const EVENT_TYPES = [
   'session.reverted',
   'error',
   'hook.notice',
+  'file.kept',
 ] as const;
