@@ -16,12 +16,13 @@ import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
 import type { PeerUserDirs } from './config/paths.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, RunError } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
 import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
 import { rememberKeptFile, settleKeptFile, type CommandDefinition, type InlineFile, type InlineIo } from './commands/index.js';
 import { loadImageFile } from './images/pasted-path.js';
 import { storeImages } from './images/store.js';
+import { preparePromptImages, type PromptImage } from './images/attach.js';
 import { newId } from './ids.js';
 import { executeTool } from './agent/tool-runner.js';
 import { HookRunner, isEmptyHookSet, parseHooks, type HookSet } from './hooks/index.js';
@@ -48,6 +49,12 @@ import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type 
 
 export { agentToolNames } from './engine/session-factory.js';
 export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
+
+/** What goes with a prompt's text besides what it mentions. */
+export interface PromptAttachments {
+  /** Pictures attached like `@shot.png`: an editor's pasted image, an image file it links. */
+  images?: readonly PromptImage[];
+}
 
 export interface EngineOptions {
   cwd: string;
@@ -327,9 +334,10 @@ export class Engine {
   /**
    * Runs one user turn to completion in a root session. The prompt may be a custom command
    * (`/name args`) or `@subagent text`, which first run a sub-agent task with no model call
-   * before it; `@path` anywhere attaches that file.
+   * before it; `@path` anywhere attaches that file. `attachments.images` go with the message
+   * like `@shot.png` does (an editor's pasted picture); the text may then be empty.
    */
-  async prompt(sessionId: string, text: string): Promise<TurnOutcome> {
+  async prompt(sessionId: string, text: string, attachments: PromptAttachments = {}): Promise<TurnOutcome> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
@@ -354,6 +362,10 @@ export class Engine {
         io: this.inlineIo(session),
         attachImageFile: async (file) => storeImages(session.blobs, [await loadImageFile(file)])[0]!,
       });
+      if (attachments.images?.length) {
+        if (plan.kind === 'subtask') throw new RunError('Images can go with a message to the session\'s agent, not with a sub-agent task; send them without the command or @mention.');
+        plan = { ...plan, images: [...plan.images, ...(await preparePromptImages(session.blobs, attachments.images))] };
+      }
       // Taken last, just before the prompt is stored with it: a crash in between leaves an
       // unreferenced tree in the shadow repository and nothing else.
       promptMark = { snapshot: await this.checkpoints.snapshot() };
@@ -728,7 +740,8 @@ function dataRoot(store: SessionStore): string {
 function userText(text: string, hookContext: readonly string[] = []): Message {
   return {
     role: 'user',
-    content: [{ type: 'text', text }, ...hookContext.map((context) => ({ type: 'text' as const, text: `<hook-context>\n${context}\n</hook-context>` }))],
+    // Empty only for a prompt of images alone: providers refuse an empty text block.
+    content: [...(text ? [{ type: 'text' as const, text }] : []), ...hookContext.map((context) => ({ type: 'text' as const, text: `<hook-context>\n${context}\n</hook-context>` }))],
   };
 }
 
