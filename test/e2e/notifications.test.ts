@@ -3,7 +3,8 @@
 // escape sequence a terminal would get. A turn that ran past `notify.after_seconds` ends with
 // OSC 9 wrapped in tmux's passthrough; an approval that waits while the pane lost focus (tmux
 // reports focus to the pane once a client is attached and `focus-events` is on) names the
-// waiting sub-agent; with `notify.enabled: false` nothing is sent.
+// waiting sub-agent; a terminal without OSC 9 gets the bell, which tmux's `alert-bell` hook
+// sees; with `notify.enabled: false` nothing is sent.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,9 +35,9 @@ function writeConfig(config: Record<string, unknown>): void {
 }
 
 /** Starts the app and records what it writes to its pane into a file; returns that file. */
-function startRecorded(name: string): string {
+function startRecorded(name: string, env: Record<string, string> = OSC9_TERMINAL): string {
   const bytes = join(ctx.dir, `${name}.bytes`);
-  term = startTerm(inner, ctx, name, [], { env: OSC9_TERMINAL });
+  term = startTerm(inner, ctx, name, [], { env });
   inner.run('pipe-pane', '-o', '-t', name, `cat >> '${bytes}'`);
   return bytes;
 }
@@ -77,6 +78,18 @@ describe.runIf(hasTmux || process.env.CI)('notifications in a real terminal', ()
     await term!.waitFor((s) => s.includes('Tidied the notes.'), 'the reply');
     const written = await waitForBytes(bytes, (b) => b.includes(']9;opencode-ink'), 'the notification');
     expect(written).toMatch(new RegExp(`${ESC}Ptmux;${ESC}${ESC}\\]9;opencode-ink: build finished after \\d+ s${BEL}${ESC}\\\\`));
+  }, 60_000);
+
+  it('rings the bell, which tmux raises as an alert, in a terminal that shows no OSC 9', async () => {
+    writeConfig({ notify: { after_seconds: 0 } });
+    scriptConversations(ctx.server, { 'tidy the notes': [text('Tidied the notes.')] });
+    const rang = join(ctx.dir, 'bell-rang');
+    startRecorded('bell', {});
+    inner.run('set-hook', '-g', 'alert-bell', `run-shell "touch '${rang}'"`);
+    await term!.waitFor((s) => s.includes('Ask anything'), 'the prompt');
+    term!.keys('-l', 'tidy the notes');
+    term!.keys('Enter');
+    await waitForBytes(rang, () => existsSync(rang), 'the bell alert');
   }, 60_000);
 
   it('names the waiting sub-agent when its approval waits while the pane is not focused', async () => {
