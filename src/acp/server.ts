@@ -13,6 +13,7 @@ import { NO_CREDENTIALS_MESSAGE } from '../core/provider/credentials.js';
 import { MODEL_ALIASES } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
 import { Bridge } from './bridge.js';
+import { isPromptImage, promptImages } from './prompt-images.js';
 import { Projects, type ProjectsOptions } from './projects.js';
 import { replayUpdates, stopReason } from './translate.js';
 
@@ -91,7 +92,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { embeddedContext: true },
+          promptCapabilities: { embeddedContext: true, image: true },
           sessionCapabilities: { list: {} },
         },
         agentInfo: { name: 'opencode-ink', title: 'opencode-ink', version: options.version },
@@ -122,7 +123,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       const engine = engineFor(stored.cwd || params.cwd);
       const history = engine.history(stored.id)!;
       opened.set(stored.id, engine);
-      bridge.send(stored.id, ...replayUpdates(history.messages, engine.cwd));
+      bridge.send(stored.id, ...replayUpdates(history.messages, engine.cwd, (sha256) => projects.store.blobs.get(sha256)));
       bridge.open(stored.id);
       await bridge.flushed();
       return { modes: modes(engine, history.session), configOptions: configOptions(history.session) };
@@ -156,12 +157,14 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       if (steered) return steered;
       const engine = sessionEngine(params.sessionId);
       requireCredentials(engine.cwd);
-      const text = promptText(params.prompt);
-      if (!text.trim()) throw RequestError.invalidParams(undefined, 'The prompt has no text.');
+      const images = promptImages(params.prompt, engine.cwd);
+      const text = promptText(params.prompt, engine.cwd);
+      if (!text.trim() && !images.length) throw RequestError.invalidParams(undefined, 'The prompt has no text.');
       let outcome: TurnOutcome;
       bridge.turnStarted(params.sessionId);
       try {
-        outcome = await engine.prompt(params.sessionId, text);
+        // Pictures are checked, scaled and stored by the core, as `@shot.png` is (DESIGN §22).
+        outcome = await engine.prompt(params.sessionId, text, { images });
       } catch (err) {
         throw asRequestError(err);
       }
@@ -192,11 +195,15 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
   }
 }
 
-/** The text the model gets: text blocks, then embedded resources and links as context. */
-export function promptText(blocks: readonly ContentBlock[]): string {
+/**
+ * The text the model gets: text blocks, then embedded resources and links as context. Given
+ * the project folder, the blocks `promptImages` takes as pictures are left out.
+ */
+export function promptText(blocks: readonly ContentBlock[], cwd?: string): string {
   const text: string[] = [];
   const context: string[] = [];
   for (const block of blocks) {
+    if (cwd !== undefined && isPromptImage(block, cwd)) continue;
     switch (block.type) {
       case 'text':
         text.push(block.text);

@@ -5,6 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { PlanEntry, SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import type { TurnOutcome } from '../core/agent/loop.js';
+import { imageLabel } from '../core/images/label.js';
 import type { Message } from '../core/messages.js';
 
 const KINDS: Record<string, ToolKind> = {
@@ -140,7 +141,11 @@ export function stopReason(outcome: TurnOutcome, lastModelStop: string | undefin
  * A stored conversation as the updates that show it again (`session/load`): user text,
  * assistant text and thinking, and each tool call followed by its result.
  */
-export function replayUpdates(messages: readonly Message[], cwd: string): SessionUpdate[] {
+/**
+ * `blob` gives a stored image's bytes, so a user's pictures come back as image blocks; a
+ * picture whose blob is gone is named as text (`[image shot.png 64×64]`) instead.
+ */
+export function replayUpdates(messages: readonly Message[], cwd: string, blob: (sha256: string) => Buffer | undefined = () => undefined): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   const tools = new Map<string, string>();
   for (const message of messages) {
@@ -153,6 +158,15 @@ export function replayUpdates(messages: readonly Message[], cwd: string): Sessio
             content: { type: 'text', text: part.text },
           });
           break;
+        case 'image': {
+          if (message.role !== 'user') break;
+          const bytes = blob(part.sha256);
+          updates.push({
+            sessionUpdate: 'user_message_chunk',
+            content: bytes ? { type: 'image', data: bytes.toString('base64'), mimeType: part.media_type } : { type: 'text', text: imageLabel(part) },
+          });
+          break;
+        }
         case 'thinking':
           if (part.thinking) updates.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: part.thinking } });
           break;

@@ -16,12 +16,13 @@ import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
 import type { PeerUserDirs } from './config/paths.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, RunError } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
 import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
-import type { CommandDefinition, InlineFile, InlineIo } from './commands/index.js';
+import { rememberKeptFile, settleKeptFile, type CommandDefinition, type InlineFile, type InlineIo } from './commands/index.js';
 import { loadImageFile } from './images/pasted-path.js';
 import { storeImages } from './images/store.js';
+import { preparePromptImages, type PromptImage } from './images/attach.js';
 import { newId } from './ids.js';
 import { executeTool } from './agent/tool-runner.js';
 import { HookRunner, isEmptyHookSet, parseHooks, type HookSet } from './hooks/index.js';
@@ -50,6 +51,12 @@ import type { DiffStat, FileDiff } from './checkpoints/index.js';
 export { agentToolNames } from './engine/session-factory.js';
 export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
 export type { DiffHunk, DiffStat, FileDiff } from './checkpoints/index.js';
+
+/** What goes with a prompt's text besides what it mentions. */
+export interface PromptAttachments {
+  /** Pictures attached like `@shot.png`: an editor's pasted image, an image file it links. */
+  images?: readonly PromptImage[];
+}
 
 export interface EngineOptions {
   cwd: string;
@@ -329,9 +336,10 @@ export class Engine {
   /**
    * Runs one user turn to completion in a root session. The prompt may be a custom command
    * (`/name args`) or `@subagent text`, which first run a sub-agent task with no model call
-   * before it; `@path` anywhere attaches that file.
+   * before it; `@path` anywhere attaches that file. `attachments.images` go with the message
+   * like `@shot.png` does (an editor's pasted picture); the text may then be empty.
    */
-  async prompt(sessionId: string, text: string): Promise<TurnOutcome> {
+  async prompt(sessionId: string, text: string, attachments: PromptAttachments = {}): Promise<TurnOutcome> {
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
@@ -356,6 +364,10 @@ export class Engine {
         io: this.inlineIo(session),
         attachImageFile: async (file) => storeImages(session.blobs, [await loadImageFile(file)])[0]!,
       });
+      if (attachments.images?.length) {
+        if (plan.kind === 'subtask') throw new RunError('Images can go with a message to the session\'s agent, not with a sub-agent task; send them without the command or @mention.');
+        plan = { ...plan, images: [...plan.images, ...(await preparePromptImages(session.blobs, attachments.images))] };
+      }
       // Taken last, just before the prompt is stored with it: a crash in between leaves an
       // unreferenced tree in the shadow repository and nothing else.
       promptMark = { snapshot: await this.checkpoints.snapshot() };
@@ -405,14 +417,27 @@ export class Engine {
     if (plan.images.length) {
       session.emit('prompt.images', { images: plan.images.map(({ name, width, height, media_type }) => ({ name, width, height, media_type })) });
     }
-    if (!plan.agent) return this.turns.runLive(session, input, undefined, turn);
-    // A command's own agent runs this one turn; the session keeps its agent afterwards.
-    this.live.delete(row.id);
-    const guest = this.sessions.open(row, undefined, undefined, plan.agent);
-    try {
-      return await this.turns.runLive(guest, input, undefined, turn);
-    } finally {
+    const run = async (): Promise<TurnOutcome> => {
+      if (!plan.agent) return this.turns.runLive(session, input, undefined, turn);
+      // A command's own agent runs this one turn; the session keeps its agent afterwards.
       this.live.delete(row.id);
+      const guest = this.sessions.open(row, undefined, undefined, plan.agent);
+      try {
+        return await this.turns.runLive(guest, input, undefined, turn);
+      } finally {
+        this.live.delete(row.id);
+      }
+    };
+    if (!plan.keeps) return run();
+    const kept = await rememberKeptFile(this.project.root, plan.keeps.file, plan.keeps.command);
+    let outcome: TurnOutcome | undefined;
+    try {
+      outcome = await run();
+      return outcome;
+    } finally {
+      // Also when the turn threw: the user's file is put back before the error goes on.
+      const notice = await settleKeptFile(kept, outcome?.status === 'completed');
+      if (notice) session.emit('file.kept', notice);
     }
   }
 
@@ -727,7 +752,8 @@ function dataRoot(store: SessionStore): string {
 function userText(text: string, hookContext: readonly string[] = []): Message {
   return {
     role: 'user',
-    content: [{ type: 'text', text }, ...hookContext.map((context) => ({ type: 'text' as const, text: `<hook-context>\n${context}\n</hook-context>` }))],
+    // Empty only for a prompt of images alone: providers refuse an empty text block.
+    content: [...(text ? [{ type: 'text' as const, text }] : []), ...hookContext.map((context) => ({ type: 'text' as const, text: `<hook-context>\n${context}\n</hook-context>` }))],
   };
 }
 

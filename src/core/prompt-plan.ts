@@ -29,6 +29,8 @@ export type PromptPlan =
       /** A command's agent other than the session's: it runs this turn. */
       agent?: string;
       model?: string;
+      /** The command's file whose user text must survive the turn (`/init`: AGENTS.md). */
+      keeps?: { file: string; command: string };
     }
   | { kind: 'subtask'; agent: string; prompt: string; description: string; model?: string; command?: string };
 
@@ -103,7 +105,8 @@ async function planCommand(name: string, args: string, ctx: PlanContext): Promis
     };
   }
   const attached = await attach(rendered, ctx, `/${name}`);
-  return { kind: 'message', ...attached, ...(agent && agent.name !== ctx.currentAgent ? { agent: agent.name } : {}), ...model };
+  const keeps = command.keeps ? { keeps: { file: command.keeps, command: name } } : {};
+  return { kind: 'message', ...attached, ...(agent && agent.name !== ctx.currentAgent ? { agent: agent.name } : {}), ...model, ...keeps };
 }
 
 async function attach(text: string, ctx: PlanContext, label?: string): Promise<{ text: string; images: ImagePart[] }> {

@@ -1,8 +1,8 @@
 // Custom commands and @mentions through the built binary's `run`.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
+import { text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
 import { setTrusted, trustRoot } from '../../src/core/trust/index.js';
@@ -86,5 +86,15 @@ describe('commands in run', () => {
     const result = await runCli(['run', '@explore where is a defined?'], { cwd: project, env });
     expect(result.code).toBe(0);
     expect(server.requests.map(firstUserText)).toEqual(['where is a defined?', '@explore where is a defined?']);
+  });
+
+  it('says in one stderr line that `run /init` put the user\'s AGENTS.md text back', async () => {
+    put(join(project, 'AGENTS.md'), 'Never touch vendored/.\n');
+    server.enqueue(toolUse('read', { file_path: 'AGENTS.md' }), toolUse('write', { file_path: 'AGENTS.md', content: '# AGENTS.md\n' }), text('Rewrote it.'));
+    const result = await runCli(['run', '--yes', '/init'], { cwd: project, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Rewrote it.\n');
+    expect(result.stderr).toBe('/init dropped lines of your AGENTS.md, so your text was put back intact and its new lines follow under "## Added by /init".\n');
+    expect(readFileSync(join(project, 'AGENTS.md'), 'utf8')).toBe('Never touch vendored/.\n\n## Added by /init\n\n# AGENTS.md\n');
   });
 });

@@ -54,6 +54,69 @@ describe('/init', () => {
     expect(after).toContain('## Commands');
   });
 
+  it('puts the user\'s text back when the model rewrites AGENTS.md without some of its lines, keeping the new ones after it', async () => {
+    h = await startHarness({ config: ALLOW_EDITS, files: { 'AGENTS.md': USER_TEXT } });
+    const rewritten = '# AGENTS.md\n\nRun `make check` before committing.\n\n## Commands\n- check: `make check`\n';
+    h.server.enqueue(toolUse('read', { file_path: 'AGENTS.md' }), toolUse('write', { file_path: 'AGENTS.md', content: rewritten }), text('Rewrote AGENTS.md.'));
+    const root = h.engine.createSession();
+    const outcome = await h.engine.prompt(root.id, '/init');
+    expect(outcome.status).toBe('completed');
+    const after = readFileSync(join(h.projectDir, 'AGENTS.md'), 'utf8');
+    expect(after.startsWith(USER_TEXT)).toBe(true);
+    expect(after.slice(USER_TEXT.length)).toBe('\n## Added by /init\n\n# AGENTS.md\n\n## Commands\n- check: `make check`\n');
+    const kept = h.events.filter((e) => e.type === 'file.kept');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ file: 'AGENTS.md', action: 'merged', session_id: root.id });
+    expect(kept[0]!.type === 'file.kept' && kept[0]!.message).toMatch(/^\/init dropped lines of your AGENTS\.md, so your text was put back intact/);
+  });
+
+  it('puts AGENTS.md back as it was when the model deletes all of it and adds nothing', async () => {
+    h = await startHarness({ config: ALLOW_EDITS, files: { 'AGENTS.md': USER_TEXT } });
+    h.server.enqueue(toolUse('read', { file_path: 'AGENTS.md' }), toolUse('write', { file_path: 'AGENTS.md', content: '\n' }), text('Emptied it.'));
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, '/init');
+    expect(readFileSync(join(h.projectDir, 'AGENTS.md'), 'utf8')).toBe(USER_TEXT);
+    expect(h.events.find((e) => e.type === 'file.kept')).toMatchObject({ action: 'restored' });
+  });
+
+  it('leaves AGENTS.md byte for byte as it was when the turn fails after changing it', async () => {
+    // No trailing newline and CRLF: a restore that re-wrote lines would show here.
+    const original = '# Ours\r\nKeep the\ttabs.  \r\nLast line';
+    h = await startHarness({ config: ALLOW_EDITS, files: { 'AGENTS.md': original } });
+    h.server.enqueue(
+      toolUse('read', { file_path: 'AGENTS.md' }),
+      toolUse('edit', { file_path: 'AGENTS.md', old_string: 'Last line', new_string: 'Last line\r\n## Commands' }),
+      { type: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'bad request' },
+    );
+    const root = h.engine.createSession();
+    const outcome = await h.engine.prompt(root.id, '/init');
+    expect(outcome.status).toBe('failed');
+    expect(toolResults(h.server.requests[2]!)[0]!.is_error).toBeFalsy();
+    expect(readFileSync(join(h.projectDir, 'AGENTS.md'))).toEqual(Buffer.from(original));
+    expect(h.events.find((e) => e.type === 'file.kept')).toMatchObject({ action: 'restored', message: '/init did not finish, so AGENTS.md was put back as it was.' });
+  });
+
+  it('keeps a proper edit and says nothing about it', async () => {
+    h = await startHarness({ config: ALLOW_EDITS, files: { 'AGENTS.md': USER_TEXT } });
+    h.server.enqueue(
+      toolUse('read', { file_path: 'AGENTS.md' }),
+      toolUse('edit', { file_path: 'AGENTS.md', old_string: '# Notes from the team\n', new_string: '# Notes from the team\n\n## Commands\n- build: `make`\n' }),
+      text('Added commands.'),
+    );
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, '/init');
+    expect(readFileSync(join(h.projectDir, 'AGENTS.md'), 'utf8')).toBe(USER_TEXT.replace('# Notes from the team\n', '# Notes from the team\n\n## Commands\n- build: `make`\n'));
+    expect(h.events.some((e) => e.type === 'file.kept')).toBe(false);
+  });
+
+  it('does not guard AGENTS.md for a prompt that is not /init', async () => {
+    h = await startHarness({ config: ALLOW_EDITS, files: { 'AGENTS.md': USER_TEXT } });
+    h.server.enqueue(toolUse('read', { file_path: 'AGENTS.md' }), toolUse('write', { file_path: 'AGENTS.md', content: 'Replaced on request.\n' }), text('Done.'));
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'replace AGENTS.md with one line');
+    expect(readFileSync(join(h.projectDir, 'AGENTS.md'), 'utf8')).toBe('Replaced on request.\n');
+  });
+
   it('appends the words after /init as the focus', async () => {
     h = await startHarness();
     h.server.enqueue(text('ok'));

@@ -163,6 +163,8 @@ function reportRefusedGuards(engine: Engine, stderr: NodeJS.WritableStream): voi
 function reportHookNotices(engine: Engine, stderr: NodeJS.WritableStream): void {
   engine.on((event) => {
     if (event.type === 'hook.notice') stderr.write(`${event.kind === 'warning' ? 'Warning: ' : ''}${terminalSafe(event.message)}\n`);
+    // `/init` put the user's AGENTS.md text back (JSON carries it as `file.kept`).
+    if (event.type === 'file.kept') stderr.write(`${terminalSafe(event.message)}\n`);
   });
 }
 

@@ -15,6 +15,11 @@ export interface CommandDefinition {
   argumentHint?: string;
   /** The file path, or `config`. */
   source: string;
+  /**
+   * A project file whose existing text the command must not lose (`/init`: AGENTS.md): checked
+   * in code after the turn, which puts the user's lines back if the agent dropped any.
+   */
+  keeps?: string;
   /** From a project the user has not trusted: its `` !`cmd` `` lines are refused, not run. */
   untrusted?: boolean;
 }

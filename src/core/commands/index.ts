@@ -6,3 +6,4 @@ export { renderTemplate, splitArguments } from './template.js';
 export { attachFiles, attachMentions, expandShell, fileReferences, shellInlines, type InlineFile, type InlineIo } from './inline.js';
 export { closeMatches, parseMention, parseSlashInput, unknownCommandMessage, type Mention, type SlashInput } from './parse.js';
 export { INIT_COMMAND, INIT_PROMPT } from './init.js';
+export { keepUserLines, rememberKeptFile, settleKeptFile, type KeptFile, type KeptFileNotice } from './kept-file.js';

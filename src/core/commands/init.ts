@@ -2,7 +2,8 @@
 // the build agent as an ordinary turn, that writes or updates `AGENTS.md` at the project root.
 // Contract: it is a CommandDefinition like any custom one (so `run /init` works and a user's own
 // `init.md` replaces it); its prompt tells the agent to keep every line of an existing AGENTS.md
-// and change it with `edit`, never a whole-file `write`, so the user's text survives.
+// and change it with `edit`, never a whole-file `write`; `keeps` makes the engine check that in
+// code after the turn (see kept-file.ts), so the user's text survives whatever the model does.
 import type { CommandDefinition } from './definition.js';
 
 export const INIT_PROMPT = `Create or update AGENTS.md at the project root: the file coding agents read first to work well in this repository.
@@ -29,4 +30,5 @@ export const INIT_COMMAND: CommandDefinition = {
   agent: 'build',
   argumentHint: '[focus]',
   source: 'built-in',
+  keeps: 'AGENTS.md',
 };

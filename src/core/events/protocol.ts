@@ -36,4 +36,5 @@ export const EVENT_TYPES = [
   'session.diff_stat',
   'error',
   'hook.notice',
+  'file.kept',
 ] as const;

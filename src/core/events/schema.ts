@@ -281,6 +281,17 @@ export const ShellExitedSchema = event('shell.exited', {
     .enum(['exited', 'killed', 'session_ended'])
     .describe('exited: it ended on its own; killed: `kill_shell`; session_ended: its session ended (the sub-agent\'s run ended or was cancelled, or the program exits).'),
 });
+/**
+ * A command that must keep a file's text (`/init` and AGENTS.md) found the agent had dropped
+ * lines of it, or its turn did not finish, and put the user's text back (DESIGN §10).
+ */
+export const FileKeptSchema = event('file.kept', {
+  file: z.string().describe('The file, relative to the project root.'),
+  action: z
+    .enum(['restored', 'merged'])
+    .describe("restored: the file is byte for byte as before the turn; merged: the user's text intact, the agent's new lines after it under a heading."),
+  message: z.string().describe('What happened, in one sentence for the user.'),
+});
 
 /** Every core event. */
 export const CoreEventSchema = z
@@ -311,6 +322,7 @@ export const CoreEventSchema = z
     SessionDiffStatSchema,
     ErrorEventSchema,
     HookNoticeSchema,
+    FileKeptSchema,
   ])
   .meta({ id: 'CoreEvent' });
 

@@ -216,6 +216,11 @@ function step(d: Draft, input: UiInput): void {
       closeAssistant(d, sid);
       d.pushItem(sid, (id) => ({ kind: 'error', id, message: e.message, ts: e.ts }));
       break;
+    case 'file.kept':
+      // `/init` put the user's AGENTS.md text back: said once, after the agent's reply.
+      closeAssistant(d, sid);
+      d.pushItem(sid, (id) => ({ kind: 'notice', id, text: e.message, ts: e.ts }));
+      break;
     case 'hook.notice':
       // A hook's block, stop or failure: said where it happened, like the program's own notices.
       closeAssistant(d, sid);

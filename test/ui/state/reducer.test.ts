@@ -280,3 +280,11 @@ describe('reduce: what a tool reports', () => {
     expect(call).toMatchObject({ done: true, fileChange: { path: 'a.ts', diff: '@@ -7 +7 @@\n-x\n+y\n' } });
   });
 });
+
+describe('reduce: /init keeping AGENTS.md', () => {
+  it('shows what was done to keep the user\'s text as a notice in the root transcript', () => {
+    const message = '/init dropped lines of your AGENTS.md, so your text was put back intact and its new lines follow under "## Added by /init".';
+    const s = run([...treeEvents(), ev('file.kept', ROOT, [ROOT], 'build', { file: 'AGENTS.md', action: 'merged', message }, 50)]);
+    expect(s.items[ROOT]?.at(-1)).toMatchObject({ kind: 'notice', text: message });
+  });
+});
