@@ -603,6 +603,9 @@ function Screen(props: ScreenProps) {
         onSubmit={onSubmit}
         onInterrupt={() => {
           if (core.isRunning(rootId) || queue.isBusy()) interruptedTurnAt.current = Date.now();
+          // Commands waiting for the turn would act on a state the user just chose to stop.
+          const dropped = queue.dropCommands();
+          if (dropped.length > 0) setNotice(`Dropped the queued ${dropped.join(', ')}.`);
           core.cancel(rootId);
         }}
         onExitRequest={() => {

@@ -27,6 +27,7 @@ import { withImageData } from '../images/request.js';
 import type { LiveSession } from './live-session.js';
 import { takeInbox } from './inbox.js';
 import { runToolCalls } from './tool-runner.js';
+import { warmUpForRequest } from './parser-warm-up.js';
 
 export interface LoopDeps {
   /** The provider and provider-local model id for a `provider/model` reference. */
@@ -157,6 +158,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
           signal,
         };
         try {
+          // Waiting for the reply is when the bash parser can load without anyone noticing.
+          warmUpForRequest(session.tools);
           response = await provider.stream(request, (event) => {
             switch (event.type) {
               case 'text.delta':

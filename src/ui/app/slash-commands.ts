@@ -3,6 +3,8 @@
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
+// Commands that need an idle session (compact, undo, redo, rewind), typed while a turn runs
+// or is finishing, wait in the prompt queue and run in their turn.
 import type { CompactSkipped } from '../../core/context/index.js';
 import type { PromptEntry, RevertOutcome, RewindMode } from '../../core/engine.js';
 import { errorMessage } from '../../core/errors.js';
@@ -38,7 +40,7 @@ export interface SlashContext {
   openRoot(id: string): void;
   /** Leaves the app. */
   exit(): void;
-  queue: Pick<PromptQueue, 'isBusy' | 'runExclusive'>;
+  queue: Pick<PromptQueue, 'isBusy' | 'runExclusive' | 'whenIdle'>;
 }
 
 /** Handles `text` if it is a built-in or unknown slash command; see the contract above. */
@@ -112,38 +114,40 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
       return true;
     }
     case 'compact':
-      if (ctx.queue.isBusy() || core.isRunning(rootId)) {
-        ctx.notify('Wait for the running turn to finish (or press Esc) before compacting.');
-        return true;
-      }
-      ctx.notify('Compacting the conversation…');
-      // Prompts typed meanwhile are queued and sent once it is done.
-      ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify('skipped' in result ? skippedCompaction(result) : undefined)));
+      // Typed while a turn runs or finishes, it waits for it (and the prompts queued before it).
+      ctx.queue.whenIdle(typedCommand(name, args), () => {
+        ctx.notify('Compacting the conversation…');
+        // Prompts typed meanwhile are queued and sent once it is done.
+        ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify('skipped' in result ? skippedCompaction(result) : undefined)));
+      });
       return true;
     case 'undo':
     case 'redo':
-      if (ctx.queue.isBusy() || core.isRunning(rootId)) {
-        ctx.notify(`Wait for the running turn to finish (or press Esc) before /${name}.`);
-        return true;
-      }
-      // A refusal (files changed since that overlap) arrives as a notice naming them; nothing changed.
-      ctx.queue.runExclusive(async () => {
-        const outcome = await (name === 'undo' ? core.undo(rootId) : core.redo(rootId));
-        // The transcript is read again: undone turns leave it, redone ones come back.
-        ctx.openRoot(rootId);
-        ctx.notify(revertNotice(name, outcome));
+      ctx.queue.whenIdle(typedCommand(name, args), () => {
+        // A refusal (files changed since that overlap) arrives as a notice naming them; nothing changed.
+        ctx.queue.runExclusive(async () => {
+          const outcome = await (name === 'undo' ? core.undo(rootId) : core.redo(rootId));
+          // The transcript is read again: undone turns leave it, redone ones come back.
+          ctx.openRoot(rootId);
+          ctx.notify(revertNotice(name, outcome));
+        });
       });
       return true;
     case 'rewind':
-      openRewind(ctx);
+      ctx.queue.whenIdle(typedCommand(name, args), () => openRewind(ctx));
       return true;
     default:
       return false;
   }
 }
 
-/** Opens the rewind list (`/rewind`, Esc Esc) unless a turn is running. */
-export function openRewind(ctx: Pick<SlashContext, 'core' | 'rootId' | 'notify' | 'setOverlay' | 'queue'>): void {
+/** How a queued command is shown above the input: as the user typed it. */
+function typedCommand(name: string, args: string): string {
+  return args ? `/${name} ${args}` : `/${name}`;
+}
+
+/** Opens the rewind list (Esc Esc, or `/rewind` once the queue reaches it) unless a turn is running. */
+export function openRewind(ctx: Pick<SlashContext, 'core' | 'rootId' | 'notify' | 'setOverlay'> & { queue: Pick<PromptQueue, 'isBusy'> }): void {
   if (ctx.queue.isBusy() || ctx.core.isRunning(ctx.rootId)) {
     ctx.notify('Wait for the running turn to finish (or press Esc) before /rewind.');
     return;

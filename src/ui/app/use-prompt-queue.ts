@@ -1,8 +1,13 @@
-// The root session's prompt queue. Contract: at most one prompt (or compaction) runs from
-// this screen at a time; prompts submitted meanwhile — or while the core is still running the
-// root — wait in `queued` and are sent one by one, in order, as each job finishes. A turn
-// stopped with Esc leaves INTERRUPTED in the transcript where it stopped; a failed prompt
-// becomes a notice. Nothing is dropped: a failure still moves on to the next queued prompt.
+// The root session's prompt queue. Contract: at most one prompt (or compaction, undo…) runs
+// from this screen at a time; prompts submitted meanwhile — or while the core is still running
+// the root — wait in `queued` and are sent one by one, in order, as each job finishes. Commands
+// that need an idle session (`/compact`, `/undo`, `/redo`, `/rewind`) typed meanwhile wait in
+// the same line, shown as typed, and run in their turn: a turn's answer is on screen a moment
+// before the turn ends (its "after" snapshot is still being taken), and a command typed in that
+// moment must not be refused. Esc (`dropCommands`) drops the waiting commands: they would act
+// on a state the user just chose to stop. A turn stopped with Esc leaves INTERRUPTED in the
+// transcript where it stopped; a failed prompt becomes a notice. Nothing else is dropped: a
+// failure still moves on to the next queued entry.
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { errorMessage } from '../../core/errors.js';
 import type { UiCore } from '../core-api.js';
@@ -21,9 +26,9 @@ export interface PromptQueueOptions {
 }
 
 export interface PromptQueue {
-  /** Prompts waiting for the running job, oldest first. */
+  /** Prompts and commands waiting for the running job, oldest first, as typed. */
   queued: readonly string[];
-  /** A prompt or compaction started here has not finished yet. */
+  /** A prompt or another job started here has not finished yet. */
   isBusy(): boolean;
   /** Sends `text` to the root now. */
   send(text: string): void;
@@ -31,20 +36,37 @@ export interface PromptQueue {
   submit(text: string): void;
   /** Runs another job (a compaction) as the busy one; queued prompts wait for it to finish. */
   runExclusive(job: () => Promise<void>): void;
+  /**
+   * Runs `command` now when nothing runs, else queues it behind the running job and the
+   * entries already waiting, shown as `typed`.
+   */
+  whenIdle(typed: string, command: () => void): void;
+  /** Drops the waiting commands (Esc); answers what was dropped, as typed. */
+  dropCommands(): string[];
 }
 
-export function usePromptQueue({ core, store, rootId, agent, onNotice }: PromptQueueOptions): PromptQueue {
-  const [queued, setQueued] = useState<string[]>([]);
-  const busy = useRef(false);
+type Entry = { kind: 'prompt'; text: string } | { kind: 'command'; typed: string; run: () => void };
 
-  // Frees the queue and sends the first waiting prompt through `sendNext`.
-  const drain = useCallback((sendNext: (text: string) => void) => {
+const shown = (entry: Entry) => (entry.kind === 'prompt' ? entry.text : entry.typed);
+
+export function usePromptQueue({ core, store, rootId, agent, onNotice }: PromptQueueOptions): PromptQueue {
+  const [queued, setQueued] = useState<readonly string[]>([]);
+  const waiting = useRef<Entry[]>([]);
+  const busy = useRef(false);
+  // `send` and the drain call each other; the ref breaks the cycle between their callbacks.
+  const startNextRef = useRef<() => void>(() => {});
+
+  const setWaiting = useCallback((entries: Entry[]) => {
+    waiting.current = entries;
+    setQueued(entries.map(shown));
+  }, []);
+
+  const enqueue = useCallback((entry: Entry) => setWaiting([...waiting.current, entry]), [setWaiting]);
+
+  // A job ended: the next entries start, commands until one of them keeps the queue busy.
+  const finished = useCallback(() => {
     busy.current = false;
-    setQueued((q) => {
-      const [first, ...rest] = q;
-      if (first !== undefined) queueMicrotask(() => sendNext(first));
-      return rest;
-    });
+    queueMicrotask(() => startNextRef.current());
   }, []);
 
   const send = useCallback(
@@ -60,17 +82,30 @@ export function usePromptQueue({ core, store, rootId, agent, onNotice }: PromptQ
           }
         })
         .catch((err: unknown) => onNotice(errorMessage(err)))
-        .finally(() => drain(send));
+        .finally(finished);
     },
-    [core, rootId, store, agent, onNotice, drain],
+    [core, rootId, store, agent, onNotice, finished],
   );
+
+  startNextRef.current = () => {
+    while (!busy.current) {
+      const [first, ...rest] = waiting.current;
+      if (!first) return;
+      setWaiting(rest);
+      if (first.kind === 'prompt') send(first.text);
+      else first.run();
+    }
+  };
+
+  // Between a job's end and the next entry's start lies only a microtask: nobody types in it.
+  const mustWait = useCallback(() => busy.current || core.isRunning(rootId), [core, rootId]);
 
   const submit = useCallback(
     (text: string) => {
-      if (busy.current || core.isRunning(rootId)) setQueued((q) => [...q, text]);
+      if (mustWait()) enqueue({ kind: 'prompt', text });
       else send(text);
     },
-    [core, rootId, send],
+    [mustWait, enqueue, send],
   );
 
   const runExclusive = useCallback(
@@ -78,11 +113,28 @@ export function usePromptQueue({ core, store, rootId, agent, onNotice }: PromptQ
       busy.current = true;
       job()
         .catch((err: unknown) => onNotice(errorMessage(err)))
-        .finally(() => drain(send));
+        .finally(finished);
     },
-    [drain, send, onNotice],
+    [finished, onNotice],
   );
 
+  const whenIdle = useCallback(
+    (typed: string, command: () => void) => {
+      if (mustWait()) enqueue({ kind: 'command', typed, run: command });
+      else command();
+    },
+    [mustWait, enqueue],
+  );
+
+  const dropCommands = useCallback(() => {
+    const dropped = waiting.current.filter((entry) => entry.kind === 'command');
+    if (dropped.length > 0) setWaiting(waiting.current.filter((entry) => entry.kind === 'prompt'));
+    return dropped.map(shown);
+  }, [setWaiting]);
+
   const isBusy = useCallback(() => busy.current, []);
-  return useMemo(() => ({ queued, isBusy, send, submit, runExclusive }), [queued, isBusy, send, submit, runExclusive]);
+  return useMemo(
+    () => ({ queued, isBusy, send, submit, runExclusive, whenIdle, dropCommands }),
+    [queued, isBusy, send, submit, runExclusive, whenIdle, dropCommands],
+  );
 }
