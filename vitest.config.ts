@@ -3,7 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-    testTimeout: 20_000,
+    // A deadline for a hung test, never waited out when it passes: generous, because with two
+    // files running side by side (below) a test's child processes share the cores with the
+    // other file's.
+    testTimeout: 60_000,
     hookTimeout: 20_000,
     // Two cores: forks keep native better-sqlite3 handles isolated per file.
     pool: 'forks',
