@@ -2,44 +2,31 @@
 // rules with Claude Code's precedence (deny > ask > allow), a project's allow list and env
 // count only once it is trusted, and `env` reaches the commands bash runs but never sets a
 // provider's variables. Through the real loaders, and the real engine with the fake API.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/core/project-context.js';
 import { loadClaudeSettings, settingsEntryRule } from '../../src/core/claude-settings/index.js';
 import { Engine } from '../../src/core/engine.js';
 import { DEFAULT_RULES, evaluateChain } from '../../src/core/permission/rules.js';
 import { createProvider } from '../../src/core/provider/index.js';
-import { SessionStore } from '../../src/core/store/index.js';
+import type { SessionStore } from '../../src/core/store/index.js';
 import { restrictionRuleset } from '../../src/core/trust/index.js';
-import { reply, startFakeServer, text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
+import { reply, text, toolResults, type FakeServer } from '../support/fake-anthropic.js';
+import { openProjectFixture, put, type ProjectFixture } from '../support/project-fixture.js';
 
+let fixture: ProjectFixture;
 let dir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 let server: FakeServer;
 let store: SessionStore;
 
-function put(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
-}
-
 beforeEach(async () => {
-  server = await startFakeServer();
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'oci-claude-settings-')));
-  project = join(dir, 'project');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  env = { HOME: dir, OPENCODE_INK_CONFIG_DIR: join(dir, 'config'), OPENCODE_INK_DATA_DIR: join(dir, 'data') };
-  store = SessionStore.open(':memory:');
+  fixture = await openProjectFixture('oci-claude-settings-');
+  ({ dir, project, env, server, store } = fixture);
 });
-
-afterEach(async () => {
-  store.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => fixture.close());
 
 const MIXED = {
   permissions: {

@@ -4,44 +4,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, startCliProject, type CliProject } from '../support/cli.js';
+import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { text, toolUse } from '../support/fake-anthropic.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
+import { startTerm, type Term } from '../support/tmux-cli.js';
 import { AUTO_APPROVE_BADGE } from '../../src/ui/components/status-line.js';
 
 const server = tmuxServer(`oci-resume-${process.pid}`);
-const tmux = server.run;
 let ctx: CliProject;
 let sessionId: string;
-let started: string[] = [];
-
-interface Term {
-  screen(): string;
-  keys(...k: string[]): void;
-  waitFor(predicate: (s: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
-}
+let started: Term[] = [];
 
 function start(name: string, args: string[], cols = 100, rows = 30): Term {
-  const env = Object.entries({ ...ctx.env, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${v ?? ''}`);
-  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  // `sleep` keeps the pane (and its last screen) around after the app exits.
-  tmux('new-session', '-d', '-s', name, '-x', String(cols), '-y', String(rows), '-c', ctx.project, `env ${env.join(' ')} node ${BIN} ${quoted}; sleep 30`);
-  started.push(name);
-  const screen = () => tmux('capture-pane', '-p', '-t', name);
-  return {
-    screen,
-    keys: (...k) => void tmux('send-keys', '-t', name, ...k),
-    async waitFor(predicate, what, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last = '';
-      while (Date.now() < deadline) {
-        last = screen();
-        if (predicate(last)) return last;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`Timed out waiting for ${what}. Screen:\n${last}`);
-    },
-  };
+  const term = startTerm(server, ctx, name, args, { cols, rows });
+  started.push(term);
+  return term;
 }
 
 describe.runIf(hasTmux || process.env.CI)('the top-level -r and --yes in a terminal', () => {
@@ -55,13 +32,7 @@ describe.runIf(hasTmux || process.env.CI)('the top-level -r and --yes in a termi
     sessionId = listed[0]!.id;
   });
   afterEach(() => {
-    for (const name of started) {
-      try {
-        tmux('kill-session', '-t', name);
-      } catch {
-        // already gone
-      }
-    }
+    for (const term of started) term.kill();
     started = [];
   });
   afterAll(async () => {

@@ -6,45 +6,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/harness.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
+import { launchTerm, type Term } from '../support/tmux-cli.js';
 
 let home: string;
 
 const server = tmuxServer(`oci-e2e-${process.pid}`);
-const tmux = server.run;
 
-interface Term {
-  screen(): string;
-  /** Everything the terminal still holds: scrollback and screen. */
-  history(): string;
-  /** The screen with colours and attributes as escape codes. */
-  styled(): string;
-  keys(...k: string[]): void;
-  waitFor(predicate: (s: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
-}
-
-function start(name: string, cols: number, rows: number, extraEnv: string[] = []): Term {
-  const env = [`HOME=${home}`, `OPENCODE_INK_DATA_DIR=${home}/${name}/data`, `OPENCODE_INK_CONFIG_DIR=${home}/${name}/config`, 'TERM=xterm-256color', ...extraEnv];
-  // `sleep` keeps the pane (and its last screen) around after the app exits.
-  tmux('new-session', '-d', '-s', name, '-x', String(cols), '-y', String(rows), `env ${env.join(' ')} node ${join(REPO_ROOT, 'bin/opencode-ink.js')} --demo; sleep 30`);
-  const screen = () => tmux('capture-pane', '-p', '-t', name);
-  return {
-    screen,
-    history: () => tmux('capture-pane', '-p', '-S', '-', '-t', name),
-    styled: () => tmux('capture-pane', '-p', '-e', '-t', name),
-    keys: (...k) => void tmux('send-keys', '-t', name, ...k),
-    async waitFor(predicate, what, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last = '';
-      while (Date.now() < deadline) {
-        last = screen();
-        if (predicate(last)) return last;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`Timed out waiting for ${what}. Screen:\n${last}`);
-    },
-  };
+/** The offline demo in a terminal of its own, with its own data and config dirs. */
+function start(name: string, cols: number, rows: number, extraEnv: Record<string, string> = {}): Term {
+  const env = { HOME: home, OPENCODE_INK_DATA_DIR: `${home}/${name}/data`, OPENCODE_INK_CONFIG_DIR: `${home}/${name}/config`, ...extraEnv };
+  return launchTerm(server, name, { args: ['--demo'], env, cols, rows });
 }
 
 /**
@@ -132,7 +104,7 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
   }, 120_000);
 
   it('keeps every finished line at 80x24 while dialogs and diffs come and go, without colour under NO_COLOR', async () => {
-    const t = start('small', 80, 24, ['NO_COLOR=1']);
+    const t = start('small', 80, 24, { NO_COLOR: '1' });
     const played = await playDemo(t);
     expect(played.answered).toBe(true);
 

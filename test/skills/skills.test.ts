@@ -3,17 +3,17 @@
 // description (names and descriptions, never bodies) and each loads with its folder's path;
 // broken SKILL.md files become warnings; agents' `skills:` narrows what they see.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/core/project-context.js';
 import { readFrontMatter } from '../../src/core/frontmatter.js';
 import { agentToolNames, Engine } from '../../src/core/engine.js';
 import { createProvider } from '../../src/core/provider/index.js';
 import { loadSkills, MAX_LISTING_CHARS, skillListing, type SkillDefinition } from '../../src/core/skills/index.js';
-import { SessionStore } from '../../src/core/store/index.js';
-import { reply, startFakeServer, text, toolResults, type FakeServer, type RecordedRequest } from '../support/fake-anthropic.js';
+import type { SessionStore } from '../../src/core/store/index.js';
+import { reply, text, toolResults, type FakeServer, type RecordedRequest } from '../support/fake-anthropic.js';
+import { openProjectFixture, put, type ProjectFixture } from '../support/project-fixture.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'anthropic-skills');
 const VENDORED = readdirSync(FIXTURES, { withFileTypes: true })
@@ -21,31 +21,18 @@ const VENDORED = readdirSync(FIXTURES, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
+let fixture: ProjectFixture;
 let dir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 let server: FakeServer;
 let store: SessionStore;
 
-function put(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
-}
-
 beforeEach(async () => {
-  server = await startFakeServer();
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'oci-skills-')));
-  project = join(dir, 'project');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  env = { HOME: dir, OPENCODE_INK_CONFIG_DIR: join(dir, 'config'), OPENCODE_INK_DATA_DIR: join(dir, 'data') };
-  store = SessionStore.open(':memory:');
+  fixture = await openProjectFixture('oci-skills-');
+  ({ dir, project, env, server, store } = fixture);
 });
-
-afterEach(async () => {
-  store.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => fixture.close());
 
 function installVendoredSkills(): void {
   cpSync(FIXTURES, join(dir, '.claude', 'skills'), { recursive: true });

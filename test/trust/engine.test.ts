@@ -1,41 +1,28 @@
 // Project trust through a real engine (DESIGN §15): what an untrusted project's files ask for
 // must not reach the permission decisions, for the root session and its children alike.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/core/project-context.js';
 import { Engine } from '../../src/core/engine.js';
 import { createProvider } from '../../src/core/provider/index.js';
-import { SessionStore } from '../../src/core/store/index.js';
+import type { SessionStore } from '../../src/core/store/index.js';
 import { scriptConversations } from '../support/conversations.js';
-import { reply, startFakeServer, text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
+import { reply, text, toolResults, toolUse, type FakeServer } from '../support/fake-anthropic.js';
+import { openProjectFixture, put, type ProjectFixture } from '../support/project-fixture.js';
 
+let fixture: ProjectFixture;
 let dir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 let server: FakeServer;
 let store: SessionStore;
 
-function put(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
-}
-
 beforeEach(async () => {
-  server = await startFakeServer();
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'oci-trust-engine-')));
-  project = join(dir, 'project');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  env = { HOME: dir, OPENCODE_INK_CONFIG_DIR: join(dir, 'config'), OPENCODE_INK_DATA_DIR: join(dir, 'data') };
-  store = SessionStore.open(':memory:');
+  fixture = await openProjectFixture('oci-trust-engine-');
+  ({ dir, project, env, server, store } = fixture);
 });
-
-afterEach(async () => {
-  store.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => fixture.close());
 
 /** An engine over the project as `run` loads it: untrusted unless `trustOnce`. */
 function engineFor(opts: { trustOnce?: boolean; autoApprove?: boolean } = {}): Engine {
