@@ -31,4 +31,4 @@ export type UiCore = Pick<
   | 'modelLimit'
 > &
   // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills or shells.
-  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills' | 'runningShells'>>;
+  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills' | 'runningShells' | 'stopShell'>>;

@@ -86,7 +86,7 @@ describe('a continued sub-agent keeps the limits of its first call', () => {
     const root = h.engine.createSession();
     await h.engine.prompt(root.id, 'narrow then continue');
     const childId = h.store.children(root.id)[0]!.id;
-    expect(h.engine.sendToSession(childId, 'write escaped.txt')).toBe('continued');
+    expect(h.engine.sendToSession(childId, 'write escaped.txt').outcome).toBe('continued');
     await h.engine.settled(root.id);
 
     const requests = requestsOf(h.server, 'user reader');
@@ -126,7 +126,7 @@ describe('a continued sub-agent keeps the limits of its first call', () => {
     const root = h.engine.createSession();
     await h.engine.prompt(root.id, 'isolate then continue');
     const childId = h.store.children(root.id)[0]!.id;
-    expect(h.engine.sendToSession(childId, 'write continued.txt')).toBe('continued');
+    expect(h.engine.sendToSession(childId, 'write continued.txt').outcome).toBe('continued');
     await h.engine.settled(root.id);
 
     const pwd = resultsText(requestsOf(h.server, 'user isolated')[2]!)[0]!;

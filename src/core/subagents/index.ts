@@ -54,8 +54,8 @@
  *   kept on its branch (cancelled), and the result and its metadata carry the merge outcome.
  *   No repository or no git: an error result before any child session exists.
  */
-import { queueSteering } from '../agent/inbox.js';
-import type { LiveSession } from '../agent/live-session.js';
+import { dropSteering, queueSteering } from '../agent/inbox.js';
+import type { DropReason, LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
@@ -156,6 +156,8 @@ export class SubagentSupervisor {
   private readonly claimed = new Set<string>();
   /** Running foreground children, by id: each one's way to the background (`detach`). */
   private readonly detachers = new Map<string, () => void>();
+  /** Messages a parent's `task(session_id)` queued that its child never read, told in the child's next result. */
+  private readonly undelivered = new Map<string, Array<{ text: string; reason: DropReason }>>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -324,8 +326,25 @@ export class SubagentSupervisor {
     if (!row || row.parent_id !== parent.id) return undefined;
     const child = this.host.liveSession(row.id);
     if (!child || !(this.claimed.has(row.id) || this.host.isRunning(row.id))) return undefined;
-    queueSteering(child, { text: prompt, sender: 'parent' });
+    queueSteering(child, {
+      text: prompt,
+      sender: 'parent',
+      // Said in the task's result: a parent must not believe a message arrived that never did.
+      settle: (fate) => {
+        if (!fate.delivered) this.undelivered.set(child.id, [...(this.undelivered.get(child.id) ?? []), { text: prompt, reason: fate.reason }]);
+      },
+    });
     return this.runningResult(child, 'Message delivered: the sub-agent is still running and reads it at its next step. Its result will come back to you as before.');
+  }
+
+  /** The result body, with a note naming each message of the parent's that the child never read. */
+  private withUndelivered(childId: string, body: string): string {
+    const dropped = this.undelivered.get(childId);
+    if (!dropped) return body;
+    this.undelivered.delete(childId);
+    const why = (reason: DropReason) => (reason === 'cancelled' ? 'it was cancelled before its next step' : 'it had finished before its next step');
+    const lines = dropped.map((d) => `Your message sent to it while it ran was not delivered (${why(d.reason)}): "${d.text}"`);
+    return withNote(body, lines.join('\n'));
   }
 
   /** Hands a task's eventual result to its parent as a background result, counted against the root until then. */
@@ -480,7 +499,9 @@ export class SubagentSupervisor {
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;
     await this.host.checkpoint(child.id, 'end');
-    return this.result(child, state, body, log(), merge);
+    // Whatever arrived after its last turn boundary will not be read by this run.
+    dropSteering(child, 'finished');
+    return this.result(child, state, this.withUndelivered(child.id, body), log(), merge);
   }
 
   /** Waits for a slot, runs the child (cancelled with its parent's turn while `link` holds), and says how it ended. */
@@ -495,6 +516,7 @@ export class SubagentSupervisor {
       const waitSignal = link ? AbortSignal.any([link.signal, child.controller.signal]) : child.controller.signal;
       release = await limiter.acquire(waitSignal);
     } catch {
+      dropSteering(child, 'cancelled');
       this.host.store.updateSession(child.id, { status: 'cancelled' });
       child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
       return result('cancelled', 'Cancelled before it started.');
