@@ -9,14 +9,14 @@
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { queueSteering } from './agent/inbox.js';
-import type { LiveSession } from './agent/live-session.js';
+import type { DropReason, LiveSession } from './agent/live-session.js';
 import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, manualCompactionSkip, type CompactResult, type CompactSkipped, type ContextDeps } from './context/index.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
 import type { Config } from './config/index.js';
 import type { PeerUserDirs } from './config/paths.js';
-import { ConfigError, RunError } from './errors.js';
+import { ConfigError, RunError, errorMessage } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
 import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
 import { rememberKeptFile, settleKeptFile, type CommandDefinition, type InlineFile, type InlineIo } from './commands/index.js';
@@ -39,7 +39,7 @@ import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
 import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
-import { BackgroundShells, type ShellSummary } from './shells/background-shells.js';
+import { BackgroundShells, type ShellReport, type ShellSummary } from './shells/background-shells.js';
 import { subagentHost } from './engine/subagent-host.js';
 import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
@@ -139,6 +139,22 @@ export function projectParts(
  * boundary, or `continued` a finished sub-agent (its new result goes to its parent).
  */
 export type SendOutcome = 'queued' | 'continued';
+
+/** What became of a sent message: read by the session's model, or not delivered and why (one sentence). */
+export type MessageDelivery = { delivered: true } | { delivered: false; reason: DropReason; message: string };
+
+/** `sendToSession`'s answer: what it did at once, and a promise of whether the message reached the model. */
+export interface SendReceipt {
+  outcome: SendOutcome;
+  /** Settles when the message enters the session's history, or is dropped (a `message.dropped` event); never rejects. */
+  delivery: Promise<MessageDelivery>;
+}
+
+function notDeliveredMessage(reason: DropReason): string {
+  return reason === 'cancelled'
+    ? 'Not delivered: the session was cancelled before its next step.'
+    : 'Not delivered: the session finished before its next step; send the message again to continue it.';
+}
 
 export interface CreateSessionOptions {
   agent?: string;
@@ -557,21 +573,28 @@ export class Engine {
    * with it, as `task` with its `session_id` would, and its new result reaches its parent like a
    * background result. A root that is not running is refused: `prompt` starts its turns.
    */
-  sendToSession(sessionId: string, text: string): SendOutcome {
+  sendToSession(sessionId: string, text: string): SendReceipt {
     if (!text.trim()) throw new ConfigError('The message is empty; nothing was sent.');
     const row = this.options.store.getSession(sessionId);
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     const live = this.live.get(sessionId);
     if (live && (this.turns.isRunning(sessionId) || this.supervisor.isUnderWay(sessionId))) {
-      queueSteering(live, { text, sender: 'user' });
-      return 'queued';
+      const delivery = new Promise<MessageDelivery>((resolve) => {
+        queueSteering(live, {
+          text,
+          sender: 'user',
+          settle: (fate) => resolve(fate.delivered ? fate : { ...fate, message: notDeliveredMessage(fate.reason) }),
+        });
+      });
+      return { outcome: 'queued', delivery };
     }
     if (!row.parent_id) throw new ConfigError(`Session ${sessionId} is not running a turn; send it a prompt instead.`);
     if (this.options.store.leases.otherHolder(sessionId) !== undefined) {
       throw new ConfigError(`Sub-agent ${sessionId} is in use by another opencode-ink process; send the message from there.`);
     }
     this.supervisor.continueChild(this.openForDelivery(row.parent_id), row, text);
-    return 'continued';
+    // The message is the continued run's input: it reaches the model with its first request.
+    return { outcome: 'continued', delivery: Promise.resolve({ delivered: true }) };
   }
 
   /**
@@ -605,6 +628,19 @@ export class Engine {
   cancelAll(): void {
     this.turns.cancelAll();
     void this.shells.endAll();
+  }
+
+  /**
+   * Stops a background command the user picked in `/shells`: the same path as the model's
+   * `kill_shell` (its whole process tree; `shell.exited` with reason `killed`). Resolves once
+   * it is gone; rejects with one sentence for an unknown session or shell id.
+   */
+  async stopShell(sessionId: string, shellId: string): Promise<ShellReport> {
+    try {
+      return await this.shells.kill(sessionId, shellId);
+    } catch (err) {
+      throw new ConfigError(errorMessage(err));
+    }
   }
 
   /** Background commands still running, in every session, oldest first (`/shells`). */

@@ -12,10 +12,11 @@
 // - `sendToSession(id, text)` steers a session of the query's tree while it runs (DESIGN §23):
 //   a running one gets the message at its next turn boundary, a finished sub-agent is
 //   continued with it and its new result goes to its parent; before the run has started and
-//   after it ended it throws, as it does for an unknown id.
+//   after it ended it throws, as it does for an unknown id. Its `delivery` promise says
+//   whether the message reached the model or was dropped (the session was cancelled first).
 // - Configuration, credential and session problems reject `result()` (and end the iteration
 //   with the same error) with one sentence. The engine and the store are closed either way.
-import { Engine, projectParts, type SendOutcome } from '../core/engine.js';
+import { Engine, projectParts, type SendReceipt } from '../core/engine.js';
 import type { CoreEvent } from '../core/events.js';
 import { emptyUsage, type Usage } from '../core/messages.js';
 import { pickSession } from '../core/pick-session.js';
@@ -42,7 +43,7 @@ export interface QueryResult {
 export interface Query extends AsyncIterable<CoreEvent> {
   result(): Promise<QueryResult>;
   /** Sends a message to a running session of this query (or continues a finished sub-agent); see DESIGN §23. */
-  sendToSession(sessionId: string, text: string): SendOutcome;
+  sendToSession(sessionId: string, text: string): SendReceipt;
 }
 
 /** How a query that ran ended badly: the turn failed, or the configuration or credentials were refused. */

@@ -20,7 +20,8 @@ import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { BlockHintContext } from './components/tree/block-hint.js';
 import { useNow } from './components/tree/use-now.js';
-import { HelpView, AgentsView, McpView, ShellsView, SkillsView } from './screens/info-views.js';
+import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
+import { ShellsView } from './screens/shells-view.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
@@ -35,7 +36,7 @@ import { RewindView } from './screens/rewind-view.js';
 import { ConfirmLine } from './components/dialogs/ConfirmLine.js';
 import { childrenNeedingChanges, loadChanges, loadDiffStats, revertCheck, revertedNotice, revertQuestion } from './app/child-changes.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
-import { useShellCount } from './app/use-shell-count.js';
+import { useRunningShells } from './app/use-running-shells.js';
 import {
   agentPath,
   createUiStore,
@@ -274,7 +275,8 @@ function Screen(props: ScreenProps) {
 
   const queue = usePromptQueue({ core, store, rootId, agent: row?.agent, onNotice: setNotice });
   const steering = useMemo(() => (isChildView && viewed ? steeringTarget(viewed.agent, viewed.description || viewed.title, viewed.status) : undefined), [isChildView, viewed?.agent, viewed?.description, viewed?.title, viewed?.status]);
-  const shellCount = useShellCount(core);
+  const runningShells = useRunningShells(core);
+  const shellCount = runningShells.length;
   const { queued, send } = queue;
 
   const onSubmit = useCallback(
@@ -302,8 +304,8 @@ function Screen(props: ScreenProps) {
       if (steering) {
         // A sub-agent's view sends to that sub-agent (DESIGN §23); the root's queue is not involved.
         try {
-          const how = core.sendToSession(viewId, text);
-          setNotice(how === 'queued' ? `Queued for ${steering.label}: it reads it at its next step.` : `Continuing ${steering.label}; its new result goes to its parent.`);
+          const { outcome } = core.sendToSession(viewId, text);
+          setNotice(outcome === 'queued' ? `Queued for ${steering.label}: it reads it at its next step.` : `Continuing ${steering.label}; its new result goes to its parent.`);
         } catch (err) {
           setNotice(errorMessage(err));
         }
@@ -573,7 +575,20 @@ function Screen(props: ScreenProps) {
       {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'shells' ? (
-        <ShellsView shells={overlay.shells} sessionLabel={(id) => agentPath(state, id)} now={Date.now()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} />
+        <ShellsView
+          shells={runningShells}
+          sessionLabel={(id) => agentPath(state, id)}
+          now={Date.now()}
+          maxRows={overlayRows}
+          onStop={(shell) => {
+            setNotice(`Stopping ${shell.shellId}…`);
+            void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
+              (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
+              (err: unknown) => setNotice(errorMessage(err)),
+            );
+          }}
+          onClose={() => setOverlay(undefined)}
+        />
       ) : null}
       {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}

@@ -174,13 +174,16 @@ console.log(JSON.stringify({ asks, result, events }));
       `import { query, tool, z } from 'opencode-ink/sdk';
 let q;
 const outcomes = [];
+const deliveries = [];
 const hold = tool({
   name: 'hold',
   description: 'Waits for the program.',
   input: z.object({}),
   // While the child is inside this tool, the program sends it a message: it must wait for the turn boundary.
   run: async (_input, context) => {
-    outcomes.push(q.sendToSession(context.sessionId, 'Also check the README.'));
+    const receipt = q.sendToSession(context.sessionId, 'Also check the README.');
+    outcomes.push(receipt.outcome);
+    deliveries.push(receipt.delivery);
     return 'held';
   },
 });
@@ -194,13 +197,15 @@ try {
 } catch (err) {
   late = err.message;
 }
-console.log(JSON.stringify({ outcomes, delivered, text: result.text, late }));
+const fates = await Promise.all(deliveries);
+console.log(JSON.stringify({ outcomes, fates, delivered, text: result.text, late }));
 `,
       ctx,
     ).done;
     expect(run.code, run.stderr).toBe(0);
-    const { outcomes, delivered, text: answer, late } = report<{ outcomes: string[]; delivered: unknown[]; text: string; late?: string }>(run);
+    const { outcomes, fates, delivered, text: answer, late } = report<{ outcomes: string[]; fates: unknown[]; delivered: unknown[]; text: string; late?: string }>(run);
     expect(outcomes).toEqual(['queued']);
+    expect(fates).toEqual([{ delivered: true }]);
     expect(delivered).toEqual([{ text: 'Also check the README.', sender: 'user', continued: false, depth: 1 }]);
     expect(answer).toBe('Root done.');
     expect(late).toMatch(/not running/);

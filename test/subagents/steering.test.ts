@@ -109,13 +109,15 @@ describe('steering sub-agents', () => {
     const running = h.engine.prompt(root.id, 'one worker');
     await waitFor(() => requestsOf(h!.server, 'steerable child').length === 1, 'the child to call the model');
     const childId = childByDescription('worker', root.id);
-    expect(h.engine.sendToSession(childId, 'please also count the files')).toBe('queued');
+    const receipt = h.engine.sendToSession(childId, 'please also count the files');
+    expect(receipt.outcome).toBe('queued');
     expect(delivered(h.events, childId)).toHaveLength(0);
     firstStep.open();
     expect((await running).text).toBe('root done');
     const second = requestsOf(h.server, 'steerable child')[1]!;
     expect(JSON.stringify(second.body.messages.at(-1)!.content)).toMatch(/tool_result[\s\S]*please also count the files/);
     expect(delivered(h.events, childId)).toMatchObject([{ text: 'please also count the files', sender: 'user', continued: false }]);
+    expect(await receipt.delivery).toEqual({ delivered: true });
     // The parent was never told: its history holds only its own turn.
     expect(JSON.stringify(requestsOf(h.server, 'one worker').map((r) => r.body.messages))).not.toContain('please also count the files');
   });
@@ -206,7 +208,7 @@ describe('steering sub-agents', () => {
     const childId = childByDescription('helper', root.id);
     expect(h.store.getSession(childId)?.status).toBe('completed');
 
-    expect(h.engine.sendToSession(childId, 'and one more thing')).toBe('continued');
+    expect(h.engine.sendToSession(childId, 'and one more thing').outcome).toBe('continued');
     await h.engine.settled(root.id);
     const second = requestsOf(h.server, 'helper child')[1]!;
     expect(second.body.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
@@ -222,5 +224,57 @@ describe('steering sub-agents', () => {
     expect(() => h!.engine.sendToSession(root.id, 'hello')).toThrow(/not running a turn; send it a prompt instead/);
     expect(() => h!.engine.sendToSession(root.id, '  ')).toThrow(/empty/);
     expect(() => h!.engine.sendToSession('ses_nope', 'hi')).toThrow(/No session with id "ses_nope"/);
+  });
+});
+
+describe('messages to a sub-agent that is cancelled before reading them', () => {
+  it('sendToSession says the message was not delivered, with a message.dropped event, and the model never gets it', async () => {
+    h = await startHarness();
+    scriptConversations(h.server, {
+      'one stuck worker': [reply(spawn('stuck', 'stuck child')), text('root went on')],
+      'stuck child': [{ type: 'stall', afterEvents: 3 }],
+    });
+    const root = h.engine.createSession();
+    const running = h.engine.prompt(root.id, 'one stuck worker');
+    await waitFor(() => requestsOf(h!.server, 'stuck child').length === 1, 'the child to call the model');
+    const childId = childByDescription('stuck', root.id);
+    const receipt = h.engine.sendToSession(childId, 'this never arrives');
+    expect(receipt.outcome).toBe('queued');
+    expect(h.engine.cancel(childId)).toBe(true);
+    expect(await receipt.delivery).toEqual({ delivered: false, reason: 'cancelled', message: expect.stringMatching(/Not delivered: the session was cancelled/) });
+    expect(h.events.filter((e) => e.type === 'message.dropped' && e.session_id === childId)).toMatchObject([{ text: 'this never arrives', sender: 'user', reason: 'cancelled' }]);
+    expect((await running).text).toBe('root went on');
+    expect(delivered(h.events, childId)).toHaveLength(0);
+    expect(JSON.stringify(h.server.requests.map((r) => r.body.messages))).not.toContain('this never arrives');
+    expect(JSON.stringify(h.store.loadMessages(childId))).not.toContain('this never arrives');
+  });
+
+  it("a parent's task(session_id) message that never arrived is named in the child's later result", async () => {
+    h = await startHarness();
+    let childId = '';
+    scriptConversations(h.server, {
+      'steer then lose': [
+        reply(spawn('doomed', 'doomed child', { run_in_background: true })),
+        async (req) => {
+          childId = taskIdIn(resultsText(req)[0] ?? '') ?? 'missing';
+          await waitFor(() => requestsOf(h!.server, 'doomed child').length === 1, "the child's first request", { timeoutMs: 15_000 });
+          return reply(spawn('nudge', 'please also do B', { session_id: childId }));
+        },
+        (req) => {
+          expect(resultsText(req)[0]).toMatch(/Message delivered/);
+          return text('waiting for the doomed child');
+        },
+        text('noted the lost message'),
+      ],
+      'doomed child': [{ type: 'stall', afterEvents: 3 }],
+    });
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, 'steer then lose')).text).toBe('waiting for the doomed child');
+    expect(h.engine.cancel(childId)).toBe(true);
+    await h.engine.settled(root.id);
+    const later = lastUserText(requestsOf(h.server, 'steer then lose')[3]!);
+    expect(later).toMatch(/state="cancelled"/);
+    expect(later).toMatch(/not delivered \(it was cancelled before its next step\): "please also do B"/);
+    expect(h.events.filter((e) => e.type === 'message.dropped' && e.session_id === childId)).toMatchObject([{ sender: 'parent', reason: 'cancelled' }]);
   });
 });

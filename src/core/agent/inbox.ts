@@ -4,7 +4,10 @@
 // first), and announces every steering message with `message.delivered` as it leaves the queue.
 // It is called only at turn boundaries (before a model request, or between turns), never while
 // a tool runs, so a message never lands in the middle of a tool call.
-import type { LiveSession, SteeringMessage } from './live-session.js';
+// `dropSteering` empties the steering queue of a session that will not read it (cancelled, or
+// done with its run): each message is announced with `message.dropped` and its sender is told
+// through `settle`, so no message is lost silently.
+import type { DropReason, LiveSession, SteeringMessage } from './live-session.js';
 import type { Message, TextPart } from '../messages.js';
 
 /** Queues a message for the session's next turn boundary. */
@@ -21,7 +24,18 @@ export function takeInbox(session: LiveSession): Message | undefined {
   if (!hasInbox(session)) return undefined;
   const results = session.inbox.splice(0);
   const steered = session.steering.splice(0);
-  for (const message of steered) session.emit('message.delivered', { text: message.text, sender: message.sender, continued: false });
+  for (const message of steered) {
+    session.emit('message.delivered', { text: message.text, sender: message.sender, continued: false });
+    message.settle?.({ delivered: true });
+  }
   const parts: TextPart[] = [...results, ...steered.map((m): TextPart => ({ type: 'text', text: m.text }))];
   return { role: 'user', content: parts };
+}
+
+/** Drops every message still queued for the session, telling each sender why. */
+export function dropSteering(session: LiveSession, reason: DropReason): void {
+  for (const message of session.steering.splice(0)) {
+    session.emit('message.dropped', { text: message.text, sender: message.sender, reason });
+    message.settle?.({ delivered: false, reason });
+  }
 }

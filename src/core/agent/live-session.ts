@@ -19,7 +19,14 @@ export type PermissionRoute = (origin: LiveSession, question: PermissionQuestion
 export interface SteeringMessage {
   text: string;
   sender: 'user' | 'parent';
+  /** Told once what became of it: delivered at a turn boundary, or dropped and why. */
+  settle?: ((fate: SteeringFate) => void) | undefined;
 }
+
+/** Why a queued message never reached the model: its session was cancelled, or had already finished its run. */
+export type DropReason = 'cancelled' | 'finished';
+
+export type SteeringFate = { delivered: true } | { delivered: false; reason: DropReason };
 
 export interface LiveSession {
   readonly id: string;

@@ -6,7 +6,7 @@
 // resolves once a root has none left. A child whose turn ended is released from memory, and
 // its background shells are stopped (a sub-agent's shells last as long as the run that started them).
 import { onAbort } from '../abort-fanout.js';
-import { takeInbox } from '../agent/inbox.js';
+import { dropSteering, takeInbox } from '../agent/inbox.js';
 import type { LiveSession } from '../agent/live-session.js';
 import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from '../agent/loop.js';
 import { errorMessage } from '../errors.js';
@@ -121,6 +121,8 @@ export class TurnScheduler {
         // Background results and steering messages that arrived as the turn ended start the next one.
         next = outcome.status !== 'cancelled' ? takeInbox(session) : undefined;
       } while (next);
+      // A cancelled session reads nothing more: what was queued for it is dropped, and said so.
+      if (outcome.status === 'cancelled') dropSteering(session, 'cancelled');
       // Only a root's is asked for (`run` after background results); a child's goes with it.
       if (!session.parent) this.lastOutcomes.set(session.id, outcome);
       return outcome;

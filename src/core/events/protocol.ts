@@ -28,6 +28,7 @@ export const EVENT_TYPES = [
   'turn.completed',
   'session.compacted',
   'message.delivered',
+  'message.dropped',
   'session.detached',
   'shell.started',
   'shell.exited',

@@ -258,6 +258,14 @@ export const MessageDeliveredSchema = event('message.delivered', {
     .boolean()
     .describe('false: queued while the session ran and delivered at its next turn boundary; true: it continued a finished sub-agent.'),
 });
+/** Steering (DESIGN §23): a message sent to a session never reached its model; the sender is told, nothing is lost silently. */
+export const MessageDroppedSchema = event('message.dropped', {
+  text: z.string().describe('The message that was not delivered.'),
+  sender: z.enum(['user', 'parent']).describe('Who sent it, as in `message.delivered`.'),
+  reason: z
+    .enum(['cancelled', 'finished'])
+    .describe('cancelled: the session was cancelled (or timed out) before its next turn boundary; finished: it had ended its run when the message arrived.'),
+});
 /** Steering (DESIGN §23): a running foreground sub-agent was sent to the background; its parent's `task` call returned `state="running"`. */
 export const SessionDetachedSchema = event('session.detached', {
   parent_id: id.describe('The parent that goes on without waiting; the result reaches it later as a background result.'),
@@ -314,6 +322,7 @@ export const CoreEventSchema = z
     TurnCompletedSchema,
     SessionCompactedSchema,
     MessageDeliveredSchema,
+    MessageDroppedSchema,
     SessionDetachedSchema,
     ShellStartedSchema,
     ShellExitedSchema,

@@ -13,7 +13,7 @@
 // - When the command's shell exits, output may drain briefly; processes it left running
 //   (escaped ones included, through the runner) are then stopped, as for a foreground `bash`.
 // - `kill` stops the shell and everything it started (SIGTERM, then SIGKILL after a grace)
-//   and resolves once it is gone. `endSession` does that for every running shell of one
+//   and resolves once it is gone; the model's `kill_shell` and the user's `/shells` share it. `endSession` does that for every running shell of one
 //   session and forgets them; `endAll` for every session (the program is quitting).
 // - `shell.started` and `shell.exited` go out through the starting session's emitter.
 // - A session runs at most MAX_RUNNING_SHELLS at once: `checkRoom` throws a ToolError naming
@@ -156,12 +156,18 @@ export class BackgroundShells {
       checkRoom: () => this.checkRoom(sessionId),
       start: (start) => this.start(sessionId, start, emit),
       read: (shellId) => this.find(sessionId, shellId).report(),
-      kill: async (shellId) => {
-        const shell = this.find(sessionId, shellId);
-        await shell.stop('killed');
-        return shell.report();
-      },
+      kill: (shellId) => this.kill(sessionId, shellId),
     };
+  }
+
+  /**
+   * Stops one shell of a session and everything it started, and reports it: what `kill_shell`
+   * does, and `/shells` for the user. Throws a ToolError naming the session's shells for an unknown id.
+   */
+  async kill(sessionId: string, shellId: string): Promise<ShellReport> {
+    const shell = this.find(sessionId, shellId);
+    await shell.stop('killed');
+    return shell.report();
   }
 
   /** Every shell still running, oldest first. */

@@ -32,7 +32,12 @@
  *   cancels it and its processes; cancelling the child alone gives `state="cancelled"`.
  * - Background: the call returns `state="running"` at once; the result is delivered to the
  *   parent later as a message, starting a parent turn if the parent is idle.
- * - Resume: `session_id` continues a child of the calling session with its full history.
+ * - Resume: `session_id` continues a child of the calling session with its full history. Every
+ *   continuation (a resume, the user's follow-up) keeps what the first call fixed — its
+ *   `tools` narrowing, isolation and `max_turns`, read back from that call in the parent's
+ *   stored history (./first-call.ts); agent, model and identity are on the child's row. A
+ *   continuation may tighten them, never loosen them. If the first call cannot be found, the
+ *   agent definition's own limits apply.
  * - Steering (DESIGN §23): `session_id` of a child still running (or waiting for a slot) in
  *   this process queues `prompt` for its next turn boundary and returns at once, `state="running"`.
  *   `continueChild` does for the user what a resume does for the model, in the background: the
@@ -49,8 +54,8 @@
  *   kept on its branch (cancelled), and the result and its metadata carry the merge outcome.
  *   No repository or no git: an error result before any child session exists.
  */
-import { queueSteering } from '../agent/inbox.js';
-import type { LiveSession } from '../agent/live-session.js';
+import { dropSteering, queueSteering } from '../agent/inbox.js';
+import type { DropReason, LiveSession } from '../agent/live-session.js';
 import type { TurnOutcome } from '../agent/loop.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
@@ -61,6 +66,7 @@ import type { SessionRow, SessionStore } from '../store/index.js';
 import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
 import { ToolError, type ToolContext, type ToolResult } from '../tools/types.js';
 import { WorkspaceError, type ChildWorktree, type MergeOutcome, type Workspaces } from '../workspace/worktree.js';
+import { combineNarrowings, firstCallLimits } from './first-call.js';
 import { ASK_USER_TOOL, selectToolNames } from './gates.js';
 import { Limiter } from './limiter.js';
 import { ParentLink } from './parent-link.js';
@@ -87,6 +93,13 @@ export interface SubagentSettings {
 }
 
 export type Isolation = 'none' | 'worktree';
+
+/** What one run of a child is held to: its tools narrowing, where it works and its model requests. */
+interface RunLimits {
+  narrow: readonly string[] | undefined;
+  isolation: Isolation;
+  maxTurns: number;
+}
 
 export interface ChildRunOptions {
   /** Signals that cancel the child's turn: the parent's turn (foreground) and the timeout. */
@@ -143,6 +156,8 @@ export class SubagentSupervisor {
   private readonly claimed = new Set<string>();
   /** Running foreground children, by id: each one's way to the background (`detach`). */
   private readonly detachers = new Map<string, () => void>();
+  /** Messages a parent's `task(session_id)` queued that its child never read, told in the child's next result. */
+  private readonly undelivered = new Map<string, Array<{ text: string; reason: DropReason }>>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -162,41 +177,47 @@ export class SubagentSupervisor {
       const delivered = this.steerRunningChild(parent, args.session_id, args.prompt);
       if (delivered) return delivered;
     }
-    const narrow = args.tools === undefined ? undefined : narrowing(args.tools);
     let row: SessionRow;
     let agent: AgentDefinition;
+    let limits: RunLimits;
     if (args.session_id) {
       ({ row, agent } = this.resumable(parent, args.session_id));
       // Claimed before anything awaits, so two calls in one message cannot resume the same child.
       this.claimed.add(row.id);
       try {
-        this.checkNarrowing(parent, agent, narrow);
+        limits = this.continuationLimits(parent, row, agent, args);
+        this.checkNarrowing(parent, agent, limits.narrow);
         await this.authorize(parent, agent, args.description, ctx);
-        if (this.isolationOf(args, agent) === 'worktree') await this.checkWorkspace(parent);
+        if (limits.isolation === 'worktree') await this.checkWorkspace(parent);
       } catch (err) {
         this.claimed.delete(row.id);
         throw err;
       }
     } else {
       agent = this.spawnableAgent(args, ctx);
-      this.checkNarrowing(parent, agent, narrow);
+      limits = {
+        narrow: args.tools === undefined ? undefined : narrowing(args.tools),
+        isolation: this.isolationOf(args, agent),
+        maxTurns: args.max_turns ?? agent.maxTurns ?? settings.max_turns,
+      };
+      this.checkNarrowing(parent, agent, limits.narrow);
       // Asked before the child exists, so a refusal leaves no session behind.
       await this.authorize(parent, agent, args.description, ctx);
-      if (this.isolationOf(args, agent) === 'worktree') await this.checkWorkspace(parent);
+      if (limits.isolation === 'worktree') await this.checkWorkspace(parent);
       row = this.createRow(parent, agent, args, ctx);
       this.claimed.add(row.id);
     }
     const childId = row.id;
     const release = () => this.claimed.delete(childId);
     let worktree: ChildWorktree | undefined;
-    if (this.isolationOf(args, agent) === 'worktree') {
+    if (limits.isolation === 'worktree') {
       try {
-        worktree = await this.host.workspaces.create(parent.cwd, childId, settings.worktree.link);
+        worktree = await this.createWorktree(parent, childId);
       } catch (err) {
         release();
-        const message = err instanceof Error ? err.message : String(err);
-        this.host.store.updateSession(childId, { status: 'failed', error: message });
-        throw new ToolError(`${message} The task was not started.`);
+        // A child that never ran is marked failed; a continued one keeps the status of its last run.
+        if (!args.session_id) this.host.store.updateSession(childId, { status: 'failed', error: errorMessage(err) });
+        throw err;
       }
       // Its tools, permission paths, instructions and own children all start from here.
       row = { ...row, cwd: worktree.cwd };
@@ -206,8 +227,8 @@ export class SubagentSupervisor {
       this.host.store.updateSession(row.id, { system_prompt: args.system_prompt });
       row = { ...row, system_prompt: args.system_prompt };
     }
-    const child = this.host.openChild(row, parent, narrow);
-    child.maxTurns = args.max_turns ?? agent.maxTurns ?? settings.max_turns;
+    const child = this.host.openChild(row, parent, limits.narrow);
+    child.maxTurns = limits.maxTurns;
     if (args.model && args.session_id) {
       child.model = this.host.resolveModel(args.model, parent.model);
       this.host.store.updateSession(child.id, { model: child.model });
@@ -220,7 +241,7 @@ export class SubagentSupervisor {
         progress.stop();
         release();
       });
-      this.deliverLater(parent, child, work, `Background task "${args.description}" (${agent.name}) has finished`);
+      this.deliverLater(parent, work, `Background task "${args.description}" (${agent.name}) has finished`);
       return this.runningResult(child, 'Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.');
     }
     const link = new ParentLink(parent.controller.signal);
@@ -241,7 +262,7 @@ export class SubagentSupervisor {
     });
     const finished = await Promise.race([work, detached]);
     if (finished) return finished;
-    this.deliverLater(parent, child, work, `Background task "${args.description}" (${agent.name}) has finished`);
+    this.deliverLater(parent, work, `Background task "${args.description}" (${agent.name}) has finished`);
     return this.runningResult(child, 'The user moved this task to the background. Its result will arrive as a message when it finishes; you may go on meanwhile.');
   }
 
@@ -278,23 +299,22 @@ export class SubagentSupervisor {
     }
     const agent = this.host.agent(row.agent);
     if (!agent) throw new ConfigError(`Cannot continue sub-agent ${row.id}: its agent "${row.agent}" no longer exists.`);
+    const limits = this.continuationLimits(parent, row, agent, {});
     this.claimed.add(row.id);
-    let child: LiveSession;
-    try {
-      child = this.host.openChild(row, parent, undefined);
-    } catch (err) {
-      this.claimed.delete(row.id);
-      throw err;
-    }
-    child.maxTurns = agent.maxTurns ?? this.host.settings.max_turns;
-    child.emit('message.delivered', { text, sender: 'user', continued: true });
-    const log = watchToolLog(this.host.onEvent, child.id);
+    const log = watchToolLog(this.host.onEvent, row.id);
     const input: Message = { role: 'user', content: [{ type: 'text', text }] };
-    const work = this.execute(parent, child, input, log.log, undefined, undefined).finally(() => {
+    const work = (async () => {
+      // An isolated child works in a new worktree from the parent's tree as it is now, merged back the same way.
+      const worktree = limits.isolation === 'worktree' ? await this.createWorktree(parent, row.id) : undefined;
+      const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow);
+      child.maxTurns = limits.maxTurns;
+      child.emit('message.delivered', { text, sender: 'user', continued: true });
+      return this.execute(parent, child, input, log.log, undefined, worktree);
+    })().finally(() => {
       log.stop();
       this.claimed.delete(row.id);
     });
-    this.deliverLater(parent, child, work, `The user sent a follow-up to task "${row.task_description ?? agent.name}" (${agent.name}); it has finished again`);
+    this.deliverLater(parent, work, `The user sent a follow-up to task "${row.task_description ?? agent.name}" (${agent.name}); it has finished again`);
   }
 
   /**
@@ -306,15 +326,32 @@ export class SubagentSupervisor {
     if (!row || row.parent_id !== parent.id) return undefined;
     const child = this.host.liveSession(row.id);
     if (!child || !(this.claimed.has(row.id) || this.host.isRunning(row.id))) return undefined;
-    queueSteering(child, { text: prompt, sender: 'parent' });
+    queueSteering(child, {
+      text: prompt,
+      sender: 'parent',
+      // Said in the task's result: a parent must not believe a message arrived that never did.
+      settle: (fate) => {
+        if (!fate.delivered) this.undelivered.set(child.id, [...(this.undelivered.get(child.id) ?? []), { text: prompt, reason: fate.reason }]);
+      },
+    });
     return this.runningResult(child, 'Message delivered: the sub-agent is still running and reads it at its next step. Its result will come back to you as before.');
   }
 
+  /** The result body, with a note naming each message of the parent's that the child never read. */
+  private withUndelivered(childId: string, body: string): string {
+    const dropped = this.undelivered.get(childId);
+    if (!dropped) return body;
+    this.undelivered.delete(childId);
+    const why = (reason: DropReason) => (reason === 'cancelled' ? 'it was cancelled before its next step' : 'it had finished before its next step');
+    const lines = dropped.map((d) => `Your message sent to it while it ran was not delivered (${why(d.reason)}): "${d.text}"`);
+    return withNote(body, lines.join('\n'));
+  }
+
   /** Hands a task's eventual result to its parent as a background result, counted against the root until then. */
-  private deliverLater(parent: LiveSession, child: LiveSession, work: Promise<ToolResult>, heading: string): void {
+  private deliverLater(parent: LiveSession, work: Promise<ToolResult>, heading: string): void {
     const delivery = work
       .then((result) => this.host.deliver(parent, `${heading}:\n${result.output}`))
-      .catch((err: unknown) => child.emit('error', { message: errorMessage(err) }));
+      .catch((err: unknown) => parent.emit('error', { message: errorMessage(err) }));
     this.host.trackBackground(parent.path[0]!, delivery);
   }
 
@@ -323,6 +360,34 @@ export class SubagentSupervisor {
       output: formatTaskResult(child.id, 'running', body),
       metadata: { session_id: child.id, state: 'running', agent: child.agentName } satisfies TaskOutcome,
     };
+  }
+
+  /**
+   * The limits a continued child runs with: those its first call fixed (DESIGN §7: a call can
+   * narrow, never widen), tightened — never loosened — by this call's. When the first call
+   * cannot be found, its agent definition's own limits stand in for it.
+   */
+  private continuationLimits(parent: LiveSession, row: SessionRow, agent: AgentDefinition, call: Pick<TaskArgs, 'tools' | 'isolation' | 'max_turns'>): RunLimits {
+    const { settings, store } = this.host;
+    const first = row.parent_id ? firstCallLimits(store.messageRows(row.parent_id), row.tool_call_id) : undefined;
+    const narrow = combineNarrowings(
+      first?.tools ? narrowing(first.tools) : undefined,
+      call.tools ? narrowing(call.tools) : undefined,
+      parent.tools.map((t) => t.name),
+    );
+    const firstIsolation = first?.isolation ?? agent.isolation ?? settings.isolation;
+    const isolation: Isolation = firstIsolation === 'worktree' || call.isolation === 'worktree' ? 'worktree' : 'none';
+    const cap = first?.max_turns ?? agent.maxTurns ?? settings.max_turns;
+    return { narrow, isolation, maxTurns: call.max_turns === undefined ? cap : Math.min(call.max_turns, cap) };
+  }
+
+  /** A fresh worktree from the parent's tree as it is now; a failure is an error result naming why. */
+  private async createWorktree(parent: LiveSession, childId: string): Promise<ChildWorktree> {
+    try {
+      return await this.host.workspaces.create(parent.cwd, childId, this.host.settings.worktree.link);
+    } catch (err) {
+      throw new ToolError(`${errorMessage(err)} The task was not started.`);
+    }
   }
 
   /** Call > agent > config. */
@@ -434,7 +499,9 @@ export class SubagentSupervisor {
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;
     await this.host.checkpoint(child.id, 'end');
-    return this.result(child, state, body, log(), merge);
+    // Whatever arrived after its last turn boundary will not be read by this run.
+    dropSteering(child, 'finished');
+    return this.result(child, state, this.withUndelivered(child.id, body), log(), merge);
   }
 
   /** Waits for a slot, runs the child (cancelled with its parent's turn while `link` holds), and says how it ended. */
@@ -449,6 +516,7 @@ export class SubagentSupervisor {
       const waitSignal = link ? AbortSignal.any([link.signal, child.controller.signal]) : child.controller.signal;
       release = await limiter.acquire(waitSignal);
     } catch {
+      dropSteering(child, 'cancelled');
       this.host.store.updateSession(child.id, { status: 'cancelled' });
       child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
       return result('cancelled', 'Cancelled before it started.');

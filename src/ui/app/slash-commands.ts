@@ -10,7 +10,6 @@ import type { PromptEntry, RevertOutcome, RewindMode } from '../../core/engine.j
 import { errorMessage } from '../../core/errors.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
 import { modelProblem } from '../../core/provider/models.js';
-import type { ShellSummary } from '../../core/shells/background-shells.js';
 import type { SessionRow } from '../../core/store/index.js';
 import type { UiCore } from '../core-api.js';
 import type { NamedItem } from '../components/input/completion.js';
@@ -24,7 +23,7 @@ export type Overlay =
   | { kind: 'agents' }
   | { kind: 'skills' }
   | { kind: 'mcp'; states?: McpServerState[] }
-  | { kind: 'shells'; shells: ShellSummary[] }
+  | { kind: 'shells' }
   | { kind: 'rewind'; prompts: PromptEntry[] }
   | { kind: 'revert'; sessionId: string; label: string; question: string }
   | undefined;
@@ -89,8 +88,8 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
       );
       return true;
     case 'shells':
-      // A snapshot: the list as it is when the command runs.
-      ctx.setOverlay({ kind: 'shells', shells: core.runningShells?.() ?? [] });
+      // The app shows its live list, so a shell stopped from the panel leaves it.
+      ctx.setOverlay({ kind: 'shells' });
       return true;
     case 'model':
     case 'agent': {

@@ -1,4 +1,4 @@
-// Read-only panels opened by /help, /agents, /skills, /mcp and /shells; Esc or Enter closes them. Each line is one
+// Read-only panels opened by /help, /agents, /skills and /mcp; Esc or Enter closes them. Each line is one
 // row, and a panel taller than the rows it is given scrolls with Up/Down, so it never
 // pushes the screen past the terminal's height.
 import { Box, Text } from 'ink';
@@ -6,7 +6,6 @@ import type { AgentDefinition } from '../../core/agents/index.js';
 import { mcpStateLines } from '../../core/mcp/format.js';
 import type { McpServerState } from '../../core/mcp/manager.js';
 import type { SkillCatalogue } from '../../core/skills/index.js';
-import type { ShellSummary } from '../../core/shells/background-shells.js';
 import { useState, type ReactElement } from 'react';
 import { useKeys } from '../keys/key-router.js';
 import { createKeymap, type KeybindConfig } from '../keys/keymap.js';
@@ -145,38 +144,3 @@ export function McpView({ states, onClose, maxRows }: PanelProps & { states: rea
   return <Panel title="MCP servers" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }
 
-/** How long ago, shortly: `12 s`, `4 min`, `2 h`. */
-export function shortAge(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 120) return `${seconds} s`;
-  if (seconds < 120 * 60) return `${Math.floor(seconds / 60)} min`;
-  return `${Math.floor(seconds / 3600)} h`;
-}
-
-/**
- * `/shells`: the background commands running now (`bash` with `run_in_background`), oldest
- * first: id, age, the session that started them (as `sessionLabel` names it) and the command.
- */
-export function ShellsView({
-  shells,
-  sessionLabel,
-  now,
-  onClose,
-  maxRows,
-}: PanelProps & { shells: readonly ShellSummary[]; sessionLabel: (sessionId: string) => string; now: number }) {
-  const muted = roleColor('muted');
-  const lines =
-    shells.length === 0
-      ? [line('none', 'No background commands are running (the model starts them with bash and run_in_background).')]
-      : shells.map((shell) =>
-          line(
-            `${shell.sessionId}:${shell.shellId}`,
-            <Text>
-              {shell.shellId.padEnd(9)} <Text color={muted}>{shortAge(now - shell.startedAt).padStart(6)}</Text> {terminalSafe(sessionLabel(shell.sessionId))}
-              <Text color={muted}>{' · '}</Text>
-              {terminalSafe(shell.command.replace(/\s+/g, ' '))}
-            </Text>,
-          ),
-        );
-  return <Panel title="Background commands" lines={lines} maxRows={maxRows} onClose={onClose} />;
-}

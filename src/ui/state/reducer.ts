@@ -192,6 +192,14 @@ function step(d: Draft, input: UiInput): void {
       d.pushItem(sid, (id) => ({ kind: 'user', id, text, ts: e.ts, steered }));
       break;
     }
+    case 'message.dropped': {
+      // Never silently lost: the sender sees, in that session's view, what did not arrive and why.
+      closeAssistant(d, sid);
+      const why = e.reason === 'cancelled' ? 'the session was cancelled before it read it' : 'it had finished before it read it; send it again to continue it';
+      const text = `Not delivered (${why}): ${e.text}`;
+      d.pushItem(sid, (id) => ({ kind: 'notice', id, text, ts: e.ts }));
+      break;
+    }
     case 'session.compacted': {
       closeAssistant(d, sid);
       const s = d.editSession(sid);

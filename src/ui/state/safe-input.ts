@@ -41,6 +41,7 @@ export function safeEvent(e: CoreEvent): CoreEvent {
     case 'prompt.images':
       return { ...e, images: safeImages(e.images) };
     case 'message.delivered':
+    case 'message.dropped':
       return { ...e, text: terminalSafe(e.text) };
     case 'question.asked':
       return { ...e, question: terminalSafe(e.question), options: e.options.map(terminalSafe) };

@@ -46,6 +46,42 @@ describe('background commands in the TUI', { timeout: 30_000 }, () => {
     await waitForFrame(app.lastFrame, (f) => !f.includes('background shell'), 10_000);
   });
 
+  it('stops the shell picked in /shells, and only that one, with its whole process tree', async () => {
+    const keep = `${300000 + Math.floor(Math.random() * 99999)}.${process.pid}`;
+    const stop = `${400000 + Math.floor(Math.random() * 99999)}.${process.pid}`;
+    durations.push(keep, stop);
+    h = await startHarness({ engine: { interactive: true }, config: { permission: { bash: 'allow' } } });
+    h.server.enqueue(
+      toolUse('bash', { command: `sleep ${keep}`, run_in_background: true }),
+      // A child of the shell too: stopping a shell takes everything it started.
+      toolUse('bash', { command: `sleep ${stop} & sleep ${stop}; wait`, run_in_background: true }),
+      text('Two servers started.'),
+    );
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} />);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    await press(app.stdin, 'start two servers', KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Two servers started.') && f.includes('2 background shells'), 20_000);
+    expect(liveProcesses(stop).length).toBeGreaterThanOrEqual(2);
+
+    await press(app.stdin, '/shells');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Background commands') && f.includes('k stops it'), 5000);
+    await press(app.stdin, KEY.down);
+    await waitForFrame(app.lastFrame, (f) => f.includes(`› shell_2`), 5000);
+    await press(app.stdin, 'k');
+
+    // The panel's rows only: the transcript above it names both commands.
+    const panelOf = (frame: string) => frame.slice(frame.indexOf('Background commands'), frame.indexOf('k stops it'));
+    const panel = panelOf(await waitForFrame(app.lastFrame, (f) => f.includes('Background commands') && !panelOf(f).includes(`sleep ${stop}`), 15_000));
+    expect(panel).toContain(`sleep ${keep}`);
+    expect(h.events.filter((e) => e.type === 'shell.exited')).toMatchObject([{ shell_id: 'shell_2', reason: 'killed' }]);
+    expect(liveProcesses(stop)).toEqual([]);
+    expect(liveProcesses(keep)).toHaveLength(1);
+    await waitForFrame(app.lastFrame, (f) => f.includes('1 background shell') && f.includes('Stopped shell_2'), 5000);
+  });
+
   it('says when none runs', async () => {
     h = await startHarness({ engine: { interactive: true } });
     const root = h.engine.createSession();

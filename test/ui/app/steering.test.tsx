@@ -1,7 +1,7 @@
 // The per-child keys in the app (DESIGN §23), against the real engine and the fake Messages
 // API: a running task block names them; Ctrl+B sends the child the parent waits on to the
 // background; ctrl+x k in a child's view cancels that child alone; a finished child's view
-// continues it.
+// continues it; a message typed for a child that is then cancelled shows as not delivered.
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../../src/ui/app.js';
@@ -85,5 +85,24 @@ describe('per-child keys', () => {
     await waitFor(() => requestsOf(h!.server, 'two helpers').length === 3, 'the parent to read the follow-up result', { timeoutMs: 10_000 });
     expect(lastUserText(requestsOf(h.server, 'two helpers')[2]!)).toContain('stuck one answered the follow-up');
     expect(lastUserText(requestsOf(h.server, 'stuck child')[1]!)).toContain('one more try');
+  });
+
+  it('a message typed for a child that is then cancelled is shown in its view as not delivered', async () => {
+    h = await startHarness({ engine: { interactive: true } });
+    scriptConversations(h.server, {
+      'one stuck helper': [reply(task('Stuck one', 'stuck child', 'toolu_lost')), text('parent carried on')],
+      'stuck child': [{ type: 'stall', afterEvents: 3 }],
+    });
+    const root = h.engine.createSession();
+    app = render(<App core={h.engine} rootId={root.id} initialPrompt="one stuck helper" />);
+    await waitFor(() => requestsOf(h!.server, 'stuck child').length === 1, 'the stuck child to call the model');
+    await press(app.stdin, KEY.ctrlX, KEY.down);
+    await waitForFrame(app.lastFrame, (f) => f.includes('to general › Stuck one'));
+    app.stdin.write('a lost nudge');
+    await waitForFrame(app.lastFrame, (f) => f.includes('a lost nudge'));
+    await press(app.stdin, KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Queued for general › Stuck one'));
+    await press(app.stdin, KEY.ctrlX, 'k');
+    await waitForFrame(app.lastFrame, (f) => f.includes('Not delivered (the session was cancelled before it read it): a lost nudge'), 10_000);
   });
 });
