@@ -21,19 +21,46 @@ function spawn(description: string, prompt: string, subagent_type = 'general', e
   return task({ description, prompt, subagent_type, ...extra });
 }
 const slow = (s: string, delayMs = 150) => ({ ...text(s), delayMs });
+
+/**
+ * Replies that the fake server holds until `size` requests of the group have arrived (a batch),
+ * so the overlap a test counts does not depend on how fast this machine starts a child. A
+ * scheduler that runs fewer at once leaves a batch short: its replies go out at the deadline
+ * and the overlap comes out smaller.
+ */
+function batched(total: number, size: number, deadlineMs = 10_000) {
+  let arrived = 0;
+  const opened = new Map<number, () => void>();
+  const batches = new Map<number, Promise<void>>();
+  const batch = (n: number) => {
+    if (!batches.has(n)) batches.set(n, new Promise<void>((resolve) => opened.set(n, resolve)));
+    return batches.get(n)!;
+  };
+  return (s: string) => async () => {
+    const k = arrived++;
+    const n = Math.floor(k / size);
+    const wait = batch(n);
+    if (arrived === Math.min(total, (n + 1) * size)) opened.get(n)!();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([wait, new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]);
+    clearTimeout(timer);
+    return text(s);
+  };
+}
 const resultsText = (req: RecordedRequest) => toolResults(req).map((r) => (typeof r.content === 'string' ? r.content : JSON.stringify(r.content)));
 
 describe('task: spawning sub-agents', () => {
   it('runs the task calls of one message in parallel child sessions and returns their results', async () => {
     h = await startHarness();
+    const together = batched(3, 3);
     scriptConversations(h.server, {
       'survey the repo': [
         reply(spawn('Look at A', 'child A', 'general'), spawn('Look at B', 'child B', 'general'), spawn('Look at C', 'child C', 'explore')),
         text('all done'),
       ],
-      'child A': [slow('A result')],
-      'child B': [slow('B result')],
-      'child C': [slow('C result')],
+      'child A': [together('A result')],
+      'child B': [together('B result')],
+      'child C': [together('C result')],
     });
     const root = h.engine.createSession();
     const outcome = await h.engine.prompt(root.id, 'survey the repo');
@@ -71,9 +98,10 @@ describe('task: spawning sub-agents', () => {
   it('keeps at most max_concurrency children running and queues the rest visibly', async () => {
     h = await startHarness({ config: { subagents: { max_concurrency: 3 } } });
     const prompts = Array.from({ length: 7 }, (_, i) => `job ${i}`);
+    const inThrees = batched(7, 3);
     scriptConversations(h.server, {
       'fan out': [reply(...prompts.map((p) => spawn(p, p))), text('fan-in')],
-      ...Object.fromEntries(prompts.map((p) => [p, [slow(`${p} ok`, 80)]])),
+      ...Object.fromEntries(prompts.map((p) => [p, [inThrees(`${p} ok`)]])),
     });
     const root = h.engine.createSession();
     expect((await h.engine.prompt(root.id, 'fan out')).status).toBe('completed');
