@@ -170,6 +170,8 @@ export class Engine {
   private readonly live = new Map<string, LiveSession>();
   /** Root sessions whose prompt is being prepared (commands inlining files or shell output). */
   private readonly preparing = new Set<string>();
+  /** Prompts cancelled while being prepared: their turn starts cancelled. */
+  private readonly cancelledWhilePreparing = new Set<string>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
   private readonly supervisor: SubagentSupervisor;
@@ -364,6 +366,7 @@ export class Engine {
     let plan: PromptPlan;
     let hookContext: string[];
     let promptMark: { snapshot: string | null };
+    let cancelled = false;
     try {
       session = this.sessions.open(row);
       // A cancelled earlier turn leaves an aborted signal behind; inlining needs a live one.
@@ -389,9 +392,11 @@ export class Engine {
       promptMark = { snapshot: await this.checkpoints.snapshot() };
     } finally {
       this.preparing.delete(sessionId);
+      // Read (and cleared) however preparing ended, so a refused prompt leaves nothing behind.
+      cancelled = this.cancelledWhilePreparing.delete(sessionId);
     }
     try {
-      return await this.runPrompt(row, session, plan, text, promptMark, hookContext);
+      return await this.runPrompt(row, session, plan, text, promptMark, hookContext, cancelled);
     } finally {
       await this.checkpoints.promptEnded(sessionId);
     }
@@ -404,6 +409,7 @@ export class Engine {
     text: string,
     promptMark: { snapshot: string | null },
     hookContext: readonly string[],
+    cancelled: boolean,
   ): Promise<TurnOutcome> {
     if (row.title === 'New session' && text.trim()) {
       this.options.store.updateSession(row.id, { title: titleFrom(text) });
@@ -425,9 +431,9 @@ export class Engine {
           ...(plan.command ? { command: plan.command } : {}),
         },
       };
-      return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call], prompt: promptMark });
+      return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call], prompt: promptMark, cancelled });
     }
-    const turn: TurnOptions = { prompt: promptMark, ...(plan.model ? { model: resolveModelName(plan.model, session.model) } : {}) };
+    const turn: TurnOptions = { prompt: promptMark, cancelled, ...(plan.model ? { model: resolveModelName(plan.model, session.model) } : {}) };
     const typed = userText(plan.text, hookContext);
     const input: Message = { ...typed, content: [...typed.content, ...plan.images] };
     if (plan.images.length) {
@@ -559,6 +565,10 @@ export class Engine {
 
   /** Cancels the turn running in a session (and, through its signal, its foreground children). */
   cancel(sessionId: string): boolean {
+    if (this.preparing.has(sessionId)) {
+      this.cancelledWhilePreparing.add(sessionId);
+      return true;
+    }
     return this.turns.cancel(sessionId);
   }
 
@@ -626,6 +636,7 @@ export class Engine {
    * background shell (quitting). Whatever is still alive when the process exits is killed then.
    */
   cancelAll(): void {
+    for (const id of this.preparing) this.cancelledWhilePreparing.add(id);
     this.turns.cancelAll();
     void this.shells.endAll();
   }

@@ -73,6 +73,8 @@ async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOpti
   io.closed?.addEventListener('abort', onClosed, { once: true });
   process.on('SIGHUP', onSignal);
   try {
+    // The reader went away before the prompt was sent: nothing to spend tokens on.
+    if (io.closed?.aborted) return 0;
     const first = await engine.prompt(sessionId, prompt);
     // Background tasks may still be running; their results start further turns.
     await engine.settled(sessionId);

@@ -72,6 +72,11 @@ export interface TurnOptions {
   presetCalls?: ToolUsePart[];
   /** The input is the user's prompt, sent after this snapshot of the project's files (DESIGN §18). */
   prompt?: { snapshot: string | null };
+  /**
+   * Cancelled before it started: a cancel that came while the prompt was still being prepared
+   * (hooks, the snapshot), when no turn was running yet to take it.
+   */
+  cancelled?: boolean;
 }
 
 export async function runTurn(session: LiveSession, deps: LoopDeps, input: Message, opts: TurnOptions = {}): Promise<TurnOutcome> {

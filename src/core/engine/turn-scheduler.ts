@@ -200,6 +200,7 @@ export class TurnScheduler {
 
   private async runOneTurn(session: LiveSession, input: Message, opts?: ChildRunOptions, turn?: TurnOptions): Promise<TurnOutcome> {
     session.controller = new AbortController();
+    if (turn?.cancelled) session.controller.abort();
     const unlink = linkSignals(session.controller, opts?.links ?? []);
     this.setStatus(session, 'running');
     let outcome: TurnOutcome;
