@@ -6,7 +6,10 @@
 // background, and "with removal" counts that too. Two layouts of the same files: packed, as
 // any cloned or garbage-collected repository is, and every object loose, as right after the
 // first `git add` of a new project (git then opens and inflates one file per blob, which is
-// what makes a checkout slow, for git itself as much as for us).
+// what makes a checkout slow, for git itself as much as for us). Two shapes of child: one that
+// ends the moment it starts, and one that works for 2.5 s first, as any child waiting on a
+// model does; for the second, the time counted is create + merge back, not the child's work
+// (the index refresh that makes its commit cheap happens during that work; see warm-index.ts).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,8 @@ import { median } from './support.js';
 
 const FILES = 5_000;
 const RUNS = 5;
+/** What a child that waits on a model spends between its start and its end, at the least. */
+const CHILD_WORK_MS = 2_500;
 
 const dir = mkdtempSync(join(tmpdir(), 'oci-bench-worktree-'));
 const project = join(dir, 'project');
@@ -46,6 +51,7 @@ async function measure(layout: string, workspaces: Workspaces): Promise<void> {
   const bare: number[] = [];
   const ready: number[] = [];
   const total: number[] = [];
+  const working: number[] = [];
   for (let run = 0; run <= RUNS; run++) {
     const path = join(dir, `bare-${run}`);
     // Each round deletes 5,000 files; flush that first so it does not slow the next timing.
@@ -64,11 +70,24 @@ async function measure(layout: string, workspaces: Workspaces): Promise<void> {
     await workspaces.settled();
     const totalMs = performance.now() - start;
     if (outcome.state !== 'merged') throw new Error(`expected a merge, got ${JSON.stringify(outcome)}`);
+    execFileSync('sync');
+
+    start = performance.now();
+    const busy = await workspaces.create(project, `ses_bench${layout.length}_busy${run}`, ['node_modules']);
+    const createMs = performance.now() - start;
+    appendFileSync(join(busy.path, `src/d2/f${run + 2}.ts`), `// busy child ${layout} ${run}\n`);
+    await new Promise((resolve) => setTimeout(resolve, CHILD_WORK_MS));
+    start = performance.now();
+    const busyOutcome = await workspaces.finish(busy, 'merge');
+    const busyMs = createMs + performance.now() - start;
+    await workspaces.settled();
+    if (busyOutcome.state !== 'merged') throw new Error(`expected a merge, got ${JSON.stringify(busyOutcome)}`);
     // The first round warms the file cache and git's code; it is not counted.
     if (run === 0) continue;
     bare.push(bareMs);
     ready.push(readyMs);
     total.push(totalMs);
+    working.push(busyMs);
   }
   const b = median(bare);
   const row = (name: string, ms: number) => `| ${name} | ${Math.round(ms)} ms | ${(ms / b).toFixed(2)}× |`;
@@ -78,4 +97,5 @@ async function measure(layout: string, workspaces: Workspaces): Promise<void> {
   console.log(row('bare `git worktree add`', b));
   console.log(row('create + merge back (result ready)', median(ready)));
   console.log(row('create + merge back + folder removed', median(total)));
+  console.log(row(`create + merge back, child working ${CHILD_WORK_MS / 1000} s between (not counted)`, median(working)));
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { git, gitText, GitError } from './git.js';
+import { git, gitText } from './git.js';
 import { copyIndexFile } from './index-copy.js';
 
 export interface RepoInfo {
@@ -24,17 +24,21 @@ export interface RepoInfo {
 const NOT_A_REPOSITORY = 128;
 
 export async function repoOf(cwd: string): Promise<RepoInfo | undefined> {
-  let out: string;
-  try {
-    out = await gitText(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index'], { cwd });
-  } catch (err) {
-    if (err instanceof GitError && err.exitCode === NOT_A_REPOSITORY) return undefined;
-    throw err;
-  }
-  const [toplevel, commonDir, indexFile] = out.split('\n');
+  return (await inspectRepo(cwd))?.repo;
+}
+
+/** The working tree holding `cwd` and its HEAD commit (undefined before the first commit), in one git call. */
+export async function inspectRepo(cwd: string): Promise<{ repo: RepoInfo; head: string | undefined } | undefined> {
+  const result = await git(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index', '-q', '--verify', 'HEAD^{commit}'], {
+    cwd,
+    // 1: no commit yet (the three paths are printed all the same); 128: not a repository.
+    okCodes: [1, NOT_A_REPOSITORY],
+  });
+  if (result.exitCode === NOT_A_REPOSITORY) return undefined;
+  const [toplevel, commonDir, indexFile, head] = result.stdout.toString('utf8').split('\n');
   if (!toplevel || !commonDir || !indexFile) return undefined;
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
-  return { toplevel, commonDir: abs(commonDir), indexFile: abs(indexFile) };
+  return { repo: { toplevel, commonDir: abs(commonDir), indexFile: abs(indexFile) }, head: result.exitCode === 0 && head ? head : undefined };
 }
 
 /** HEAD's commit, or undefined on a branch with no commits yet. */

@@ -28,7 +28,8 @@ import { basename, dirname, join, relative } from 'node:path';
 import { processAlive } from '../store/lease.js';
 import { git, GitError, requireGit } from './git.js';
 import { mergeIntoWorkingTree } from './merge.js';
-import { changedPaths, headCommit, repoOf, snapshotCommit, type RepoInfo, type Snapshot } from './repo.js';
+import { changedPaths, inspectRepo, snapshotCommit, type RepoInfo, type Snapshot } from './repo.js';
+import { WarmIndex } from './warm-index.js';
 
 export type MergeState = 'merged' | 'conflict' | 'none';
 
@@ -88,6 +89,8 @@ export class Workspaces {
   /** Base commits being made, by parent top level: children started together share one. */
   private readonly bases = new Map<string, Promise<Snapshot>>();
   private readonly active = new Set<string>();
+  /** Refreshed index copies of live worktrees, by folder: they make the commit of a child's work cheap. */
+  private readonly warm = new Map<string, WarmIndex>();
 
   constructor(readonly root: string) {}
 
@@ -107,24 +110,28 @@ export class Workspaces {
 
   /** Checks that `cwd` can host isolated children, so a refusal comes before a child session exists. */
   async check(cwd: string): Promise<RepoInfo> {
+    return (await this.inspect(cwd)).repo;
+  }
+
+  private async inspect(cwd: string): Promise<{ repo: RepoInfo; head: string | undefined }> {
     try {
       await requireGit();
     } catch (err) {
       throw new WorkspaceError(err instanceof Error ? err.message : String(err));
     }
-    const repo = await repoOf(cwd);
-    if (!repo) {
+    const found = await inspectRepo(cwd);
+    if (!found) {
       throw new WorkspaceError(
         `isolation "worktree" needs a git repository, and ${cwd} is not inside one; run the task without isolation, or run \`git init\` there first.`,
       );
     }
-    return repo;
+    return found;
   }
 
   async create(parentCwd: string, childId: string, link: readonly string[]): Promise<ChildWorktree> {
-    const parent = await this.check(parentCwd);
+    const { repo: parent, head } = await this.inspect(parentCwd);
     await this.removing.get(childId);
-    const base = await this.baseFor(parent, childId);
+    const base = await this.baseFor(parent, head, childId);
     const path = join(this.root, projectKey(parent), childId);
     const record = `${path}.json`;
     const branch = await freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`);
@@ -140,6 +147,7 @@ export class Workspaces {
       if (links.length > 0) await writeRecord(record, { ...owner, links });
       const cwd = join(path, relative(parent.toplevel, parentCwd));
       await mkdir(cwd, { recursive: true });
+      this.warm.set(path, WarmIndex.start(path));
       return { childId, path, cwd, branch, base, parent, links, record };
     } catch (err) {
       await this.remove(owner, record).catch(() => undefined);
@@ -149,13 +157,10 @@ export class Workspaces {
   }
 
   /** One base commit for children that start from the same tree at the same moment. */
-  private baseFor(parent: RepoInfo, childId: string): Promise<Snapshot> {
+  private baseFor(parent: RepoInfo, head: string | undefined, childId: string): Promise<Snapshot> {
     const inFlight = this.bases.get(parent.toplevel);
     if (inFlight) return inFlight;
-    const made = (async () => {
-      const head = await headCommit(parent.toplevel);
-      return snapshotCommit(parent, { parents: head ? [head] : [], message: `opencode-ink: working tree when sub-agent ${childId} started` });
-    })();
+    const made = snapshotCommit(parent, { parents: head ? [head] : [], message: `opencode-ink: working tree when sub-agent ${childId} started` });
     this.bases.set(parent.toplevel, made);
     const forget = () => {
       if (this.bases.get(parent.toplevel) === made) this.bases.delete(parent.toplevel);
@@ -164,16 +169,28 @@ export class Workspaces {
     return made;
   }
 
+  /**
+   * Resolves when the child's index refresh has run (true) or will not (false): from then on,
+   * committing its work reads only the files that changed.
+   */
+  indexWarmed(wt: ChildWorktree): Promise<boolean> {
+    return this.warm.get(wt.path)?.refreshed() ?? Promise.resolve(false);
+  }
+
   /** Commits the child's work on its branch, merges it back (`merge`) or keeps it (`keep`), and removes the folder. */
   async finish(wt: ChildWorktree, how: 'merge' | 'keep'): Promise<MergeOutcome> {
     let outcome: MergeOutcome;
+    const warm = this.warm.get(wt.path);
+    this.warm.delete(wt.path);
     try {
-      outcome = await this.bringBack(wt, how);
+      outcome = await this.bringBack(wt, how, warm);
     } catch (err) {
       // The folder stays: its work is not safe anywhere else yet. The next start commits it on its branch.
       this.active.delete(wt.path);
       const message = err instanceof Error ? err.message : String(err);
       return { state: 'none', files: [], branch: wt.branch, base: wt.base.commit, reason: `its work could not be brought back (${message}); it is left in ${wt.path}` };
+    } finally {
+      if (warm) void this.track(warm.dispose());
     }
     const owner: OwnerRecord = {
       pid: process.pid,
@@ -197,9 +214,9 @@ export class Workspaces {
     return outcome;
   }
 
-  private async bringBack(wt: ChildWorktree, how: 'merge' | 'keep'): Promise<MergeOutcome> {
+  private async bringBack(wt: ChildWorktree, how: 'merge' | 'keep', warm: WarmIndex | undefined): Promise<MergeOutcome> {
     await unlinkFolders(wt.path, wt.links);
-    const final = await commitWork(wt.path, wt.base.commit, wt.links, `opencode-ink: work of sub-agent ${wt.childId}`);
+    const final = await commitWork(wt.path, wt.base.commit, wt.links, `opencode-ink: work of sub-agent ${wt.childId}`, warm);
     await git(['update-ref', `refs/heads/${wt.branch}`, final.commit], { cwd: wt.parent.toplevel });
     const files = await changedPaths(wt.parent.toplevel, wt.base.commit, final.commit);
     if (files.length === 0) return { state: 'none', files: [] };
@@ -265,12 +282,15 @@ export class Workspaces {
   }
 }
 
-/** The child's tree as a commit on top of what its worktree's HEAD is now (its own commits kept). */
-async function commitWork(path: string, base: string, links: readonly string[], message: string): Promise<Snapshot> {
-  const repo = await repoOf(path);
-  if (!repo) throw new WorkspaceError(`${path} is no longer a git worktree.`);
-  const head = (await headCommit(path)) ?? base;
-  return snapshotCommit(repo, { parents: [head], exclude: links, message });
+/**
+ * The child's tree as a commit on top of what its worktree's HEAD is now (its own commits
+ * kept), made from the warm index copy when it is still valid, so only changed files are read.
+ */
+async function commitWork(path: string, base: string, links: readonly string[], message: string, warm?: WarmIndex): Promise<Snapshot> {
+  const found = await inspectRepo(path);
+  if (!found) throw new WorkspaceError(`${path} is no longer a git worktree.`);
+  const indexFile = (await warm?.take()) ?? found.repo.indexFile;
+  return snapshotCommit({ ...found.repo, indexFile }, { parents: [found.head ?? base], exclude: links, message });
 }
 
 /** `<repository name>-<hash of its git dir>`: readable, and distinct for two clones of the same name. */
