@@ -294,7 +294,8 @@ describe('opencode-ink acp', () => {
     expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
     const loaded = await second.conn.agent.request('session/load', { sessionId, cwd: p.project, mcpServers: [] });
     expect(loaded?.modes?.currentModeId).toBe('build');
-    const replay = second.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+    // The command menu follows the answer to session/load; it is not part of the replay.
+    const replay = second.updates.filter((n) => n.sessionId === sessionId && kindOf(n) !== 'available_commands_update').map((n) => n.update);
     expect(replay[0]).toMatchObject({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Read my notes.' } });
     expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', kind: 'read', title: 'read notes.md' }));
     // notes.md does not exist: the read failed, and the replay says so as the live turn did.
