@@ -107,7 +107,7 @@ describe('opencode-ink acp: undo, redo and rewind', () => {
     expect(next).not.toContain('Wrote it.');
   });
 
-  it('lists the prompts on /rewind, refuses bad input in one sentence, and rewinds the code only on /rewind 1 code', async () => {
+  it('lists the prompts on /rewind, refuses bad input in one sentence, rewinds the code only on /rewind 1 code and the conversation only on /rewind 2 conversation', async () => {
     p.server.setHandler(
       scripted([
         toolUse('write', { file_path: 'one.txt', content: 'one\n' }),
@@ -144,13 +144,20 @@ describe('opencode-ink acp: undo, redo and rewind', () => {
     expect(code.reply).toMatch(/^Rewound the code to before prompt 1 "write one": 2 files restored \((one\.txt, two\.txt|two\.txt, one\.txt)\)\. The conversation is unchanged\.$/);
     expect(existsSync(join(p.project, 'one.txt'))).toBe(false);
     expect(existsSync(join(p.project, 'two.txt'))).toBe(false);
+    // The conversation kept both turns.
+    expect((await say(e, sessionId, '/rewind')).reply).toBe(list.reply);
+
+    const talk = await say(e, sessionId, '/rewind 2 conversation');
+    expect(talk.reply).toBe('Rewound the conversation to before prompt 2 "write two": it and everything after it are left out from now on. The files were left as they are.');
+    expect((await say(e, sessionId, '/rewind')).reply).toContain('\n1. write one\n\nSend');
     expect(p.server.requests).toHaveLength(asked);
 
-    // The conversation kept both turns.
     await say(e, sessionId, 'and now?');
     const next = conversation(p.server.requests.at(-1)!);
     expect(next).toContain('write one');
-    expect(next).toContain('Second done.');
+    expect(next).toContain('First done.');
+    expect(next).not.toContain('write two');
+    expect(next).not.toContain('Second done.');
   });
 
   it('refuses /undo when the user changed the same lines since, naming the file and changing nothing', async () => {
