@@ -1,7 +1,9 @@
 // `opencode-ink acp`: the Agent Client Protocol's agent side over a stream, on the official
 // SDK. Requests map onto the core's public API (Engine); what the core emits reaches the
 // editor through the Bridge. Session ids are the core's root session ids, so a session
-// started in an editor is the same one `sessions`, `-s` and the TUI see.
+// started in an editor is the same one `sessions`, `-s` and the TUI see. /undo, /redo and
+// /rewind typed as a prompt are carried out here (checkpoint-commands.ts), announced to the
+// editor with the project's custom commands after session/new and session/load.
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { agent, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
@@ -12,9 +14,12 @@ import { ConfigError, errorMessage, UserFacingError } from '../core/errors.js';
 import { NO_CREDENTIALS_MESSAGE } from '../core/provider/credentials.js';
 import { MODEL_ALIASES } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
+import { availableCommands } from './available-commands.js';
 import { Bridge } from './bridge.js';
+import { checkpointCommand, runCheckpointCommand, type CheckpointCommand } from './checkpoint-commands.js';
 import { isPromptImage, promptImages } from './prompt-images.js';
 import { Projects, type ProjectsOptions } from './projects.js';
+import { SessionActivity } from './session-activity.js';
 import { replayUpdates, stopReason } from './translate.js';
 
 export interface AcpServerOptions extends ProjectsOptions {
@@ -83,6 +88,29 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
   const requireCredentials = (cwd: string) => {
     if (!projects.hasCredentials(cwd)) throw new RequestError(-32000, NO_CREDENTIALS_MESSAGE);
   };
+  /**
+   * The editor's command menu for a session. Sent once the session/new or session/load answer
+   * is out (the SDK writes it when the handler returns, before the next macrotask), so the
+   * editor knows the session id the update is for.
+   */
+  const announceCommands = (sessionId: string, engine: Engine) => {
+    setImmediate(() => bridge.send(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(engine) }));
+  };
+  const activity = new SessionActivity();
+  /** /undo, /redo or /rewind: carried out here, answered as the agent's message, never sent to the model. */
+  const runCommand = async (engine: Engine, sessionId: string, command: CheckpointCommand): Promise<{ stopReason: 'end_turn' }> => {
+    const refusal = activity.commandRefusal(sessionId, command.name, engine.isRunning(sessionId));
+    if (refusal) throw RequestError.invalidParams({ sessionId }, refusal);
+    let reply: string;
+    try {
+      reply = await activity.duringCommand(sessionId, command.name, () => runCheckpointCommand(engine, sessionId, command));
+    } catch (err) {
+      throw asRequestError(err);
+    }
+    bridge.send(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: reply } });
+    await bridge.flushed();
+    return { stopReason: 'end_turn' };
+  };
 
   const app: AgentApp = agent({ name: 'opencode-ink' })
     .onRequest('initialize', ({ params }) => {
@@ -111,6 +139,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       const row = guard(() => engine.createSession());
       opened.set(row.id, engine);
       bridge.open(row.id);
+      announceCommands(row.id, engine);
       return { sessionId: row.id, modes: modes(engine, row), configOptions: configOptions(row) };
     })
     .onRequest('session/load', async ({ params }) => {
@@ -126,6 +155,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       bridge.send(stored.id, ...replayUpdates(history.messages, engine.cwd, (sha256) => projects.store.blobs.get(sha256)));
       bridge.open(stored.id);
       await bridge.flushed();
+      announceCommands(stored.id, engine);
       return { modes: modes(engine, history.session), configOptions: configOptions(history.session) };
     })
     .onRequest('session/list', ({ params }) => {
@@ -156,6 +186,10 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       const steered = steerChild(params.sessionId, params.prompt);
       if (steered) return steered;
       const engine = sessionEngine(params.sessionId);
+      const command = checkpointCommand(promptText(params.prompt, engine.cwd));
+      if (command) return runCommand(engine, params.sessionId, command);
+      const refusal = activity.promptRefusal(params.sessionId);
+      if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
       requireCredentials(engine.cwd);
       const images = promptImages(params.prompt, engine.cwd);
       const text = promptText(params.prompt, engine.cwd);
@@ -164,7 +198,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       bridge.turnStarted(params.sessionId);
       try {
         // Pictures are checked, scaled and stored by the core, as `@shot.png` is (DESIGN §22).
-        outcome = await engine.prompt(params.sessionId, text, { images });
+        outcome = await activity.duringTurn(params.sessionId, () => engine.prompt(params.sessionId, text, { images }));
       } catch (err) {
         throw asRequestError(err);
       }

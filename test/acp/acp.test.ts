@@ -1,92 +1,14 @@
 // `opencode-ink acp` as an editor runs it: the built binary as a subprocess, driven over its
 // stdio by the SDK's client side, against the fake Messages server.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { client, ndJsonStream, type ClientConnection, type CreateElicitationRequest, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
+import type { SessionNotification } from '@agentclientprotocol/sdk';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { BIN, startCliProject, type CliProject } from '../support/cli.js';
+import { startCliProject, type CliProject } from '../support/cli.js';
 import { reply, systemText, text, toolResults, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { uiChunksAmong } from '../support/ui-chunks.js';
-
-interface Editor {
-  conn: ClientConnection;
-  child: ChildProcess;
-  updates: SessionNotification[];
-  permissions: RequestPermissionRequest[];
-  elicitations: CreateElicitationRequest[];
-  stdout(): string;
-  stderr(): string;
-  /** Resolves when an update matching `predicate` has arrived (or already had). */
-  waitForUpdate(predicate: (n: SessionNotification) => boolean, timeoutMs?: number): Promise<SessionNotification>;
-  exited: Promise<number | null>;
-}
-
-interface EditorOptions {
-  elicitation?: boolean;
-  answerPermission?: (req: RequestPermissionRequest, signal: AbortSignal) => string | Promise<string | undefined>;
-  answerElicitation?: (req: CreateElicitationRequest) => string;
-  env?: NodeJS.ProcessEnv;
-}
-
-function startEditor(p: CliProject, opts: EditorOptions = {}): Editor {
-  const child = spawn(process.execPath, [BIN, 'acp'], { cwd: p.project, env: { PATH: process.env.PATH, ...p.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const readable = new ReadableStream<Uint8Array>({
-    start(controller) {
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        controller.enqueue(new Uint8Array(d));
-      });
-      child.stdout!.on('end', () => controller.close());
-    },
-  });
-  const updates: SessionNotification[] = [];
-  const waiters: Array<() => void> = [];
-  const permissions: RequestPermissionRequest[] = [];
-  const elicitations: CreateElicitationRequest[] = [];
-  const app = client({ name: 'test-editor' })
-    .onNotification('session/update', ({ params }) => {
-      updates.push(params);
-      for (const w of waiters.splice(0)) w();
-    })
-    .onRequest('session/request_permission', async ({ params, signal }) => {
-      permissions.push(params);
-      const optionId = opts.answerPermission ? await opts.answerPermission(params, signal) : 'once';
-      return optionId === undefined ? { outcome: { outcome: 'cancelled' } } : { outcome: { outcome: 'selected', optionId } };
-    })
-    .onRequest('elicitation/create', ({ params }) => {
-      elicitations.push(params);
-      const answer = opts.answerElicitation?.(params);
-      return answer === undefined ? { action: 'decline' } : { action: 'accept', content: { answer } };
-    });
-  const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, readable));
-  const waitForUpdate = (predicate: (n: SessionNotification) => boolean, timeoutMs = 15_000) =>
-    new Promise<SessionNotification>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching update in ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
-      const check = () => {
-        const found = updates.find(predicate);
-        if (found) {
-          clearTimeout(timer);
-          resolve(found);
-        } else waiters.push(check);
-      };
-      check();
-    });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { conn, child, updates, permissions, elicitations, stdout: () => out, stderr: () => err, waitForUpdate, exited };
-}
-
-async function initialize(editor: Editor, elicitation = true) {
-  return editor.conn.agent.request('initialize', {
-    protocolVersion: 1,
-    clientCapabilities: elicitation ? { elicitation: { form: {} } } : {},
-  });
-}
+import { closeEditors, initialize, startEditor, type Editor, type EditorOptions } from './support.js';
 
 const isChildRequest = (req: RecordedRequest) => systemText(req).includes('sub-agent of opencode-ink');
 
@@ -108,10 +30,7 @@ describe('opencode-ink acp', () => {
     editors = [];
   });
   afterEach(async () => {
-    for (const e of editors) {
-      e.child.stdin!.end();
-      await e.exited;
-    }
+    await closeEditors(editors);
     await p.close();
   });
   const open = (opts?: EditorOptions) => {
@@ -375,7 +294,8 @@ describe('opencode-ink acp', () => {
     expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
     const loaded = await second.conn.agent.request('session/load', { sessionId, cwd: p.project, mcpServers: [] });
     expect(loaded?.modes?.currentModeId).toBe('build');
-    const replay = second.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+    // The command menu follows the answer to session/load; it is not part of the replay.
+    const replay = second.updates.filter((n) => n.sessionId === sessionId && kindOf(n) !== 'available_commands_update').map((n) => n.update);
     expect(replay[0]).toMatchObject({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Read my notes.' } });
     expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', kind: 'read', title: 'read notes.md' }));
     // notes.md does not exist: the read failed, and the replay says so as the live turn did.

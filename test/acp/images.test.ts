@@ -3,42 +3,16 @@
 // blocks, image blobs and links to an image file in the project reach the model request like
 // `@shot.png` does (checked, scaled, stored by content hash); a non-image is refused in one
 // sentence; `session/load` replays the user's pictures as image blocks.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { client, ndJsonStream, type ClientConnection, type SessionNotification } from '@agentclientprotocol/sdk';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Of } from '../../src/core/images/prepare.js';
-import { BIN, startCliProject, type CliProject } from '../support/cli.js';
+import { startCliProject, type CliProject } from '../support/cli.js';
 import { lastUserText, text, type RecordedRequest } from '../support/fake-anthropic.js';
-
-interface Editor {
-  conn: ClientConnection;
-  child: ChildProcess;
-  updates: SessionNotification[];
-  exited: Promise<number | null>;
-}
-
-function startEditor(p: CliProject): Editor {
-  const child = spawn(process.execPath, [BIN, 'acp'], { cwd: p.project, env: { PATH: process.env.PATH, ...p.env }, stdio: ['pipe', 'pipe', 'ignore'] });
-  const readable = new ReadableStream<Uint8Array>({
-    start(controller) {
-      child.stdout!.on('data', (d: Buffer) => controller.enqueue(new Uint8Array(d)));
-      child.stdout!.on('end', () => controller.close());
-    },
-  });
-  const updates: SessionNotification[] = [];
-  const app = client({ name: 'test-editor' }).onNotification('session/update', ({ params }) => {
-    updates.push(params);
-  });
-  const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, readable));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { conn, child, updates, exited };
-}
+import { closeEditors, initialize, startEditor, type Editor } from './support.js';
 
 async function picture(format: 'png' | 'jpeg', width = 64, height = 64): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 20, g: 120, b: 200 } } })
@@ -64,16 +38,13 @@ describe('opencode-ink acp: images', () => {
     editors = [];
   });
   afterEach(async () => {
-    for (const e of editors) {
-      e.child.stdin!.end();
-      await e.exited;
-    }
+    await closeEditors(editors);
     await p.close();
   });
   const open = async () => {
     const e = startEditor(p);
     editors.push(e);
-    const init = await e.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const init = await initialize(e, false);
     return { e, init };
   };
 
