@@ -415,15 +415,20 @@ function Screen(props: ScreenProps) {
 
   // Ctrl+B sends running foreground sub-agents to the background (DESIGN §23): in a child's
   // view that child, elsewhere every one the viewed session waits on. Their task calls return
-  // at once and their results arrive later, so the parent goes on.
+  // at once and their results arrive later, so the parent goes on. A shortcut that consumes
+  // the key only when it sent something: with nothing to send, Ctrl+B reaches the prompt and
+  // moves the cursor left, as in a shell.
   useKeys(
     (input, key) => {
-      if (!key.ctrl || input !== 'b') return;
-      const targets = isChildView ? [viewId] : runningChildIds(state, viewId);
+      if (!key.ctrl || input !== 'b') return false;
+      const current = store.getState();
+      const targets = isChildView ? [viewId] : runningChildIds(current, viewId);
       const sent = targets.filter((id) => core.isDetachable(id) && core.detach(id));
-      if (sent.length > 0) setNotice(`Sent to the background: ${sent.map((id) => agentPath(state, id)).join(', ')}. Results arrive when they finish.`);
+      if (sent.length === 0) return false;
+      setNotice(`Sent to the background: ${sent.map((id) => agentPath(current, id)).join(', ')}. Results arrive when they finish.`);
+      return true;
     },
-    { isActive: inputActive },
+    { isActive: inputActive, shortcut: true },
   );
 
   // Ctrl+C twice quits from anywhere: while a dialog or an overlay has the keys, the prompt
