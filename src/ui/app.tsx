@@ -19,6 +19,7 @@ import { StatusLine } from './components/status-line.js';
 import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { BlockHintContext } from './components/tree/block-hint.js';
+import { BlockSelectionContext } from './components/tree/block-selection.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
 import { ShellsView } from './screens/shells-view.js';
@@ -36,6 +37,8 @@ import { RewindView } from './screens/rewind-view.js';
 import { ConfirmLine } from './components/dialogs/ConfirmLine.js';
 import { childrenNeedingChanges, loadChanges, loadDiffStats, revertCheck, revertedNotice, revertQuestion } from './app/child-changes.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
+import { useBlockSelection } from './app/use-block-selection.js';
+import { selectableBlocks, selectionHint } from './app/block-selection.js';
 import { useRunningShells } from './app/use-running-shells.js';
 import {
   agentPath,
@@ -174,6 +177,7 @@ export function App(props: AppProps) {
   );
 
   const revertKey = useRef<(() => void) | undefined>(undefined);
+  const selectKey = useRef<(() => void) | undefined>(undefined);
   const onAction = useCallback(
     (action: KeymapAction) => {
       if (action === 'session_list') {
@@ -183,6 +187,10 @@ export function App(props: AppProps) {
       if (action === 'session_child_revert') {
         // The screen holds the notice and the viewed state: it asks, then reverts.
         revertKey.current?.();
+        return;
+      }
+      if (action === 'session_child_select') {
+        selectKey.current?.();
         return;
       }
       if (action === 'session_child_cancel') {
@@ -216,6 +224,7 @@ export function App(props: AppProps) {
           showView={showView}
           repaint={repaint}
           revertKey={revertKey}
+          selectKey={selectKey}
         />
       </BlockHintContext.Provider>
     </KeyRouter>
@@ -234,6 +243,8 @@ interface ScreenProps extends AppProps {
   repaint: () => void;
   /** Set by the screen: what the revert key does in the view on screen. */
   revertKey: { current: (() => void) | undefined };
+  /** Set by the screen: what the block-selection key does in the view on screen. */
+  selectKey: { current: (() => void) | undefined };
 }
 
 function Screen(props: ScreenProps) {
@@ -344,6 +355,20 @@ function Screen(props: ScreenProps) {
   // When an Esc last stopped a running turn: a second Esc right after is not Esc Esc.
   const interruptedTurnAt = useRef(0);
 
+  // The block-selection mode: ↑/↓ over this view's sub-agent blocks; the revert key and
+  // Ctrl+O then act on the selected one. Its keys wait while a dialog or a panel is open.
+  const selection = useBlockSelection({
+    store,
+    viewId,
+    isActive: !overlay && !leaderPending && state.permissions.length === 0 && state.questions.length === 0,
+    repaint: props.repaint,
+    onOpen: props.showView,
+    onRevert: (childId) => askRevert(childId),
+  });
+  props.selectKey.current = () => {
+    if (!selection.start()) setNotice('No sub-agent blocks in this view to select.');
+  };
+
   // Ctrl+O shows more of every tool call (output, diffs); printed lines need a repaint.
   const [expanded, setExpanded] = useState(false);
   useKeys((input, key) => {
@@ -369,7 +394,9 @@ function Screen(props: ScreenProps) {
   }, [core, store, frames, repaint, rootId, viewId]);
 
   // Expanded, finished blocks show their sub-agent's diff: fetched once per sub-agent.
-  const needingChanges = expanded ? childrenNeedingChanges(state, viewId).join(' ') : '';
+  const needingChanges = childrenNeedingChanges(state, viewId)
+    .filter((id) => expanded || selection.view.expandedChildIds.has(id))
+    .join(' ');
   useEffect(() => {
     if (!needingChanges) return;
     let live = true;
@@ -383,14 +410,15 @@ function Screen(props: ScreenProps) {
     };
   }, [core, store, frames, repaint, needingChanges]);
 
-  // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, its newest
-  // changed sub-agent) asks y/n, then reverts its changes.
-  props.revertKey.current = () => {
-    void revertCheck(core, store.getState(), viewId).then((check) => {
+  // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, the selected
+  // block's sub-agent, else its newest changed one) asks y/n, then reverts its changes.
+  const askRevert = (sessionId: string) => {
+    void revertCheck(core, store.getState(), sessionId).then((check) => {
       if (!check.ok) setNotice(check.notice);
       else setOverlay({ kind: 'revert', sessionId: check.sessionId, label: check.label, question: revertQuestion(check.label, check.stat) });
     });
   };
+  props.revertKey.current = () => askRevert(selection.current()?.childId ?? viewId);
   const runRevert = (sessionId: string, label: string) => {
     setOverlay(undefined);
     const revert = core.revertSession?.bind(core);
@@ -411,6 +439,9 @@ function Screen(props: ScreenProps) {
 
   const { permission, question } = useCurrentDialog(state);
   const dialogOpen = Boolean(permission ?? question);
+  // Nothing else (a dialog, a panel, a pending leader chord) has the keys. The block-selection
+  // mode takes its keys first instead (a shortcut), so a key typed right after Esc ends it
+  // reaches the prompt even before the next render.
   const inputActive = !dialogOpen && !overlay && !leaderPending;
 
   // Ctrl+B sends running foreground sub-agents to the background (DESIGN §23): in a child's
@@ -469,6 +500,9 @@ function Screen(props: ScreenProps) {
     !call.done &&
     (permission.callId ? call.callId === permission.callId : call.tool === permission.tool);
 
+  // While blocks are selected: which one, of how many, and the keys.
+  const selectionLine = selection.selected ? selectionHint(selectableBlocks(state, viewId), selection.selected, agentPath(state, selection.selected.childId)) : undefined;
+
   // Everything below <Static> must fit the terminal (see app/live-budget.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
   const { layout, overlayRows, compactApproval, compactQuestion } = liveBudget({
@@ -479,6 +513,7 @@ function Screen(props: ScreenProps) {
     inputRows,
     queuedRows: isChildView ? 0 : queued.length,
     notice,
+    hintRows: selectionLine ? 1 : 0,
     thinking: Boolean(viewed?.thinking),
     working,
     expanded,
@@ -507,173 +542,180 @@ function Screen(props: ScreenProps) {
   );
 
   return (
-    <Box flexDirection="column" width={width}>
-      <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
-        {(entry) =>
-          entry.header ? (
-            <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
-          ) : (
-            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
-          )
-        }
-      </Static>
-      {overlay ? null : layout.transcriptClip === undefined ? (
-        liveEntries
-      ) : (
-        // Taller than its share of the screen: only the newest rows. It all prints once finished.
-        <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
-          <Box flexDirection="column" flexShrink={0}>
-            {liveEntries}
-          </Box>
-        </Box>
-      )}
-      {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
-      {working ? (
-        <Text color={roleColor('muted')} wrap="truncate-end">
-          <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
-        </Text>
-      ) : null}
-      {permission ? (
-        <ApprovalDialog
-          key={permission.requestId}
-          asker={agentPath(state, permission.sessionId)}
-          tool={permission.tool}
-          subject={permission.subject}
-          {...(permission.file !== undefined ? { file: permission.file } : {})}
-          {...(permission.always ? { always: permission.always } : {})}
-          {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
-          renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
-          maxSubjectLines={layout.subjectRows}
-          compact={compactApproval}
-          waiting={waiting}
-          position={state.permissions.indexOf(permission) + 1}
-          total={state.permissions.length}
-          onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
-        />
-      ) : null}
-      {question ? (
-        <AskUserDialog
-          key={question.questionId}
-          asker={agentPath(state, question.sessionId)}
-          question={question.question}
-          options={question.options}
-          position={state.questions.indexOf(question) + 1}
-          total={state.questions.length}
-          waiting={waiting}
-          maxQuestionRows={layout.subjectRows}
-          compact={compactQuestion}
-          onAnswer={(text) => core.answerQuestion(question.questionId, text)}
-          onDecline={() => core.declineQuestion(question.questionId)}
-        />
-      ) : null}
-      {overlay?.kind === 'picker' ? (
-        <SessionPicker
-          sessions={core.listRoots()}
-          maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
-          onSelect={(id) => {
-            setOverlay(undefined);
-            props.openRoot(id);
-          }}
-          onCancel={() => setOverlay(undefined)}
-        />
-      ) : null}
-      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'shells' ? (
-        <ShellsView
-          shells={runningShells}
-          sessionLabel={(id) => agentPath(state, id)}
-          now={Date.now()}
-          maxRows={overlayRows}
-          onStop={(shell) => {
-            setNotice(`Stopping ${shell.shellId}…`);
-            void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
-              (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
-              (err: unknown) => setNotice(errorMessage(err)),
-            );
-          }}
-          onClose={() => setOverlay(undefined)}
-        />
-      ) : null}
-      {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'rewind' ? (
-        <RewindView
-          prompts={overlay.prompts}
-          maxRows={overlayRows}
-          onClose={() => setOverlay(undefined)}
-          onPick={(messageId, mode) => {
-            setOverlay(undefined);
-            runRewind(messageId, mode, {
-              core,
-              rootId,
-              notify: setNotice,
-              openRoot: props.openRoot,
-              queue,
-              fillInput: (text) => setFill((f) => ({ id: (f?.id ?? 0) + 1, text })),
-            });
-          }}
-        />
-      ) : null}
-      {overlay?.kind === 'revert' ? (
-        <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
-      ) : null}
-      {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
-      <PromptInput
-        onSubmit={onSubmit}
-        onInterrupt={() => {
-          if (core.isRunning(rootId) || queue.isBusy()) interruptedTurnAt.current = Date.now();
-          // Commands waiting for the turn would act on a state the user just chose to stop.
-          const dropped = queue.dropCommands();
-          if (dropped.length > 0) setNotice(`Dropped the queued ${dropped.join(', ')}.`);
-          core.cancel(rootId);
-        }}
-        onExitRequest={() => {
-          props.onExit?.();
-          exit();
-        }}
-        onRewind={() => {
-          // While a turn runs the second Esc interrupts too, as a single one would.
-          if (core.isRunning(rootId)) {
-            core.cancel(rootId);
-            return;
+    <BlockSelectionContext.Provider value={selection.view}>
+      <Box flexDirection="column" width={width}>
+        <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
+          {(entry) =>
+            entry.header ? (
+              <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
+            ) : (
+              <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
+            )
           }
-          // Esc Esc in a sub-agent's view, or right after an Esc stopped a turn, is not a rewind.
-          if (isChildView || Date.now() - interruptedTurnAt.current < DOUBLE_ESCAPE_MS) return;
-          openRewind({ core, rootId, notify: setNotice, setOverlay, queue });
-        }}
-        fill={fill}
-        onCycleAgent={cycleAgent}
-        history={history}
-        commands={commands}
-        subagents={subagents}
-        models={models}
-        {...(props.completeFile ? { completeFile: props.completeFile } : {})}
-        queued={queued}
-        isActive={inputActive}
-        prompt={agentName}
-        promptColor={agentColor(agentName, props.agentColors?.[agentName])}
-        width={width}
-        onRowsChange={setInputRows}
-        placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
-      />
-      <StatusLine
-        agent={agentName}
-        {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
-        model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
-        tokens={totals.tokens}
-        cost={totals.cost}
-        {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
-        running={runningCount(state, rootId)}
-        queued={queuedCount(state, rootId)}
-        shells={shellCount}
-        title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
-        {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
-        {...(props.autoApprove ? { autoApprove: true } : {})}
-        {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
-        width={width}
-      />
-    </Box>
+        </Static>
+        {overlay ? null : layout.transcriptClip === undefined ? (
+          liveEntries
+        ) : (
+          // Taller than its share of the screen: only the newest rows. It all prints once finished.
+          <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
+            <Box flexDirection="column" flexShrink={0}>
+              {liveEntries}
+            </Box>
+          </Box>
+        )}
+        {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
+        {working ? (
+          <Text color={roleColor('muted')} wrap="truncate-end">
+            <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
+          </Text>
+        ) : null}
+        {permission ? (
+          <ApprovalDialog
+            key={permission.requestId}
+            asker={agentPath(state, permission.sessionId)}
+            tool={permission.tool}
+            subject={permission.subject}
+            {...(permission.file !== undefined ? { file: permission.file } : {})}
+            {...(permission.always ? { always: permission.always } : {})}
+            {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
+            renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
+            maxSubjectLines={layout.subjectRows}
+            compact={compactApproval}
+            waiting={waiting}
+            position={state.permissions.indexOf(permission) + 1}
+            total={state.permissions.length}
+            onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
+          />
+        ) : null}
+        {question ? (
+          <AskUserDialog
+            key={question.questionId}
+            asker={agentPath(state, question.sessionId)}
+            question={question.question}
+            options={question.options}
+            position={state.questions.indexOf(question) + 1}
+            total={state.questions.length}
+            waiting={waiting}
+            maxQuestionRows={layout.subjectRows}
+            compact={compactQuestion}
+            onAnswer={(text) => core.answerQuestion(question.questionId, text)}
+            onDecline={() => core.declineQuestion(question.questionId)}
+          />
+        ) : null}
+        {overlay?.kind === 'picker' ? (
+          <SessionPicker
+            sessions={core.listRoots()}
+            maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
+            onSelect={(id) => {
+              setOverlay(undefined);
+              props.openRoot(id);
+            }}
+            onCancel={() => setOverlay(undefined)}
+          />
+        ) : null}
+        {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'shells' ? (
+          <ShellsView
+            shells={runningShells}
+            sessionLabel={(id) => agentPath(state, id)}
+            now={Date.now()}
+            maxRows={overlayRows}
+            onStop={(shell) => {
+              setNotice(`Stopping ${shell.shellId}…`);
+              void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
+                (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
+                (err: unknown) => setNotice(errorMessage(err)),
+              );
+            }}
+            onClose={() => setOverlay(undefined)}
+          />
+        ) : null}
+        {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+        {overlay?.kind === 'rewind' ? (
+          <RewindView
+            prompts={overlay.prompts}
+            maxRows={overlayRows}
+            onClose={() => setOverlay(undefined)}
+            onPick={(messageId, mode) => {
+              setOverlay(undefined);
+              runRewind(messageId, mode, {
+                core,
+                rootId,
+                notify: setNotice,
+                openRoot: props.openRoot,
+                queue,
+                fillInput: (text) => setFill((f) => ({ id: (f?.id ?? 0) + 1, text })),
+              });
+            }}
+          />
+        ) : null}
+        {overlay?.kind === 'revert' ? (
+          <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
+        ) : null}
+        {selectionLine ? (
+          <Text bold wrap="truncate-end">
+            {selectionLine}
+          </Text>
+        ) : null}
+        {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
+        <PromptInput
+          onSubmit={onSubmit}
+          onInterrupt={() => {
+            if (core.isRunning(rootId) || queue.isBusy()) interruptedTurnAt.current = Date.now();
+            // Commands waiting for the turn would act on a state the user just chose to stop.
+            const dropped = queue.dropCommands();
+            if (dropped.length > 0) setNotice(`Dropped the queued ${dropped.join(', ')}.`);
+            core.cancel(rootId);
+          }}
+          onExitRequest={() => {
+            props.onExit?.();
+            exit();
+          }}
+          onRewind={() => {
+            // While a turn runs the second Esc interrupts too, as a single one would.
+            if (core.isRunning(rootId)) {
+              core.cancel(rootId);
+              return;
+            }
+            // Esc Esc in a sub-agent's view, or right after an Esc stopped a turn, is not a rewind.
+            if (isChildView || Date.now() - interruptedTurnAt.current < DOUBLE_ESCAPE_MS) return;
+            openRewind({ core, rootId, notify: setNotice, setOverlay, queue });
+          }}
+          fill={fill}
+          onCycleAgent={cycleAgent}
+          history={history}
+          commands={commands}
+          subagents={subagents}
+          models={models}
+          {...(props.completeFile ? { completeFile: props.completeFile } : {})}
+          queued={queued}
+          isActive={inputActive}
+          prompt={agentName}
+          promptColor={agentColor(agentName, props.agentColors?.[agentName])}
+          width={width}
+          onRowsChange={setInputRows}
+          placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
+        />
+        <StatusLine
+          agent={agentName}
+          {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
+          model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
+          tokens={totals.tokens}
+          cost={totals.cost}
+          {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
+          running={runningCount(state, rootId)}
+          queued={queuedCount(state, rootId)}
+          shells={shellCount}
+          title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
+          {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
+          {...(props.autoApprove ? { autoApprove: true } : {})}
+          {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
+          width={width}
+        />
+      </Box>
+    </BlockSelectionContext.Provider>
   );
 }
 
