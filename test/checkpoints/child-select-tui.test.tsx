@@ -54,9 +54,9 @@ it('selects the third of five finished children, shows its diff alone, and rever
 
   // The key starts at the newest block; two ↑ reach the third.
   await press(app.stdin, KEY.ctrlX, 's');
-  await waitForFrame(app.lastFrame, (f) => f.includes('❯ sub-agent 5 of 5: build › general (Edit 5)'));
+  await waitForFrame(app.lastFrame, (f) => f.includes('❯ sub-agent 5 of 5 · ↑↓ move · enter open · u revert · o diff · esc done · build › general (Edit 5)'));
   await press(app.stdin, KEY.up, KEY.up);
-  const third = await waitForFrame(app.lastFrame, (f) => f.includes('❯ sub-agent 3 of 5: build › general (Edit 3)'));
+  const third = await waitForFrame(app.lastFrame, (f) => f.includes('❯ sub-agent 3 of 5 · ↑↓ move · enter open · u revert · o diff · esc done · build › general (Edit 3)'));
   // The block itself carries the marker (the newest reprint is last in the captured output).
   expect(markedBlocks(third).at(-1)).toContain('Edit 3');
 
@@ -106,7 +106,7 @@ it('with no sub-agent block the key says so; Esc leaves the mode and the prompt 
   await press(app.stdin, 'one child', KEY.enter);
   await waitForFrame(app.lastFrame, (f) => f.includes('LOOKED'), 20_000);
   await press(app.stdin, KEY.ctrlX, 's');
-  await waitForFrame(app.lastFrame, (f) => f.includes('❯ sub-agent 1 of 1: build › general (Look)'));
+  await waitForFrame(app.lastFrame, (f) => f.includes('❯ sub-agent 1 of 1 · ↑↓ move · enter open · u revert · o diff · esc done · build › general (Look)'));
   // Printable keys do not reach the prompt while the mode is on.
   await press(app.stdin, 'zz');
   await press(app.stdin, KEY.escape);

@@ -53,7 +53,7 @@ describe.runIf(hasTmux || process.env.CI)("selecting a sub-agent's block in the 
     writeOnce(term.name, '\u0018s\u001b[Au');
     const asked = await term.waitFor((s) => /Revert build › general \(Make two\)'s changes to 1 file .*y\/n/.test(s), 'the y/n question for the second block', 30_000);
     expect(asked).toMatch(/^❯ \S general Make two/m);
-    expect(asked).toContain('❯ sub-agent 2 of 3: build › general (Make two)');
+    expect(asked).toContain('❯ sub-agent 2 of 3 · ↑↓ move · enter open · u revert · o diff · esc done');
     term.keys('y');
     await term.waitFor((s) => s.includes('1 file restored (two.txt)'), 'the revert notice', 30_000);
     expect(files.map((f) => existsSync(f))).toEqual([true, false, true]);

@@ -37,5 +37,6 @@ export function stepSelection(blocks: readonly SelectedBlock[], current: Selecte
 
 export function selectionHint(blocks: readonly SelectedBlock[], selected: SelectedBlock, label: string): string {
   const at = blocks.findIndex((b) => b.callId === selected.callId) + 1;
-  return `❯ sub-agent ${at} of ${blocks.length}: ${label} · ↑/↓ move · enter open · u revert · o diff · esc done`;
+  // The keys first: on a narrow screen the label is what gets cut.
+  return `❯ sub-agent ${at} of ${blocks.length} · ↑↓ move · enter open · u revert · o diff · esc done · ${label}`;
 }
