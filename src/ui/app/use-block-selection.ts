@@ -86,7 +86,8 @@ export function useBlockSelection(options: BlockSelectionOptions): BlockSelectio
         onRevert(current.childId);
         return true;
       }
-      if ((input === 'o' && !key.meta) || (key.ctrl && input === 'o')) {
+      // `o`, or Ctrl+O (Ink reports it as `o` with ctrl), which otherwise expands every block.
+      if (input === 'o' && !key.meta) {
         const next = new Set(getExpanded());
         if (!next.delete(current.childId)) next.add(current.childId);
         setExpanded(next);

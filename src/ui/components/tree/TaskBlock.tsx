@@ -68,7 +68,8 @@ export function TaskBlock(props: TaskBlockProps) {
   // The keys for this child, on the blocks the viewed session waits on (a returned call no longer waits).
   const keyHint = useContext(BlockHintContext);
   const selection = useContext(BlockSelectionContext);
-  const marker = depth === 0 && selection.selecting ? (selection.selectedCallId === call.id ? '❯ ' : '  ') : '';
+  const selected = depth === 0 && selection.selecting && selection.selectedCallId === call.id;
+  const marker = depth === 0 && selection.selecting ? (selected ? '❯ ' : '  ') : '';
   const expanded = props.expanded === true || (child !== undefined && selection.expandedChildIds.has(child.id));
   const hint = active && depth === 0 && !call.done ? keyHint : undefined;
   const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent, hint]
@@ -92,6 +93,7 @@ export function TaskBlock(props: TaskBlockProps) {
     <Box flexDirection="column" width={width}>
       <BlockLines
         marker={marker}
+        selected={selected}
         glyph={stateGlyph(s, now)}
         glyphColor={stateColor(s)}
         agent={agent}
@@ -127,6 +129,8 @@ export function TaskBlock(props: TaskBlockProps) {
 interface BlockLinesProps {
   /** The selection column: '' outside the mode, `❯ ` on the selected block, else blanks. */
   marker: string;
+  /** The selected block: its agent name is drawn inverted as well. */
+  selected: boolean;
   glyph: string;
   glyphColor: string | undefined;
   agent: string;
@@ -168,14 +172,14 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { marker, glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
+  const { marker, selected, glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
   const { statAdditions, statDeletions, statFiles, reverted } = props;
   return (
     <>
       <Text wrap="truncate-end">
         {marker ? <Text bold>{marker}</Text> : null}
         <Text color={glyphColor}>{glyph} </Text>
-        <Text bold color={agentColor} inverse={marker.startsWith('❯')}>
+        <Text bold color={agentColor} inverse={selected}>
           {agent}
         </Text>
         {description ? <Text> {description}</Text> : null}
