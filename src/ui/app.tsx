@@ -541,182 +541,182 @@ function Screen(props: ScreenProps) {
     ),
   );
 
-  return (
-    <BlockSelectionContext.Provider value={selection.view}>
-      <Box flexDirection="column" width={width}>
-        <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
-          {(entry) =>
-            entry.header ? (
-              <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
-            ) : (
-              <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
-            )
-          }
-        </Static>
-        {overlay ? null : layout.transcriptClip === undefined ? (
-          liveEntries
-        ) : (
-          // Taller than its share of the screen: only the newest rows. It all prints once finished.
-          <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
-            <Box flexDirection="column" flexShrink={0}>
-              {liveEntries}
-            </Box>
+  // Finished blocks read the selection when <Static> prints them again (see repaint).
+  const screen = (
+    <Box flexDirection="column" width={width}>
+      <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
+        {(entry) =>
+          entry.header ? (
+            <Header key={entry.key} banner={props.banner} state={state} viewId={viewId} isChildView={isChildView} />
+          ) : (
+            <TranscriptEntryView key={entry.key} entry={entry} state={state} now={now} width={width} expanded={expanded} {...agentColorsProp(props.agentColors)} />
+          )
+        }
+      </Static>
+      {overlay ? null : layout.transcriptClip === undefined ? (
+        liveEntries
+      ) : (
+        // Taller than its share of the screen: only the newest rows. It all prints once finished.
+        <Box flexDirection="column" height={layout.transcriptClip} overflow="hidden" justifyContent="flex-end" flexShrink={0}>
+          <Box flexDirection="column" flexShrink={0}>
+            {liveEntries}
           </Box>
-        )}
-        {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
-        {working ? (
-          <Text color={roleColor('muted')} wrap="truncate-end">
-            <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
-          </Text>
-        ) : null}
-        {permission ? (
-          <ApprovalDialog
-            key={permission.requestId}
-            asker={agentPath(state, permission.sessionId)}
-            tool={permission.tool}
-            subject={permission.subject}
-            {...(permission.file !== undefined ? { file: permission.file } : {})}
-            {...(permission.always ? { always: permission.always } : {})}
-            {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
-            renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
-            maxSubjectLines={layout.subjectRows}
-            compact={compactApproval}
-            waiting={waiting}
-            position={state.permissions.indexOf(permission) + 1}
-            total={state.permissions.length}
-            onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
-          />
-        ) : null}
-        {question ? (
-          <AskUserDialog
-            key={question.questionId}
-            asker={agentPath(state, question.sessionId)}
-            question={question.question}
-            options={question.options}
-            position={state.questions.indexOf(question) + 1}
-            total={state.questions.length}
-            waiting={waiting}
-            maxQuestionRows={layout.subjectRows}
-            compact={compactQuestion}
-            onAnswer={(text) => core.answerQuestion(question.questionId, text)}
-            onDecline={() => core.declineQuestion(question.questionId)}
-          />
-        ) : null}
-        {overlay?.kind === 'picker' ? (
-          <SessionPicker
-            sessions={core.listRoots()}
-            maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
-            onSelect={(id) => {
-              setOverlay(undefined);
-              props.openRoot(id);
-            }}
-            onCancel={() => setOverlay(undefined)}
-          />
-        ) : null}
-        {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'shells' ? (
-          <ShellsView
-            shells={runningShells}
-            sessionLabel={(id) => agentPath(state, id)}
-            now={Date.now()}
-            maxRows={overlayRows}
-            onStop={(shell) => {
-              setNotice(`Stopping ${shell.shellId}…`);
-              void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
-                (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
-                (err: unknown) => setNotice(errorMessage(err)),
-              );
-            }}
-            onClose={() => setOverlay(undefined)}
-          />
-        ) : null}
-        {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-        {overlay?.kind === 'rewind' ? (
-          <RewindView
-            prompts={overlay.prompts}
-            maxRows={overlayRows}
-            onClose={() => setOverlay(undefined)}
-            onPick={(messageId, mode) => {
-              setOverlay(undefined);
-              runRewind(messageId, mode, {
-                core,
-                rootId,
-                notify: setNotice,
-                openRoot: props.openRoot,
-                queue,
-                fillInput: (text) => setFill((f) => ({ id: (f?.id ?? 0) + 1, text })),
-              });
-            }}
-          />
-        ) : null}
-        {overlay?.kind === 'revert' ? (
-          <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
-        ) : null}
-        {selectionLine ? (
-          <Text bold wrap="truncate-end">
-            {selectionLine}
-          </Text>
-        ) : null}
-        {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
-        <PromptInput
-          onSubmit={onSubmit}
-          onInterrupt={() => {
-            if (core.isRunning(rootId) || queue.isBusy()) interruptedTurnAt.current = Date.now();
-            // Commands waiting for the turn would act on a state the user just chose to stop.
-            const dropped = queue.dropCommands();
-            if (dropped.length > 0) setNotice(`Dropped the queued ${dropped.join(', ')}.`);
+        </Box>
+      )}
+      {viewed?.thinking ? <Text color={roleColor('muted')}>thinking…</Text> : null}
+      {working ? (
+        <Text color={roleColor('muted')} wrap="truncate-end">
+          <Text color={roleColor('running')}>{SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length]}</Text> working… Esc to interrupt
+        </Text>
+      ) : null}
+      {permission ? (
+        <ApprovalDialog
+          key={permission.requestId}
+          asker={agentPath(state, permission.sessionId)}
+          tool={permission.tool}
+          subject={permission.subject}
+          {...(permission.file !== undefined ? { file: permission.file } : {})}
+          {...(permission.always ? { always: permission.always } : {})}
+          {...(permission.reason !== undefined ? { reason: permission.reason } : {})}
+          renderSubject={diffLines ? (_subject, maxLines) => <SubjectDiff lines={diffLines} maxRows={maxLines} width={width - 4} /> : undefined}
+          maxSubjectLines={layout.subjectRows}
+          compact={compactApproval}
+          waiting={waiting}
+          position={state.permissions.indexOf(permission) + 1}
+          total={state.permissions.length}
+          onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
+        />
+      ) : null}
+      {question ? (
+        <AskUserDialog
+          key={question.questionId}
+          asker={agentPath(state, question.sessionId)}
+          question={question.question}
+          options={question.options}
+          position={state.questions.indexOf(question) + 1}
+          total={state.questions.length}
+          waiting={waiting}
+          maxQuestionRows={layout.subjectRows}
+          compact={compactQuestion}
+          onAnswer={(text) => core.answerQuestion(question.questionId, text)}
+          onDecline={() => core.declineQuestion(question.questionId)}
+        />
+      ) : null}
+      {overlay?.kind === 'picker' ? (
+        <SessionPicker
+          sessions={core.listRoots()}
+          maxVisible={Math.max(1, Math.min(10, overlayRows - PICKER_CHROME_ROWS))}
+          onSelect={(id) => {
+            setOverlay(undefined);
+            props.openRoot(id);
+          }}
+          onCancel={() => setOverlay(undefined)}
+        />
+      ) : null}
+      {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'shells' ? (
+        <ShellsView
+          shells={runningShells}
+          sessionLabel={(id) => agentPath(state, id)}
+          now={Date.now()}
+          maxRows={overlayRows}
+          onStop={(shell) => {
+            setNotice(`Stopping ${shell.shellId}…`);
+            void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
+              (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
+              (err: unknown) => setNotice(errorMessage(err)),
+            );
+          }}
+          onClose={() => setOverlay(undefined)}
+        />
+      ) : null}
+      {overlay?.kind === 'skills' ? <SkillsView catalogue={core.skills?.()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'agents' ? <AgentsView primary={core.primaryAgents()} subagents={core.subagents()} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'rewind' ? (
+        <RewindView
+          prompts={overlay.prompts}
+          maxRows={overlayRows}
+          onClose={() => setOverlay(undefined)}
+          onPick={(messageId, mode) => {
+            setOverlay(undefined);
+            runRewind(messageId, mode, {
+              core,
+              rootId,
+              notify: setNotice,
+              openRoot: props.openRoot,
+              queue,
+              fillInput: (text) => setFill((f) => ({ id: (f?.id ?? 0) + 1, text })),
+            });
+          }}
+        />
+      ) : null}
+      {overlay?.kind === 'revert' ? (
+        <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
+      ) : null}
+      {selectionLine ? (
+        <Text bold wrap="truncate-end">
+          {selectionLine}
+        </Text>
+      ) : null}
+      {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
+      <PromptInput
+        onSubmit={onSubmit}
+        onInterrupt={() => {
+          if (core.isRunning(rootId) || queue.isBusy()) interruptedTurnAt.current = Date.now();
+          // Commands waiting for the turn would act on a state the user just chose to stop.
+          const dropped = queue.dropCommands();
+          if (dropped.length > 0) setNotice(`Dropped the queued ${dropped.join(', ')}.`);
+          core.cancel(rootId);
+        }}
+        onExitRequest={() => {
+          props.onExit?.();
+          exit();
+        }}
+        onRewind={() => {
+          // While a turn runs the second Esc interrupts too, as a single one would.
+          if (core.isRunning(rootId)) {
             core.cancel(rootId);
-          }}
-          onExitRequest={() => {
-            props.onExit?.();
-            exit();
-          }}
-          onRewind={() => {
-            // While a turn runs the second Esc interrupts too, as a single one would.
-            if (core.isRunning(rootId)) {
-              core.cancel(rootId);
-              return;
-            }
-            // Esc Esc in a sub-agent's view, or right after an Esc stopped a turn, is not a rewind.
-            if (isChildView || Date.now() - interruptedTurnAt.current < DOUBLE_ESCAPE_MS) return;
-            openRewind({ core, rootId, notify: setNotice, setOverlay, queue });
-          }}
-          fill={fill}
-          onCycleAgent={cycleAgent}
-          history={history}
-          commands={commands}
-          subagents={subagents}
-          models={models}
-          {...(props.completeFile ? { completeFile: props.completeFile } : {})}
-          queued={queued}
-          isActive={inputActive}
-          prompt={agentName}
-          promptColor={agentColor(agentName, props.agentColors?.[agentName])}
-          width={width}
-          onRowsChange={setInputRows}
-          placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
-        />
-        <StatusLine
-          agent={agentName}
-          {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
-          model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
-          tokens={totals.tokens}
-          cost={totals.cost}
-          {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
-          running={runningCount(state, rootId)}
-          queued={queuedCount(state, rootId)}
-          shells={shellCount}
-          title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
-          {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
-          {...(props.autoApprove ? { autoApprove: true } : {})}
-          {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
-          width={width}
-        />
-      </Box>
-    </BlockSelectionContext.Provider>
+            return;
+          }
+          // Esc Esc in a sub-agent's view, or right after an Esc stopped a turn, is not a rewind.
+          if (isChildView || Date.now() - interruptedTurnAt.current < DOUBLE_ESCAPE_MS) return;
+          openRewind({ core, rootId, notify: setNotice, setOverlay, queue });
+        }}
+        fill={fill}
+        onCycleAgent={cycleAgent}
+        history={history}
+        commands={commands}
+        subagents={subagents}
+        models={models}
+        {...(props.completeFile ? { completeFile: props.completeFile } : {})}
+        queued={queued}
+        isActive={inputActive}
+        prompt={agentName}
+        promptColor={agentColor(agentName, props.agentColors?.[agentName])}
+        width={width}
+        onRowsChange={setInputRows}
+        placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
+      />
+      <StatusLine
+        agent={agentName}
+        {...(agentColor(agentName, props.agentColors?.[agentName]) ? { agentColor: agentColor(agentName, props.agentColors?.[agentName])! } : {})}
+        model={isChildView ? (core.history(viewId)?.session.model ?? row?.model ?? '') : (row?.model ?? '')}
+        tokens={totals.tokens}
+        cost={totals.cost}
+        {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
+        running={runningCount(state, rootId)}
+        queued={queuedCount(state, rootId)}
+        shells={shellCount}
+        title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
+        {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
+        {...(props.autoApprove ? { autoApprove: true } : {})}
+        {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
+        width={width}
+      />
+    </Box>
   );
+  return <BlockSelectionContext.Provider value={selection.view}>{screen}</BlockSelectionContext.Provider>;
 }
 
 function Header({ banner, state, viewId, isChildView }: { banner?: string | undefined; state: UiState; viewId: string; isChildView: boolean }): ReactNode {
