@@ -19,6 +19,7 @@ import { StatusLine } from './components/status-line.js';
 import { ToolCall } from './components/transcript/ToolCall.js';
 import { TranscriptEntryView } from './components/transcript/TranscriptItem.js';
 import { BlockHintContext } from './components/tree/block-hint.js';
+import { BlockSelectionContext } from './components/tree/block-selection.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
 import { ShellsView } from './screens/shells-view.js';
@@ -36,6 +37,8 @@ import { RewindView } from './screens/rewind-view.js';
 import { ConfirmLine } from './components/dialogs/ConfirmLine.js';
 import { childrenNeedingChanges, loadChanges, loadDiffStats, revertCheck, revertedNotice, revertQuestion } from './app/child-changes.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
+import { useBlockSelection } from './app/use-block-selection.js';
+import { selectableBlocks, selectionHint } from './app/block-selection.js';
 import { useRunningShells } from './app/use-running-shells.js';
 import {
   agentPath,
@@ -174,6 +177,7 @@ export function App(props: AppProps) {
   );
 
   const revertKey = useRef<(() => void) | undefined>(undefined);
+  const selectKey = useRef<(() => void) | undefined>(undefined);
   const onAction = useCallback(
     (action: KeymapAction) => {
       if (action === 'session_list') {
@@ -183,6 +187,10 @@ export function App(props: AppProps) {
       if (action === 'session_child_revert') {
         // The screen holds the notice and the viewed state: it asks, then reverts.
         revertKey.current?.();
+        return;
+      }
+      if (action === 'session_child_select') {
+        selectKey.current?.();
         return;
       }
       if (action === 'session_child_cancel') {
@@ -216,6 +224,7 @@ export function App(props: AppProps) {
           showView={showView}
           repaint={repaint}
           revertKey={revertKey}
+          selectKey={selectKey}
         />
       </BlockHintContext.Provider>
     </KeyRouter>
@@ -234,6 +243,8 @@ interface ScreenProps extends AppProps {
   repaint: () => void;
   /** Set by the screen: what the revert key does in the view on screen. */
   revertKey: { current: (() => void) | undefined };
+  /** Set by the screen: what the block-selection key does in the view on screen. */
+  selectKey: { current: (() => void) | undefined };
 }
 
 function Screen(props: ScreenProps) {
@@ -344,6 +355,20 @@ function Screen(props: ScreenProps) {
   // When an Esc last stopped a running turn: a second Esc right after is not Esc Esc.
   const interruptedTurnAt = useRef(0);
 
+  // The block-selection mode: ↑/↓ over this view's sub-agent blocks; the revert key and
+  // Ctrl+O then act on the selected one. Its keys wait while a dialog or a panel is open.
+  const selection = useBlockSelection({
+    store,
+    viewId,
+    isActive: !overlay && !leaderPending && state.permissions.length === 0 && state.questions.length === 0,
+    repaint: props.repaint,
+    onOpen: props.showView,
+    onRevert: (childId) => askRevert(childId),
+  });
+  props.selectKey.current = () => {
+    if (!selection.start()) setNotice('No sub-agent blocks in this view to select.');
+  };
+
   // Ctrl+O shows more of every tool call (output, diffs); printed lines need a repaint.
   const [expanded, setExpanded] = useState(false);
   useKeys((input, key) => {
@@ -369,7 +394,9 @@ function Screen(props: ScreenProps) {
   }, [core, store, frames, repaint, rootId, viewId]);
 
   // Expanded, finished blocks show their sub-agent's diff: fetched once per sub-agent.
-  const needingChanges = expanded ? childrenNeedingChanges(state, viewId).join(' ') : '';
+  const needingChanges = childrenNeedingChanges(state, viewId)
+    .filter((id) => expanded || selection.view.expandedChildIds.has(id))
+    .join(' ');
   useEffect(() => {
     if (!needingChanges) return;
     let live = true;
@@ -383,14 +410,15 @@ function Screen(props: ScreenProps) {
     };
   }, [core, store, frames, repaint, needingChanges]);
 
-  // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, its newest
-  // changed sub-agent) asks y/n, then reverts its changes.
-  props.revertKey.current = () => {
-    void revertCheck(core, store.getState(), viewId).then((check) => {
+  // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, the selected
+  // block's sub-agent, else its newest changed one) asks y/n, then reverts its changes.
+  const askRevert = (sessionId: string) => {
+    void revertCheck(core, store.getState(), sessionId).then((check) => {
       if (!check.ok) setNotice(check.notice);
       else setOverlay({ kind: 'revert', sessionId: check.sessionId, label: check.label, question: revertQuestion(check.label, check.stat) });
     });
   };
+  props.revertKey.current = () => askRevert(selection.current()?.childId ?? viewId);
   const runRevert = (sessionId: string, label: string) => {
     setOverlay(undefined);
     const revert = core.revertSession?.bind(core);
@@ -411,19 +439,27 @@ function Screen(props: ScreenProps) {
 
   const { permission, question } = useCurrentDialog(state);
   const dialogOpen = Boolean(permission ?? question);
+  // Nothing else (a dialog, a panel, a pending leader chord) has the keys. The block-selection
+  // mode takes its keys first instead (a shortcut), so a key typed right after Esc ends it
+  // reaches the prompt even before the next render.
   const inputActive = !dialogOpen && !overlay && !leaderPending;
 
   // Ctrl+B sends running foreground sub-agents to the background (DESIGN §23): in a child's
   // view that child, elsewhere every one the viewed session waits on. Their task calls return
-  // at once and their results arrive later, so the parent goes on.
+  // at once and their results arrive later, so the parent goes on. A shortcut that consumes
+  // the key only when it sent something: with nothing to send, Ctrl+B reaches the prompt and
+  // moves the cursor left, as in a shell.
   useKeys(
     (input, key) => {
-      if (!key.ctrl || input !== 'b') return;
-      const targets = isChildView ? [viewId] : runningChildIds(state, viewId);
+      if (!key.ctrl || input !== 'b') return false;
+      const current = store.getState();
+      const targets = isChildView ? [viewId] : runningChildIds(current, viewId);
       const sent = targets.filter((id) => core.isDetachable(id) && core.detach(id));
-      if (sent.length > 0) setNotice(`Sent to the background: ${sent.map((id) => agentPath(state, id)).join(', ')}. Results arrive when they finish.`);
+      if (sent.length === 0) return false;
+      setNotice(`Sent to the background: ${sent.map((id) => agentPath(current, id)).join(', ')}. Results arrive when they finish.`);
+      return true;
     },
-    { isActive: inputActive },
+    { isActive: inputActive, shortcut: true },
   );
 
   // Ctrl+C twice quits from anywhere: while a dialog or an overlay has the keys, the prompt
@@ -464,6 +500,9 @@ function Screen(props: ScreenProps) {
     !call.done &&
     (permission.callId ? call.callId === permission.callId : call.tool === permission.tool);
 
+  // While blocks are selected: which one, of how many, and the keys.
+  const selectionLine = selection.selected ? selectionHint(selectableBlocks(state, viewId), selection.selected, agentPath(state, selection.selected.childId)) : undefined;
+
   // Everything below <Static> must fit the terminal (see app/live-budget.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
   const { layout, overlayRows, compactApproval, compactQuestion } = liveBudget({
@@ -474,6 +513,7 @@ function Screen(props: ScreenProps) {
     inputRows,
     queuedRows: isChildView ? 0 : queued.length,
     notice,
+    hintRows: selectionLine ? 1 : 0,
     thinking: Boolean(viewed?.thinking),
     working,
     expanded,
@@ -501,7 +541,8 @@ function Screen(props: ScreenProps) {
     ),
   );
 
-  return (
+  // Finished blocks read the selection when <Static> prints them again (see repaint).
+  const screen = (
     <Box flexDirection="column" width={width}>
       <Static key={`${viewId}:${props.epoch}`} items={staticItems}>
         {(entry) =>
@@ -613,6 +654,11 @@ function Screen(props: ScreenProps) {
       {overlay?.kind === 'revert' ? (
         <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
       ) : null}
+      {selectionLine ? (
+        <Text bold wrap="truncate-end">
+          {selectionLine}
+        </Text>
+      ) : null}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput
         onSubmit={onSubmit}
@@ -670,6 +716,7 @@ function Screen(props: ScreenProps) {
       />
     </Box>
   );
+  return <BlockSelectionContext.Provider value={selection.view}>{screen}</BlockSelectionContext.Provider>;
 }
 
 function Header({ banner, state, viewId, isChildView }: { banner?: string | undefined; state: UiState; viewId: string; isChildView: boolean }): ReactNode {

@@ -119,6 +119,7 @@ describe('loadConfig', () => {
         session_list: '<leader>l',
         session_child_cancel: '<leader>k',
         session_child_revert: '<leader>u',
+        session_child_select: '<leader>s',
       },
       compaction: { auto: true, threshold: 0.8, prune: true },
       mcp: {},

@@ -26,6 +26,8 @@ export const DEFAULT_KEYBINDS = {
   session_child_cancel: '<leader>k',
   /** Reverts the finished sub-agent whose view is open: its changes and its descendants' only (DESIGN §18). */
   session_child_revert: '<leader>u',
+  /** Selects a sub-agent block in the view: ↑/↓ move, Enter opens, u reverts, o shows its diff, Esc leaves. */
+  session_child_select: '<leader>s',
 } as const;
 
 
@@ -89,6 +91,7 @@ export const KeybindsSchema = z.strictObject({
   session_list: z.string().min(1).default(DEFAULT_KEYBINDS.session_list),
   session_child_cancel: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cancel),
   session_child_revert: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_revert),
+  session_child_select: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_select),
 });
 
 /** Snapshots of the project's files for undo and rewind (DESIGN §18). */

@@ -9,7 +9,8 @@
 // - `revertCheck` says whether the session can be reverted now, or why not, in one sentence.
 //   Asked in a session that is not a sub-agent (the root's view), it picks the newest finished
 //   sub-agent of that session that changed files and is not reverted yet — the block just
-//   above the prompt; the y/n question names it, and any other one is reverted from its view.
+//   above the prompt; the y/n question names it. Any other one is reverted from its view or
+//   by selecting its block (the app then passes that sub-agent's id).
 // A failing core call is never thrown at the screen: it is left out (stats, diffs) — the
 // revert itself reports its error as a notice.
 import { errorMessage } from '../../core/errors.js';
@@ -82,7 +83,7 @@ export type RevertCheck = { ok: true; sessionId: string; label: string; stat: Di
 export async function revertCheck(core: UiCore, state: UiState, viewId: string): Promise<RevertCheck> {
   const viewed = state.sessions[viewId];
   const node = viewed?.parentId ? viewed : childrenOf(state, viewId).filter((s) => isFinalStatus(s.status) && (s.diffStat?.files ?? 0) > 0 && !s.reverted).at(-1);
-  if (!node) return { ok: false, notice: "No finished sub-agent here changed files that are not reverted yet; to revert another one, open its view first." };
+  if (!node) return { ok: false, notice: "No finished sub-agent here changed files that are not reverted yet; to revert another one, select its block or open its view first." };
   const sessionId = node.id;
   const label = agentPath(state, sessionId);
   if (!isFinalStatus(node.status) || core.isRunning(sessionId)) return { ok: false, notice: `${label} is still running: it can be reverted once it has finished.` };

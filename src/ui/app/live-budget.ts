@@ -24,6 +24,8 @@ export interface LiveBudgetInput {
   /** Queued prompts listed above the prompt (none in a child view). */
   queuedRows: number;
   notice: string | undefined;
+  /** One-row lines drawn above the prompt besides the notice (the block-selection hint). */
+  hintRows?: number;
   thinking: boolean;
   /** The "working…" line is shown. */
   working: boolean;
@@ -57,7 +59,7 @@ export function liveBudget(input: LiveBudgetInput): LiveBudget {
   const tasks = live.filter((e): e is typeof e & { item: ToolCallItem } => isTaskCall(e.item));
   const untaskedRows = untasked.reduce((n, e) => n + entryRows(e, { ...rowOptions, latestTools: 0 }), 0);
   const rows = input.rows || 24;
-  const fixedRows = input.inputRows + input.queuedRows + 1 + (input.notice ? textRows(input.notice, width) : 0) + (input.thinking ? 1 : 0) + (input.working ? 1 : 0);
+  const fixedRows = input.inputRows + input.queuedRows + 1 + (input.hintRows ?? 0) + (input.notice ? textRows(input.notice, width) : 0) + (input.thinking ? 1 : 0) + (input.working ? 1 : 0);
   // An open panel (help, agents, the picker) takes the live region's place and scrolls within it.
   const overlayRows = Math.max(6, rows - 1 - fixedRows);
   // On a short screen the approval dialog drops its margins and lists the choices on one

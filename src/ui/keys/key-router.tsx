@@ -2,8 +2,11 @@
 // markers and several keys read at once ("\u0018l", "blue\r") are split into one key each
 // (see key-stream.ts). The keymap sees every key first; a key it consumes
 // (the leader chord, the key completing `<leader>X`, or one swallowed after the leader)
-// never reaches components. Routing is synchronous: Ink may deliver several keys before
-// React runs effects, so subscriptions and `isActive` are read through refs, not effects.
+// never reaches components. Components then see it in two layers: shortcut handlers (keys
+// that act on the screen, such as Ctrl+B) first, then the others (the prompt's editor). A
+// handler that returns true has consumed the key: no handler after it sees it, so one key
+// never does two things. Routing is synchronous: Ink may deliver several keys before React
+// runs effects, so subscriptions and `isActive` are read through refs, not effects.
 
 import { createContext, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useInput, useStdin } from 'ink';
@@ -11,7 +14,8 @@ import type { Keymap, KeymapAction } from './keymap.js';
 import { LEADER_TIMEOUT_MS } from './keymap.js';
 import { createKeyStream, type InputKey, type KeyStream } from './key-stream.js';
 
-export type KeyHandler = (input: string, key: InputKey) => void;
+/** Returns true when it consumed the key (later handlers do not see it); anything else passes it on. */
+export type KeyHandler = (input: string, key: InputKey) => boolean | void;
 
 /**
  * How long a paste may pause between chunks before it is taken as ended: a terminal that
@@ -63,6 +67,8 @@ function useKeyStream(handler: KeyHandler, isActive: boolean): void {
 interface Subscription {
   handler: { current: KeyHandler };
   active: { current: boolean };
+  /** Sees keys before every non-shortcut handler. */
+  shortcut: boolean;
 }
 
 interface Router {
@@ -103,7 +109,12 @@ export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER
       if (action || wasPending || isPending) return;
     }
     // Copy first: a handler may unmount a component (and unsubscribe) mid-dispatch.
-    for (const sub of [...subs.current]) if (sub.active.current && subs.current.has(sub)) sub.handler.current(input, key);
+    const all = [...subs.current];
+    const ordered = [...all.filter((sub) => sub.shortcut), ...all.filter((sub) => !sub.shortcut)];
+    for (const sub of ordered) {
+      if (!sub.active.current || !subs.current.has(sub)) continue;
+      if (sub.handler.current(input, key) === true) return;
+    }
   };
   useKeyStream(route, isActive);
 
@@ -120,12 +131,23 @@ export function KeyRouter({ keymap, onAction, now = Date.now, timeoutMs = LEADER
   return <RouterContext.Provider value={router}>{children}</RouterContext.Provider>;
 }
 
+export interface UseKeysOptions {
+  isActive?: boolean;
+  /**
+   * A screen-wide shortcut: it sees each key before the ordinary handlers (the prompt's
+   * editor) and, by returning true, keeps it from them. Fixed for the component's life.
+   */
+  shortcut?: boolean;
+}
+
 /**
- * Like Ink's useInput, but under a KeyRouter the keymap filters keys first. Without a
- * router (standalone use, component tests) it reads keys and pastes itself.
+ * Like Ink's useInput, but under a KeyRouter the keymap filters keys first and a handler
+ * may consume a key (see the file comment). Without a router (standalone use, component
+ * tests) it reads keys and pastes itself.
  */
-export function useKeys(handler: KeyHandler, options: { isActive?: boolean } = {}): void {
+export function useKeys(handler: KeyHandler, options: UseKeysOptions = {}): void {
   const isActive = options.isActive ?? true;
+  const shortcut = options.shortcut ?? false;
   const router = useContext(RouterContext);
   const handlerRef = useRef(handler);
   const activeRef = useRef(isActive);
@@ -138,9 +160,9 @@ export function useKeys(handler: KeyHandler, options: { isActive?: boolean } = {
   // hears the very next one (a passive effect may wait for some later render).
   useLayoutEffect(() => {
     if (!subscribe) return;
-    return subscribe({ handler: handlerRef, active: activeRef });
-  }, [subscribe]);
-  useKeyStream((input, key) => handlerRef.current(input, key), isActive && !hasRouter);
+    return subscribe({ handler: handlerRef, active: activeRef, shortcut });
+  }, [subscribe, shortcut]);
+  useKeyStream((input, key) => void handlerRef.current(input, key), isActive && !hasRouter);
 }
 
 /** True while a leader chord waits for its second key (for a "ctrl+x …" hint). */

@@ -13,6 +13,7 @@ export const KEYMAP_ACTIONS = [
   'session_list',
   'session_child_cancel',
   'session_child_revert',
+  'session_child_select',
 ] as const;
 
 export type KeymapAction = (typeof KEYMAP_ACTIONS)[number];

@@ -43,7 +43,8 @@ const ACTION_LABELS: Record<string, string> = {
   session_child_first: 'enter the first sub-agent session',
   session_list: 'session picker',
   session_child_cancel: 'cancel the sub-agent whose view is open (its parent goes on)',
-  session_child_revert: "revert the finished sub-agent whose view is open (its sub-agents' changes too)",
+  session_child_revert: "revert the finished sub-agent whose view is open, or the selected one (its sub-agents' changes too)",
+  session_child_select: 'select a sub-agent block: ↑/↓ move, Enter opens, u reverts, o shows its diff, Esc leaves',
 };
 
 const FIXED_KEYS: ReadonlyArray<[string, string]> = [
@@ -52,7 +53,7 @@ const FIXED_KEYS: ReadonlyArray<[string, string]> = [
   ['Ctrl+C ×2', 'quit (once clears the input)'],
   ['Tab', 'cycle primary agents'],
   ['Ctrl+O', 'more or less tool-call detail'],
-  ['Ctrl+B', 'send the running sub-agents of this view to the background (in a sub-agent\'s view: that one)'],
+  ['Ctrl+B', 'send the running sub-agents of this view to the background (in a sub-agent\'s view: that one); with none, cursor left'],
   ['Up/Down', 'input history'],
   ['Alt+B/F Ctrl+←/→', 'move by word'],
   ['Ctrl+W  Alt+D', 'delete the word before / after'],

@@ -5,6 +5,9 @@
 // (Ctrl+O) it lists the first lines of its report and its tool log: what the parent model was told.
 // A finished block also says what its sub-agent changed in the files (`+12 −3 in 3 files`),
 // and expanded, shows that diff once the app has asked the core for it (see child-diff.ts).
+// While the screen's block-selection mode is on (see block-selection.ts), top-level blocks
+// get a marker column and the selected one a `❯` there, so it shows without colour; a block
+// the user expanded on its own shows its diff as Ctrl+O would.
 
 import { Box, Text } from 'ink';
 import { memo, useContext } from 'react';
@@ -16,6 +19,7 @@ import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
 import { formatCost, formatTokens } from '../status-line.js';
 import { BlockHintContext } from './block-hint.js';
+import { BlockSelectionContext } from './block-selection.js';
 import { mergeLine } from './merge-line.js';
 import { childDiffRows, diffStatParts, type ChildDiffRow } from './child-diff.js';
 import { truncate } from '../../render/text.js';
@@ -63,6 +67,10 @@ export function TaskBlock(props: TaskBlockProps) {
   const spent = !active && child ? spentOn(state, child.id) : undefined;
   // The keys for this child, on the blocks the viewed session waits on (a returned call no longer waits).
   const keyHint = useContext(BlockHintContext);
+  const selection = useContext(BlockSelectionContext);
+  const selected = depth === 0 && selection.selecting && selection.selectedCallId === call.id;
+  const marker = depth === 0 && selection.selecting ? (selected ? '❯ ' : '  ') : '';
+  const expanded = props.expanded === true || (child !== undefined && selection.expandedChildIds.has(child.id));
   const hint = active && depth === 0 && !call.done ? keyHint : undefined;
   const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent, hint]
     .filter(Boolean)
@@ -73,17 +81,19 @@ export function TaskBlock(props: TaskBlockProps) {
   const subtasks = calls.filter(isTaskCall);
   const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
   const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
-  const log = props.expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
+  const log = expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
   // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.
   const shownReason = reason !== undefined && log.includes(reason) ? undefined : reason;
   const merge = active ? undefined : mergeLine(call);
   const stat = active ? undefined : diffStatParts(child?.diffStat);
-  const diffRows = props.expanded && stat && child?.changes ? childDiffRows(child.changes) : NO_ROWS;
+  const diffRows = expanded && stat && child?.changes ? childDiffRows(child.changes) : NO_ROWS;
   const inner = width - INDENT;
 
   return (
     <Box flexDirection="column" width={width}>
       <BlockLines
+        marker={marker}
+        selected={selected}
         glyph={stateGlyph(s, now)}
         glyphColor={stateColor(s)}
         agent={agent}
@@ -117,6 +127,10 @@ export function TaskBlock(props: TaskBlockProps) {
 }
 
 interface BlockLinesProps {
+  /** The selection column: '' outside the mode, `❯ ` on the selected block, else blanks. */
+  marker: string;
+  /** The selected block: its agent name is drawn inverted as well. */
+  selected: boolean;
   glyph: string;
   glyphColor: string | undefined;
   agent: string;
@@ -158,13 +172,14 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
+  const { marker, selected, glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
   const { statAdditions, statDeletions, statFiles, reverted } = props;
   return (
     <>
       <Text wrap="truncate-end">
+        {marker ? <Text bold>{marker}</Text> : null}
         <Text color={glyphColor}>{glyph} </Text>
-        <Text bold color={agentColor}>
+        <Text bold color={agentColor} inverse={selected}>
           {agent}
         </Text>
         {description ? <Text> {description}</Text> : null}
