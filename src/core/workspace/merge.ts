@@ -33,11 +33,14 @@ function serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
 export function mergeIntoWorkingTree(parent: RepoInfo, base: string, childTree: string): Promise<MergeResult> {
   return serialised(parent.toplevel, async () => {
     const cwd = parent.toplevel;
-    // Both sides become children of the base, so the merge base is exactly the child's starting point.
-    const child = await commitTree(cwd, childTree, [base], 'opencode-ink: sub-agent result');
+    // Both sides become children of the base, so the merge base is exactly the child's starting
+    // point. The child's side is made while the parent's tree is read: two git calls at once.
+    const childCommit = commitTree(cwd, childTree, [base], 'opencode-ink: sub-agent result');
+    // Awaited below; a failure here must not go unhandled while the parent's tree is read.
+    childCommit.catch(() => undefined);
     for (let attempt = 1; ; attempt++) {
       const parentTree = await snapshotTree(parent, []);
-      const parentNow = await commitTree(cwd, parentTree, [base], 'opencode-ink: working tree');
+      const [parentNow, child] = await Promise.all([commitTree(cwd, parentTree, [base], 'opencode-ink: working tree'), childCommit]);
       const merged = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', parentNow, child], { cwd, okCodes: [1] });
       const [tree = '', ...rest] = merged.stdout.toString('utf8').split('\0');
       if (merged.exitCode === 1) {

@@ -131,10 +131,9 @@ export class Workspaces {
   async create(parentCwd: string, childId: string, link: readonly string[]): Promise<ChildWorktree> {
     const { repo: parent, head } = await this.inspect(parentCwd);
     await this.removing.get(childId);
-    const base = await this.baseFor(parent, head, childId);
+    const [base, branch] = await Promise.all([this.baseFor(parent, head, childId), freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`)]);
     const path = join(this.root, projectKey(parent), childId);
     const record = `${path}.json`;
-    const branch = await freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`);
     await mkdir(dirname(path), { recursive: true });
     // A folder left from an earlier run of this child (its removal failed) would stop `worktree add`.
     await rm(path, { recursive: true, force: true });
@@ -216,14 +215,26 @@ export class Workspaces {
 
   private async bringBack(wt: ChildWorktree, how: 'merge' | 'keep', warm: WarmIndex | undefined): Promise<MergeOutcome> {
     await unlinkFolders(wt.path, wt.links);
-    const final = await commitWork(wt.path, wt.base.commit, wt.links, `opencode-ink: work of sub-agent ${wt.childId}`, warm);
-    await git(['update-ref', `refs/heads/${wt.branch}`, final.commit], { cwd: wt.parent.toplevel });
-    const files = await changedPaths(wt.parent.toplevel, wt.base.commit, final.commit);
-    if (files.length === 0) return { state: 'none', files: [] };
+    const final = await commitWorktree(wt, warm);
+    // The same tree as it started from: nothing to bring back, nothing to keep.
+    if (final.tree === wt.base.tree) return { state: 'none', files: [] };
+    const branchMoved = git(['update-ref', `refs/heads/${wt.branch}`, final.commit], { cwd: wt.parent.toplevel });
     const kept = { branch: wt.branch, base: wt.base.commit };
-    if (how === 'keep') return { state: 'none', files, ...kept, reason: 'cancelled before it finished' };
-    const merged = await mergeIntoWorkingTree(wt.parent, wt.base.commit, final.tree);
-    if (merged.state === 'conflict') return { state: 'conflict', files: merged.files, ...kept, reason: merged.reason };
+    if (how === 'keep') {
+      await branchMoved;
+      return { state: 'none', files: await changedPaths(wt.parent.toplevel, wt.base.commit, final.commit), ...kept, reason: 'cancelled before it finished' };
+    }
+    // The branch is moved while the merge runs. It only matters when the work stays on it: a
+    // conflict whose branch could not be moved leaves the work in the folder (finish()).
+    const moved = branchMoved.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const [merged, moveError] = await Promise.all([mergeIntoWorkingTree(wt.parent, wt.base.commit, final.tree), moved]);
+    if (merged.state === 'conflict') {
+      if (moveError !== undefined) throw moveError;
+      return { state: 'conflict', files: merged.files, ...kept, reason: merged.reason };
+    }
     return { state: merged.state, files: merged.files };
   }
 
@@ -283,14 +294,23 @@ export class Workspaces {
 }
 
 /**
- * The child's tree as a commit on top of what its worktree's HEAD is now (its own commits
- * kept), made from the warm index copy when it is still valid, so only changed files are read.
+ * A live child's tree as a commit on top of its worktree's HEAD (its own commits kept). With a
+ * valid warm index copy, the worktree's paths are known and git resolves HEAD itself, so the
+ * commit takes three git calls and reads only the files that changed; otherwise as commitWork.
  */
-async function commitWork(path: string, base: string, links: readonly string[], message: string, warm?: WarmIndex): Promise<Snapshot> {
+async function commitWorktree(wt: ChildWorktree, warm: WarmIndex | undefined): Promise<Snapshot> {
+  const message = `opencode-ink: work of sub-agent ${wt.childId}`;
+  const indexFile = await warm?.take();
+  if (!indexFile) return commitWork(wt.path, wt.base.commit, wt.links, message);
+  const repo: RepoInfo = { toplevel: wt.path, commonDir: wt.parent.commonDir, indexFile };
+  return snapshotCommit(repo, { parents: ['HEAD'], exclude: wt.links, message });
+}
+
+/** The child's tree as a commit on top of what its worktree's HEAD is now (its own commits kept). */
+async function commitWork(path: string, base: string, links: readonly string[], message: string): Promise<Snapshot> {
   const found = await inspectRepo(path);
   if (!found) throw new WorkspaceError(`${path} is no longer a git worktree.`);
-  const indexFile = (await warm?.take()) ?? found.repo.indexFile;
-  return snapshotCommit({ ...found.repo, indexFile }, { parents: [found.head ?? base], exclude: links, message });
+  return snapshotCommit(found.repo, { parents: [found.head ?? base], exclude: links, message });
 }
 
 /** `<repository name>-<hash of its git dir>`: readable, and distinct for two clones of the same name. */
