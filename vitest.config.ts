@@ -2,14 +2,22 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Test files that share their worker's modules with the files run before them (Vitest's
- * `isolate: false`): each file otherwise imports Ink, React, zod and the UI's modules anew,
- * which took longer than most of these files' tests. Only files that render components or
- * call pure functions belong here: no engine, store, child process, fake timers, module mocks
- * or process state they do not put back. Everything else (and any new folder) stays isolated.
+ * `isolate: false`): each file otherwise imports Ink, React, zod and the core's or UI's
+ * modules anew, which took longer than most of these files' tests. Only files that render
+ * components or call loaders, parsers and single tools belong here: no engine, store, process
+ * left running, fake timers, module mocks or process state they do not put back. Everything
+ * else (and any new file outside these folders) stays isolated.
  */
 const SHARED_MODULES = [
   'test/ui/{transcript,state,input,keys,dialogs,notify,screens}/**/*.test.{ts,tsx}',
   'test/text/**/*.test.ts',
+  'test/permission/{bash-match,rules,control-files}.test.ts',
+  'test/config/{jsonc,config}.test.ts',
+  'test/context/{units,limits}.test.ts',
+  'test/tools/{read,search,write-edit,todo,webfetch,webfetch-normalise,hostile-patterns,index}.test.ts',
+  'test/agents/{agents,tools}.test.ts',
+  'test/shims/grapheme.test.ts',
+  'test/scripts/dist-stamp.test.ts',
 ];
 /** In those folders but isolated: they test module state that other files change. */
 const NEEDS_ISOLATION = [
