@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
  * modules anew, which took longer than most of these files' tests. Only files that render
  * components or call loaders, parsers and single tools belong here: no engine, store, process
  * left running, fake timers, module mocks or process state they do not put back. Everything
- * else (and any new file outside these folders) stays isolated.
+ * else stays isolated; a new file in one of the UI folders below shares modules unless it is
+ * listed in NEEDS_ISOLATION.
  */
 const SHARED_MODULES = [
   'test/ui/{transcript,state,input,keys,dialogs,notify,screens}/**/*.test.{ts,tsx}',
@@ -23,7 +24,7 @@ const SHARED_MODULES = [
 const NEEDS_ISOLATION = [
   // Draws markdown before marked has loaded, which it has once another file drew some.
   'test/ui/transcript/markdown-loading.test.tsx',
-  // Fake timers.
+  // Replaces the timers with fake ones while it runs.
   'test/ui/state/frame-scheduler.test.ts',
 ];
 
@@ -49,6 +50,7 @@ export default defineConfig({
           // Vitest's exclude wins over include, so the exceptions come back in a project of their own.
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
           exclude: SHARED_MODULES,
+          // Only files here run the built binary.
           globalSetup: ['test/global-setup.ts'],
         },
       },
