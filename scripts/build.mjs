@@ -8,10 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { graphemeShims } from './grapheme-plugins.mjs';
 import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
+import { buildInputsHash, writeDistStamp } from './dist-stamp.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -34,6 +35,10 @@ const zodEnglishOnly = {
   },
 };
 
+// Taken before anything is read, so a source edited during the build leaves a stamp that no
+// longer matches (scripts/dist-stamp.mjs).
+const root = fileURLToPath(new URL('..', import.meta.url));
+const inputsHash = buildInputsHash(root);
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 // Ink's text measuring without ICU for plain text (src/shims/).
@@ -145,3 +150,6 @@ if (tsc) {
   const declarations = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.sdk.json'], { stdio: 'inherit' });
   if (declarations.status !== 0) throw new Error(`The library's type declarations did not build (tsc exit ${declarations.status}).`);
 }
+
+// Last, so that only a complete build is ever stamped current.
+writeDistStamp(join(root, 'dist'), inputsHash);

@@ -4,9 +4,8 @@
 // Messages API.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
-import { App } from '../../src/ui/app.js';
+import { openApp, renderApp, type RenderedApp } from '../support/app.js';
 import { scriptConversations } from '../support/conversations.js';
 import { reply, text, type ScriptedBlock } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -14,7 +13,7 @@ import { closeApp } from '../ui/app/teardown.js';
 import { KEY, press, waitForFrame } from '../ui/keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -47,8 +46,7 @@ async function twoChildren(): Promise<{ harness: Harness; rootId: string }> {
 it("shows a finished child's stat in its block, its diff on Ctrl+O, and reverts it from its view after y", async () => {
   const { harness, rootId } = await twoChildren();
   h = harness;
-  app = render(<App core={harness.engine} rootId={rootId} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  app = await openApp(harness.engine, { rootId });
   await press(app.stdin, 'run two', KEY.enter);
   const done = await waitForFrame(app.lastFrame, (f) => f.includes('ALL-DONE'), 20_000);
   // One stat line: the reading child changed nothing and says nothing.
@@ -77,8 +75,7 @@ it("shows a finished child's stat in its block, its diff on Ctrl+O, and reverts 
 it('says why a child cannot be reverted: it changed nothing, or a later edit overlaps (then nothing changes)', async () => {
   const { harness, rootId } = await twoChildren();
   h = harness;
-  app = render(<App core={harness.engine} rootId={rootId} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  app = await openApp(harness.engine, { rootId });
   await press(app.stdin, 'run two', KEY.enter);
   await waitForFrame(app.lastFrame, (f) => f.includes('ALL-DONE'), 20_000);
 
@@ -113,7 +110,7 @@ it('a resumed session shows the stat of children that finished in an earlier run
   await harness.engine.prompt(rootId, 'run two');
   // A new process: nothing cached, the stat comes from the stored snapshots.
   const later = harness.newEngine({ interactive: true, autoApprove: true });
-  app = render(<App core={later} rootId={rootId} />);
+  app = renderApp(later, { rootId });
   const frame = await waitForFrame(app.lastFrame, (f) => f.includes('+1 −1 in 1 file'), 15_000);
   expect(frame.match(/\+1 −1 in 1 file/g)).toHaveLength(1);
 }, 90_000);

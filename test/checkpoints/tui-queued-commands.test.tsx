@@ -4,17 +4,16 @@
 // by a core whose first prompt() settles only when the test says so, on top of the real engine.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
+import { openApp, type RenderedApp } from '../support/app.js';
 import type { UiCore } from '../../src/ui/core-api.js';
-import { App } from '../../src/ui/app.js';
 import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
 import { closeApp } from '../ui/app/teardown.js';
 import { KEY, press, waitForFrame } from '../ui/keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -47,14 +46,13 @@ const typeCommand = (stdin: { write(data: string): void }, command: string) => p
 async function answeredButFinishing(prompt: string, answer: string) {
   h = await startHarness({ engine: { interactive: true, autoApprove: true } });
   h.server.enqueue(reply({ type: 'tool_use', id: 'toolu_w1', name: 'write', input: { file_path: 'made.txt', content: 'made\n' } }), text(answer));
-  const root = h.engine.createSession();
   const slow = slowToFinish(h.engine);
-  app = render(<App core={slow.core} rootId={root.id} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  app = await openApp(slow.core);
+  const rootId = app.rootId;
   await press(app.stdin, prompt, KEY.enter);
-  await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+  await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
   await waitForFrame(app.lastFrame, (f) => f.includes(answer));
-  return { root, finish: slow.finish, made: join(h.projectDir, 'made.txt') };
+  return { rootId, finish: slow.finish, made: join(h.projectDir, 'made.txt') };
 }
 
 it('queues /undo typed while the turn finishes and runs it once the turn is over', async () => {
@@ -72,7 +70,7 @@ it('queues /undo typed while the turn finishes and runs it once the turn is over
 }, 60_000);
 
 it('runs queued prompts and commands in the order they were typed', async () => {
-  const { root, finish, made } = await answeredButFinishing('make a file', 'WROTE-IT');
+  const { rootId, finish, made } = await answeredButFinishing('make a file', 'WROTE-IT');
   h!.server.enqueue(text('SECOND-ANSWER'));
   await press(app!.stdin, 'second prompt', KEY.enter);
   await typeCommand(app!.stdin, '/undo');
@@ -83,14 +81,14 @@ it('runs queued prompts and commands in the order they were typed', async () => 
   await waitForFrame(app!.lastFrame, (f) => f.includes('Undid "second prompt"'), 15_000);
   expect(h!.server.requests).toHaveLength(3);
   expect(existsSync(made)).toBe(true);
-  expect(h!.engine.prompts(root.id).map((p) => [p.text, p.undone])).toEqual([
+  expect(h!.engine.prompts(rootId).map((p) => [p.text, p.undone])).toEqual([
     ['make a file', false],
     ['second prompt', true],
   ]);
 }, 60_000);
 
 it('drops a queued command on Esc, with a notice, and leaves the files alone', async () => {
-  const { root, finish, made } = await answeredButFinishing('make a file', 'WROTE-IT');
+  const { rootId, finish, made } = await answeredButFinishing('make a file', 'WROTE-IT');
   await typeCommand(app!.stdin, '/undo');
   await waitForFrame(app!.lastFrame, (f) => f.includes('queued: /undo'));
   await press(app!.stdin, KEY.escape);
@@ -104,7 +102,7 @@ it('drops a queued command on Esc, with a notice, and leaves the files alone', a
   await waitForFrame(app!.lastFrame, (f) => f.includes('LATER-ANSWER'), 15_000);
   expect(existsSync(made)).toBe(true);
   expect(app!.frames.join('\n')).not.toContain('Undid');
-  expect(h!.engine.prompts(root.id).every((p) => !p.undone)).toBe(true);
+  expect(h!.engine.prompts(rootId).every((p) => !p.undone)).toBe(true);
 }, 60_000);
 
 it('still runs a command that is fine during a turn at once', async () => {

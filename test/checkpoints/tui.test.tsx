@@ -2,9 +2,8 @@
 // (What was already printed above the live region stays in the terminal's scrollback.)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
-import { App } from '../../src/ui/app.js';
+import { openApp, type RenderedApp } from '../support/app.js';
 import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
 import { closeApp } from '../ui/app/teardown.js';
@@ -12,7 +11,7 @@ import { waitFor } from '../support/wait.js';
 import { KEY, press, waitForFrame } from '../ui/keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -23,16 +22,15 @@ it('/undo removes the file the turn wrote, /redo writes it again, each with a no
   h = await startHarness({ engine: { interactive: true, autoApprove: true } });
   const harness = h;
   harness.server.enqueue(reply({ type: 'tool_use', id: 'toolu_w1', name: 'write', input: { file_path: 'made.txt', content: 'made\n' } }), text('WROTE-IT'));
-  const root = harness.engine.createSession();
-  app = render(<App core={harness.engine} rootId={root.id} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+  app = await openApp(harness.engine);
+  const rootId = app.rootId;
   await press(app.stdin, 'make a file', KEY.enter);
-  await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+  await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
   await waitForFrame(app.lastFrame, (f) => f.includes('WROTE-IT'));
   const made = join(harness.projectDir, 'made.txt');
   expect(existsSync(made)).toBe(true);
   // The prompt is over once its "after" snapshot is stored.
-  await waitFor(() => harness.store.messageRows(root.id).some((r) => r.prompt && r.snapshot_after !== null), 'the snapshot after the prompt', { timeoutMs: 15_000 });
+  await waitFor(() => harness.store.messageRows(rootId).some((r) => r.prompt && r.snapshot_after !== null), 'the snapshot after the prompt', { timeoutMs: 15_000 });
 
   await press(app.stdin, '/undo');
   await press(app.stdin, KEY.escape, KEY.enter);
@@ -62,11 +60,10 @@ async function promptThatWrites(harness: Harness, rootId: string, prompt: string
 it('Esc Esc (both in one read) lists the prompts; restoring code and conversation removes the files and puts the prompt back in the input', async () => {
   h = await startHarness({ engine: { interactive: true, autoApprove: true } });
   const harness = h;
-  const root = harness.engine.createSession();
-  app = render(<App core={harness.engine} rootId={root.id} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-  await promptThatWrites(harness, root.id, 'write first', 'first.txt', 'FIRST-DONE');
-  await promptThatWrites(harness, root.id, 'write second', 'second.txt', 'SECOND-DONE');
+  app = await openApp(harness.engine);
+  const rootId = app.rootId;
+  await promptThatWrites(harness, rootId, 'write first', 'first.txt', 'FIRST-DONE');
+  await promptThatWrites(harness, rootId, 'write second', 'second.txt', 'SECOND-DONE');
 
   app.stdin.write('\u001b\u001b');
   const list = await waitForFrame(app.lastFrame, (f) => f.includes('Rewind: pick a prompt'));
@@ -80,16 +77,15 @@ it('Esc Esc (both in one read) lists the prompts; restoring code and conversatio
   expect(existsSync(join(harness.projectDir, 'second.txt'))).toBe(false);
   // The prompt's text is back in the input, ready to edit and send again.
   await waitForFrame(app.lastFrame, (f) => /› write first|write first\s*$/m.test(f) && !f.includes('Ask anything'));
-  expect(harness.store.messageRows(root.id).filter((r) => r.prompt && !r.undone)).toHaveLength(0);
+  expect(harness.store.messageRows(rootId).filter((r) => r.prompt && !r.undone)).toHaveLength(0);
 }, 90_000);
 
 it('/rewind "Code only" that would overwrite a later edit of the user changes nothing and names the file', async () => {
   h = await startHarness({ engine: { interactive: true, autoApprove: true } });
   const harness = h;
-  const root = harness.engine.createSession();
-  app = render(<App core={harness.engine} rootId={root.id} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-  await promptThatWrites(harness, root.id, 'write it', 'mine.txt', 'WROTE');
+  app = await openApp(harness.engine);
+  const rootId = app.rootId;
+  await promptThatWrites(harness, rootId, 'write it', 'mine.txt', 'WROTE');
   const file = join(harness.projectDir, 'mine.txt');
   writeFileSync(file, 'the user rewrote this\n');
 
@@ -102,5 +98,5 @@ it('/rewind "Code only" that would overwrite a later edit of the user changes no
   const refused = await waitForFrame(app.lastFrame, (f) => f.includes('Nothing was restored'), 15_000);
   expect(refused).toContain('mine.txt');
   expect(readFileSync(file, 'utf8')).toBe('the user rewrote this\n');
-  expect(harness.store.messageRows(root.id).filter((r) => r.prompt && !r.undone)).toHaveLength(1);
+  expect(harness.store.messageRows(rootId).filter((r) => r.prompt && !r.undone)).toHaveLength(1);
 }, 60_000);

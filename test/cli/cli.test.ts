@@ -5,7 +5,7 @@ import { text, toolResults, toolUse, type FakeServer } from '../support/fake-ant
 import { runCli, startCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
 import { validStreamLines } from '../support/events.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { uiChunksAmong } from '../support/ui-chunks.js';
 import { waitFor } from '../tools/context.js';
 

@@ -13,7 +13,7 @@ import { runCli, startCliProject, BIN, type CliProject } from '../support/cli.js
 import { firstUserText } from '../support/conversations.js';
 import { validStreamLines } from '../support/events.js';
 import { text, toolUse } from '../support/fake-anthropic.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { waitFor } from '../tools/context.js';
 

@@ -1,10 +1,9 @@
 // Compaction in the TUI: `/compact [focus]` runs through the engine, the transcript says it
 // happened, the status line shows the context fill, and a resumed transcript marks the spot.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openApp, type RenderedApp } from '../support/app.js';
 import type { CoreEvent } from '../../src/core/events.js';
 import { summaryMessage } from '../../src/core/context/index.js';
-import { App } from '../../src/ui/app.js';
 import { statusSegments } from '../../src/ui/components/status-line.js';
 import { loadHistory } from '../../src/ui/state/history.js';
 import { reduce } from '../../src/ui/state/reducer.js';
@@ -16,7 +15,7 @@ import { KEY, press, waitForFrame } from '../ui/keys/harness.js';
 import { createUiState } from '../../src/ui/state/index.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -44,14 +43,13 @@ describe('/compact in the TUI', () => {
         ? text('Summary: two questions asked.')
         : text(`answer ${'in detail '.repeat(answers++ === 0 ? 3_000 : 10)}`, { input_tokens: 24_000, output_tokens: 10 }),
     );
-    const root = harness.engine.createSession();
-    app = render(<App core={harness.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(harness.engine);
+    const rootId = app.rootId;
     for (const q of ['question one', 'question two', 'question three']) {
       await press(app.stdin, q, KEY.enter);
-      await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+      await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
     }
-    await promptsSettled(harness, root.id);
+    await promptsSettled(harness, rootId);
     // 24,010 of 40,000 tokens.
     await waitForFrame(app.lastFrame, (f) => f.includes('ctx 60%'));
 
@@ -71,14 +69,13 @@ describe('/compact in the TUI', () => {
     h = await startHarness({ engine: { interactive: true } });
     const harness = h;
     harness.server.setHandler(() => text('short answer'));
-    const root = harness.engine.createSession();
-    app = render(<App core={harness.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(harness.engine);
+    const rootId = app.rootId;
     for (const q of ['question one', 'question two', 'question three']) {
       await press(app.stdin, q, KEY.enter);
-      await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+      await waitForEvent(harness.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
     }
-    await promptsSettled(harness, root.id);
+    await promptsSettled(harness, rootId);
     await press(app.stdin, '/compact');
     await press(app.stdin, KEY.escape, KEY.enter);
     const screen = await waitForFrame(app.lastFrame, (f) => f.includes('Nothing compacted'));

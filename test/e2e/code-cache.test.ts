@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodeCache } from '../../src/boot/index.js';
 import { runCli, startCliProject } from '../support/cli.js';
 import { text } from '../support/fake-anthropic.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { waitFor as sharedWaitFor } from '../support/wait.js';
 

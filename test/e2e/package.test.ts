@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';
 import { text } from '../support/fake-anthropic.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, toolUse, text, type FakeServer } from '../support/fake-anthropic.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { waitFor as sharedWaitFor } from '../support/wait.js';
 import { liveProcessesWhere } from '../support/processes.js';

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 
 const server = tmuxServer(`oci-trust-${process.pid}`);

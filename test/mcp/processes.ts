@@ -1,7 +1,7 @@
 // Finds MCP server processes started by this test process, to prove none outlives its engine.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 
 export const EVERYTHING = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 export const CRASHY = join(REPO_ROOT, 'test', 'support', 'mcp-crash-server.mjs');

@@ -1,15 +1,14 @@
 // `/mcp` in the TUI: the panel shows each server's state and tools (starting them if no turn
 // has yet), and a server that failed with its error.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/ui/app.js';
+import { openApp, type RenderedApp } from '../support/app.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { closeApp } from '../ui/app/teardown.js';
 import { KEY, press, waitForFrame } from '../ui/keys/harness.js';
 import { CRASHY } from './processes.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await h?.engine.close();
   await closeApp(app, h);
@@ -23,9 +22,7 @@ describe('/mcp', () => {
       config: { mcp: { crashy: { type: 'local', command: [process.execPath, CRASHY] }, broken: { type: 'local', command: ['/nonexistent/server'] } } },
       engine: { interactive: true },
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
     await press(app.stdin, '/mcp');
     await press(app.stdin, KEY.escape);
     await press(app.stdin, KEY.enter);

@@ -9,7 +9,7 @@ import { analyzeBash, bashPermissionRequest, decideBash } from '../../src/core/p
 import { grantCovers } from '../../src/core/permission/gate.js';
 import { DEFAULT_RULES, rulesFromConfig, type Ruleset } from '../../src/core/permission/rules.js';
 import type { PermissionConfig } from '../../src/core/permission/schema.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 
 function rules(bash: PermissionConfig[string], extra: PermissionConfig = {}): Ruleset {
   return [...DEFAULT_RULES, ...rulesFromConfig({ bash }), ...rulesFromConfig(extra)];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { text, toolResults, toolUse } from '../support/fake-anthropic.js';
 
 let cli: CliProject | undefined;

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startCliProject, type CliProject } from '../support/cli.js';
 import { requestsOf, scriptConversations } from '../support/conversations.js';
 import { text, toolNames, toolResults, toolUse } from '../support/fake-anthropic.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { waitFor } from '../support/wait.js';
 
 interface AppRun {

@@ -5,15 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/core/project-context.js';
 import { readFrontMatter } from '../../src/core/frontmatter.js';
 import { agentToolNames, Engine } from '../../src/core/engine.js';
 import { createProvider } from '../../src/core/provider/index.js';
 import { loadSkills, MAX_LISTING_CHARS, skillListing, type SkillDefinition } from '../../src/core/skills/index.js';
-import type { SessionStore } from '../../src/core/store/index.js';
-import { reply, text, toolResults, type FakeServer, type RecordedRequest } from '../support/fake-anthropic.js';
-import { openProjectFixture, put, type ProjectFixture } from '../support/project-fixture.js';
+import { reply, text, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
+import { projectFixtureForEachTest, put } from '../support/project-fixture.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'anthropic-skills');
 const VENDORED = readdirSync(FIXTURES, { withFileTypes: true })
@@ -21,30 +20,19 @@ const VENDORED = readdirSync(FIXTURES, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
-let fixture: ProjectFixture;
-let dir: string;
-let project: string;
-let env: NodeJS.ProcessEnv;
-let server: FakeServer;
-let store: SessionStore;
-
-beforeEach(async () => {
-  fixture = await openProjectFixture('oci-skills-');
-  ({ dir, project, env, server, store } = fixture);
-});
-afterEach(() => fixture.close());
+const fixture = projectFixtureForEachTest('oci-skills-');
 
 function installVendoredSkills(): void {
-  cpSync(FIXTURES, join(dir, '.claude', 'skills'), { recursive: true });
+  cpSync(FIXTURES, join(fixture.dir, '.claude', 'skills'), { recursive: true });
 }
 
 function engineFor(): { engine: Engine; warnings: string[] } {
-  const ctx = loadProject({ cwd: project, env });
-  const provider = createProvider('anthropic', { apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
+  const ctx = loadProject({ cwd: fixture.project, env: fixture.env });
+  const provider = createProvider('anthropic', { apiKey: 'test-key', baseURL: fixture.server.url, maxRetries: 0 });
   const engine = new Engine({
-    cwd: project,
+    cwd: fixture.project,
     config: ctx.config,
-    store,
+    store: fixture.store,
     agents: ctx.agents,
     commands: ctx.commands,
     skills: ctx.skills,
@@ -72,11 +60,11 @@ describe('the vendored anthropics/skills', () => {
     installVendoredSkills();
     const { engine, warnings } = engineFor();
     expect(warnings.filter((w) => /skill/i.test(w))).toEqual([]);
-    server.enqueue(reply(...VENDORED.map((name) => ({ type: 'tool_use' as const, name: 'skill', input: { name } }))), text('done'));
+    fixture.server.enqueue(reply(...VENDORED.map((name) => ({ type: 'tool_use' as const, name: 'skill', input: { name } }))), text('done'));
     const session = engine.createSession();
     await engine.prompt(session.id, 'use the skills');
 
-    const listing = skillTool(server.requests[0]!)?.description ?? '';
+    const listing = skillTool(fixture.server.requests[0]!)?.description ?? '';
     for (const name of VENDORED) {
       const front = readFrontMatter(readFileSync(join(FIXTURES, name, 'SKILL.md'), 'utf8'));
       if (!front.ok) throw new Error(front.reason);
@@ -86,12 +74,12 @@ describe('the vendored anthropics/skills', () => {
       expect(listing).not.toContain(front.body.trim().slice(0, 300));
     }
 
-    const results = resultTexts(server.requests[1]!);
+    const results = resultTexts(fixture.server.requests[1]!);
     expect(results).toHaveLength(VENDORED.length);
     VENDORED.forEach((name, i) => {
       const result = results[i]!;
       expect(result.isError).toBe(false);
-      expect(result.text).toContain(`folder: ${join(dir, '.claude', 'skills', name)}`);
+      expect(result.text).toContain(`folder: ${join(fixture.dir, '.claude', 'skills', name)}`);
       const body = readFileSync(join(FIXTURES, name, 'SKILL.md'), 'utf8').split('\n---\n').slice(1).join('\n---\n').trim();
       expect(result.text).toContain(body.slice(0, 500));
       expect(result.text).toContain(body.slice(-300));
@@ -101,38 +89,38 @@ describe('the vendored anthropics/skills', () => {
   it('answer an unknown name with an error naming the close ones', async () => {
     installVendoredSkills();
     const { engine } = engineFor();
-    server.enqueue(reply({ type: 'tool_use', name: 'skill', input: { name: 'theme-factori' } }), text('done'));
+    fixture.server.enqueue(reply({ type: 'tool_use', name: 'skill', input: { name: 'theme-factori' } }), text('done'));
     await engine.prompt(engine.createSession().id, 'go');
-    const [result] = resultTexts(server.requests[1]!);
+    const [result] = resultTexts(fixture.server.requests[1]!);
     expect(result).toEqual({ isError: true, text: expect.stringContaining('Unknown skill "theme-factori". Did you mean "theme-factory"?') });
   });
 });
 
 describe('skill folders', () => {
   it('let a project skill replace the user\'s of the same name, and load without trust', () => {
-    put(join(dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: the user\'s\n---\nUser body.');
-    put(join(dir, 'config', 'skills', 'lint', 'SKILL.md'), '---\ndescription: lint things\n---\nLint body.');
-    put(join(project, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: the project\'s\n---\nProject body.');
-    put(join(project, '.opencode', 'skills', 'notes', 'SKILL.md'), '---\nname: notes\ndescription: take notes\n---\nNotes.');
-    const { skills } = loadProject({ cwd: project, env });
+    put(join(fixture.dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: the user\'s\n---\nUser body.');
+    put(join(fixture.dir, 'config', 'skills', 'lint', 'SKILL.md'), '---\ndescription: lint things\n---\nLint body.');
+    put(join(fixture.project, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: the project\'s\n---\nProject body.');
+    put(join(fixture.project, '.opencode', 'skills', 'notes', 'SKILL.md'), '---\nname: notes\ndescription: take notes\n---\nNotes.');
+    const { skills } = loadProject({ cwd: fixture.project, env: fixture.env });
     expect([...skills.skills.keys()].sort()).toEqual(['deploy', 'lint', 'notes']);
     expect(skills.skills.get('deploy')).toMatchObject({ description: "the project's", body: 'Project body.', origin: 'project' });
     // No name in the front-matter: the folder's name.
-    expect(skills.skills.get('lint')).toMatchObject({ origin: 'user', dir: join(dir, 'config', 'skills', 'lint') });
+    expect(skills.skills.get('lint')).toMatchObject({ origin: 'user', dir: join(fixture.dir, 'config', 'skills', 'lint') });
   });
 
   it('sum broken SKILL.md files up in one warning, and skip them', () => {
-    put(join(project, '.claude', 'skills', 'good', 'SKILL.md'), '---\ndescription: fine\n---\nok');
-    put(join(project, '.claude', 'skills', 'no-description', 'SKILL.md'), '---\nname: no-description\n---\nbody');
-    put(join(project, '.claude', 'skills', 'bad-yaml', 'SKILL.md'), '---\ndescription: [unclosed\n---\nbody');
-    put(join(project, '.claude', 'skills', 'bad-name', 'SKILL.md'), '---\nname: "\\u001b]0;pwned\\u0007"\ndescription: x\n---\nbody');
-    put(join(project, '.claude', 'skills', 'huge', 'SKILL.md'), `---\ndescription: big\n---\n${'x'.repeat(1024 * 1024 + 10)}`);
+    put(join(fixture.project, '.claude', 'skills', 'good', 'SKILL.md'), '---\ndescription: fine\n---\nok');
+    put(join(fixture.project, '.claude', 'skills', 'no-description', 'SKILL.md'), '---\nname: no-description\n---\nbody');
+    put(join(fixture.project, '.claude', 'skills', 'bad-yaml', 'SKILL.md'), '---\ndescription: [unclosed\n---\nbody');
+    put(join(fixture.project, '.claude', 'skills', 'bad-name', 'SKILL.md'), '---\nname: "\\u001b]0;pwned\\u0007"\ndescription: x\n---\nbody');
+    put(join(fixture.project, '.claude', 'skills', 'huge', 'SKILL.md'), `---\ndescription: big\n---\n${'x'.repeat(1024 * 1024 + 10)}`);
     // A FIFO would block a plain read forever: it is skipped unread.
-    mkdirSync(join(project, '.claude', 'skills', 'fifo'), { recursive: true });
-    execFileSync('mkfifo', [join(project, '.claude', 'skills', 'fifo', 'SKILL.md')]);
+    mkdirSync(join(fixture.project, '.claude', 'skills', 'fifo'), { recursive: true });
+    execFileSync('mkfifo', [join(fixture.project, '.claude', 'skills', 'fifo', 'SKILL.md')]);
     // Not a skill: a folder of assets without SKILL.md says nothing.
-    put(join(project, '.claude', 'skills', 'assets', 'logo.txt'), 'logo');
-    const ctx = loadProject({ cwd: project, env });
+    put(join(fixture.project, '.claude', 'skills', 'assets', 'logo.txt'), 'logo');
+    const ctx = loadProject({ cwd: fixture.project, env: fixture.env });
     expect([...ctx.skills.skills.keys()]).toEqual(['good']);
     const lines = ctx.warnings.filter((w) => /skill/i.test(w));
     expect(lines).toHaveLength(1);
@@ -160,10 +148,10 @@ describe('skill folders', () => {
   });
 
   it('read nothing but the first folders of a crowded skills folder', () => {
-    for (let i = 0; i < 510; i++) mkdirSync(join(project, '.claude', 'skills', `s${String(i).padStart(3, '0')}`), { recursive: true });
-    put(join(project, '.claude', 'skills', 's001', 'SKILL.md'), '---\ndescription: one\n---\n');
-    put(join(project, '.claude', 'skills', 's505', 'SKILL.md'), '---\ndescription: beyond the cap\n---\n');
-    const loaded = loadSkills({ configDir: join(dir, 'config'), cwd: project });
+    for (let i = 0; i < 510; i++) mkdirSync(join(fixture.project, '.claude', 'skills', `s${String(i).padStart(3, '0')}`), { recursive: true });
+    put(join(fixture.project, '.claude', 'skills', 's001', 'SKILL.md'), '---\ndescription: one\n---\n');
+    put(join(fixture.project, '.claude', 'skills', 's505', 'SKILL.md'), '---\ndescription: beyond the cap\n---\n');
+    const loaded = loadSkills({ configDir: join(fixture.dir, 'config'), cwd: fixture.project });
     expect([...loaded.skills.keys()]).toEqual(['s001']);
     expect(loaded.warnings[0]!.message).toMatch(/only the first 500 of its 510 entries/);
   });
@@ -175,11 +163,11 @@ describe('agents and skills', () => {
   });
 
   async function skillToolFor(agentFile: string | undefined, agentName: string): Promise<string | undefined> {
-    if (agentFile) put(join(project, '.opencode', 'agents', `${agentName}.md`), agentFile);
+    if (agentFile) put(join(fixture.project, '.opencode', 'agents', `${agentName}.md`), agentFile);
     const { engine } = engineFor();
-    server.enqueue(text('ok'));
+    fixture.server.enqueue(text('ok'));
     await engine.prompt(engine.createSession({ agent: agentName }).id, 'hi');
-    return skillTool(server.requests.at(-1)!)?.description;
+    return skillTool(fixture.server.requests.at(-1)!)?.description;
   }
 
   it('give an agent every skill by default', async () => {
@@ -202,8 +190,8 @@ describe('agents and skills', () => {
   });
 
   it('show the skill tool in an agent\'s tool list only when it may load some skill', () => {
-    put(join(project, '.opencode', 'agents', 'plain.md'), '---\nmode: primary\nskills: none\n---\nNo skills.');
-    const ctx = loadProject({ cwd: project, env });
+    put(join(fixture.project, '.opencode', 'agents', 'plain.md'), '---\nmode: primary\nskills: none\n---\nNo skills.');
+    const ctx = loadProject({ cwd: fixture.project, env: fixture.env });
     const tools = (name: string) => agentToolNames(ctx.agents.get(name)!, ctx.config, true, ctx.skills.skills.values());
     expect(tools('build')).toContain('skill');
     expect(tools('plain')).not.toContain('skill');
@@ -211,13 +199,13 @@ describe('agents and skills', () => {
   });
 
   it('hide skills that a permission rule denies, and refuse a call to one', async () => {
-    put(join(project, '.opencoderc.json'), JSON.stringify({ permission: { skill: { 'claude-*': 'deny' } } }));
+    put(join(fixture.project, '.opencoderc.json'), JSON.stringify({ permission: { skill: { 'claude-*': 'deny' } } }));
     const { engine } = engineFor();
-    server.enqueue(reply({ type: 'tool_use', name: 'skill', input: { name: 'claude-api' } }), text('done'));
+    fixture.server.enqueue(reply({ type: 'tool_use', name: 'skill', input: { name: 'claude-api' } }), text('done'));
     await engine.prompt(engine.createSession().id, 'go');
-    const listing = skillTool(server.requests[0]!)?.description ?? '';
+    const listing = skillTool(fixture.server.requests[0]!)?.description ?? '';
     expect(listing).not.toContain('- claude-api:');
     expect(listing).toContain('- mcp-builder:');
-    expect(resultTexts(server.requests[1]!)[0]).toMatchObject({ isError: true, text: expect.stringContaining('claude-api') });
+    expect(resultTexts(fixture.server.requests[1]!)[0]).toMatchObject({ isError: true, text: expect.stringContaining('claude-api') });
   });
 });

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { busyMessage, SessionStore } from '../../src/core/store/index.js';
 import { SCHEMA_VERSION } from '../../src/core/store/schema.js';
-import { REPO_ROOT } from '../support/harness.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 import { lastUserText, text, toolUse, type FakeServer, type ScriptedReply } from '../support/fake-anthropic.js';
 import { runCli, startCli, startCliProject, type CliProject, type CliResult } from '../support/cli.js';
 import { firstUserText } from '../support/conversations.js';

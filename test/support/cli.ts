@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeServer, type FakeServer } from './fake-anthropic.js';
-import { REPO_ROOT } from './harness.js';
+import { REPO_ROOT } from './repo-root.js';
 
 export const BIN = join(REPO_ROOT, 'bin', 'opencode-ink.js');
 

@@ -12,9 +12,10 @@ import { createProvider } from '../../src/core/provider/index.js';
 import { prepareSandbox } from '../../src/core/sandbox/index.js';
 import { SessionStore } from '../../src/core/store/index.js';
 import { validEvent } from './events.js';
+import { REPO_ROOT } from './repo-root.js';
 import { startFakeServer, type FakeServer } from './fake-anthropic.js';
 
-export const REPO_ROOT = join(import.meta.dirname, '..', '..');
+export { REPO_ROOT };
 
 export interface Harness {
   server: FakeServer;

@@ -1,8 +1,7 @@
 // The whole app against the real engine and the fake Messages API: a sub-agent's question
 // is answered by typing, and the user steps into the child session and back.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/ui/app.js';
+import { renderApp, type RenderedApp } from '../../support/app.js';
 import { requestsOf, scriptConversations } from '../../support/conversations.js';
 import { reply, text, toolResults } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
@@ -10,10 +9,10 @@ import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 /** Everything written since frame `from`: static output and live frames are separate writes. */
-const screenSince = (a: ReturnType<typeof render>, from: number) => () => a.frames.slice(from).join('\n');
+const screenSince = (a: RenderedApp, from: number) => () => a.frames.slice(from).join('\n');
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -37,8 +36,8 @@ describe('App', () => {
         text('Using the answer: done'),
       ],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="map the routes" />);
+    app = renderApp(h.engine, { initialPrompt: 'map the routes' });
+    const rootId = app.rootId;
 
     const asked = await waitForFrame(app.lastFrame, (f) => f.includes('Which API version?'), 10_000);
     expect(asked).toContain('build › explore (Find API routes)');
@@ -48,7 +47,7 @@ describe('App', () => {
     await waitForFrame(app.lastFrame, (f) => f.includes('v3 please'));
     app.stdin.write(KEY.enter);
 
-    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
     const childFollowUp = requestsOf(h.server, 'find routes')[1]!;
     expect(JSON.stringify(toolResults(childFollowUp))).toContain('v3 please');
     await waitForFrame(app.lastFrame, (f) => f.includes('Routes mapped.'));
@@ -70,8 +69,7 @@ describe('App', () => {
     scriptConversations(h.server, {
       'first question': [{ ...text('first answer'), delayMs: 400 }, text('second answer')],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="first question" />);
+    app = renderApp(h.engine, { initialPrompt: 'first question' });
     await h.server.waitForRequests(1);
     app.stdin.write('follow up');
     await waitForFrame(app.lastFrame, (f) => f.includes('follow up'));

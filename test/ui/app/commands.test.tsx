@@ -1,9 +1,8 @@
 // Custom commands in the whole app: the `/` menu offers them with their descriptions, Tab
 // completes one, Enter runs it as a sub-agent task block, and a typo is named without a
 // model call.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/ui/app.js';
+import { openApp, type RenderedApp } from '../../support/app.js';
 import { firstUserText, scriptConversations } from '../../support/conversations.js';
 import { text } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
@@ -11,7 +10,7 @@ import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -23,17 +22,15 @@ const FILES = {
   '.claude/commands/release-notes.md': '---\ndescription: Draft release notes\n---\nDraft release notes.\n',
 };
 
-/** The whole app on a fresh session, ready for typing. */
-async function openApp(files: Record<string, string>): Promise<{ h: Harness; app: ReturnType<typeof render>; rootId: string }> {
+/** The whole app over a project holding `files`, on a fresh session, ready for typing. */
+async function openAppWith(files: Record<string, string>): Promise<{ h: Harness; app: RenderedApp; rootId: string }> {
   h = await startHarness({ files, engine: { interactive: true } });
-  const root = h.engine.createSession();
-  app = render(<App core={h.engine} rootId={root.id} />);
-  await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-  return { h, app, rootId: root.id };
+  app = await openApp(h.engine);
+  return { h, app, rootId: app.rootId };
 }
 
 /** Types a command and sends it as typed (Esc closes the completion menu first). */
-async function submit(app: ReturnType<typeof render>, typed: string): Promise<void> {
+async function submit(app: RenderedApp, typed: string): Promise<void> {
   await press(app.stdin, typed);
   await press(app.stdin, KEY.escape);
   await press(app.stdin, KEY.enter);
@@ -46,9 +43,8 @@ describe('custom commands in the TUI', () => {
       'Review src/a.ts for bugs.': [text('Nothing wrong.')],
       '/review src/a.ts': [text('The reviewer is happy.')],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
+    const rootId = app.rootId;
 
     await press(app.stdin, '/');
     // Built-ins first (they fill the first page), then custom commands with their argument hints and descriptions.
@@ -64,7 +60,7 @@ describe('custom commands in the TUI', () => {
     await waitForFrame(app.lastFrame, (f) => f.includes('/review ') && !f.includes('/release-notes'));
     await press(app.stdin, 'src/a.ts', KEY.enter);
 
-    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
     const screen = await waitForFrame(app.lastFrame, (f) => f.includes('The reviewer is happy.'));
     expect(app.frames.join('\n')).toMatch(/explore[\s\S]*Review a file for bugs/);
     expect(screen).not.toMatch(/Unknown command/);
@@ -72,7 +68,7 @@ describe('custom commands in the TUI', () => {
   });
 
   it('names the close match for a mistyped command and sends nothing', async () => {
-    const { h, app, rootId } = await openApp(FILES);
+    const { h, app, rootId } = await openAppWith(FILES);
     await submit(app, '/reveiw x');
     await waitForFrame(app.lastFrame, (f) => f.includes('Unknown command /reveiw. Did you mean /review?'));
     expect(h.server.requests).toHaveLength(0);
@@ -80,7 +76,7 @@ describe('custom commands in the TUI', () => {
   });
 
   it('lists custom commands in /help', async () => {
-    const { app } = await openApp(FILES);
+    const { app } = await openAppWith(FILES);
     await submit(app, '/help');
     await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
     // Scrolled to the end, past the built-in commands, to the project's own.
@@ -94,7 +90,7 @@ describe('custom commands in the TUI', () => {
 describe('panels on a small screen', () => {
   it('keeps /help within 24 rows and scrolls to the last command', async () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`.opencode/command/cmd${String(i).padStart(2, '0')}.md`, `---\ndescription: command ${i}\n---\nDo ${i}.\n`]));
-    const { app } = await openApp(many);
+    const { app } = await openAppWith(many);
     await submit(app, '/help');
     const help = await waitForFrame(app.lastFrame, (f) => f.includes('Help') && f.includes('Esc closes'));
     // ink-testing-library reports no height, so the app assumes 24 rows; the live region

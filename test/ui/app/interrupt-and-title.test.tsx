@@ -1,8 +1,8 @@
 // Esc on a plain turn (no sub-agents) leaves "Interrupted by user" in the transcript, and
 // the status line shows the title the first prompt gave the session.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App, INTERRUPTED } from '../../../src/ui/app.js';
+import { renderApp, type RenderedApp } from '../../support/app.js';
+import { INTERRUPTED } from '../../../src/ui/app.js';
 import { scriptConversations } from '../../support/conversations.js';
 import { text } from '../../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../../support/harness.js';
@@ -10,14 +10,14 @@ import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
   h = undefined;
 });
 
-const everything = (a: ReturnType<typeof render>) => () => a.frames.join('\n');
+const everything = (a: RenderedApp) => () => a.frames.join('\n');
 
 describe('Esc and the session title', () => {
   it('keeps "Interrupted by user" after Esc stops a turn, also once the next turn has run', async () => {
@@ -26,13 +26,13 @@ describe('Esc and the session title', () => {
     scriptConversations(h.server, {
       'explain the build': [{ ...text(words), chunkDelayMs: 150 }, text('second answer')],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="explain the build" />);
+    app = renderApp(h.engine, { initialPrompt: 'explain the build' });
+    const rootId = app.rootId;
     await h.server.waitForRequests(1);
     await waitForFrame(app.lastFrame, (f) => f.includes('word0'), 10_000);
     await press(app.stdin, KEY.escape);
     const after = await waitForFrame(everything(app), (f) => f.includes(INTERRUPTED), 10_000);
-    expect(h.engine.isRunning(root.id)).toBe(false);
+    expect(h.engine.isRunning(rootId)).toBe(false);
     expect(after).toContain('word0');
 
     await press(app.stdin, 'go on');
@@ -47,8 +47,7 @@ describe('Esc and the session title', () => {
   it('shows the title the first prompt gives a new session in the status line', async () => {
     h = await startHarness({ engine: { interactive: true } });
     scriptConversations(h.server, { 'fix the login redirect': [{ ...text('looking into it'), delayMs: 100 }] });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
+    app = renderApp(h.engine);
     const first = await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
     expect(first.split('\n').at(-1)).toContain('New session');
     await press(app.stdin, 'fix the login redirect');

@@ -3,9 +3,8 @@
 // when the root waits on the model, names the dialogs queued behind the open one, and
 // prints no colour under NO_COLOR.
 import chalk from 'chalk';
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/ui/app.js';
+import { openApp, renderApp, type RenderedApp } from '../../support/app.js';
 import { requestsOf, scriptConversations } from '../../support/conversations.js';
 import { reply, text } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
@@ -13,7 +12,7 @@ import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 const savedLevel = chalk.level;
 const savedNoColor = process.env['NO_COLOR'];
 afterEach(async () => {
@@ -53,8 +52,7 @@ describe('the live region', () => {
         text('Edited.'),
       ],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="change line ten" />);
+    app = renderApp(h.engine, { initialPrompt: 'change line ten' });
 
     const asked = await waitForFrame(app.lastFrame, (f) => f.includes('Allow once'), 10_000);
     // The frame is printed output plus the live region; the live region starts at the call.
@@ -82,8 +80,7 @@ describe('the live region', () => {
       // The other sub-agents stay busy until the test ends.
       ...Object.fromEntries(jobs.slice(1).map((i) => [`job ${i}`, [async () => (await hold.opened, text('done'))]])),
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="many jobs" />);
+    app = renderApp(h.engine, { initialPrompt: 'many jobs' });
 
     const asked = await waitForFrame(app.lastFrame, (f) => f.includes('$ echo zero') && f.includes('Job 9 ·'), 10_000);
     const lines = asked.split('\n');
@@ -106,12 +103,12 @@ describe('the live region', () => {
         },
       ],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="slow question" />);
+    app = renderApp(h.engine, { initialPrompt: 'slow question' });
+    const rootId = app.rootId;
     const waiting = await waitForFrame(app.lastFrame, (f) => f.includes('working… Esc to interrupt'), 10_000);
     expect(waiting).toContain('› slow question');
     slow.open();
-    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
     const done = await waitForFrame(app.lastFrame, (f) => f.includes('Finally here.'));
     expect(done).not.toContain('working…');
   });
@@ -138,8 +135,8 @@ describe('the live region', () => {
         text('Ran.'),
       ],
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} initialPrompt="map and test" />);
+    app = renderApp(h.engine, { initialPrompt: 'map and test' });
+    const rootId = app.rootId;
 
     await waitForFrame(app.lastFrame, (f) => f.includes('$ echo first'), 10_000);
     ask.open();
@@ -161,25 +158,24 @@ describe('the live region', () => {
     const next = await waitForFrame(app.lastFrame, (f) => f.includes('$ echo second'));
     expect(next).not.toContain('Also waiting');
     await press(app.stdin, KEY.enter);
-    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === root.id, 10_000);
+    await waitForEvent(h.engine, (e) => e.type === 'turn.completed' && e.session_id === rootId, 10_000);
     expect(JSON.stringify(requestsOf(h.server, 'ask things')[1]?.body.messages.at(-1))).toContain('v3');
   });
 
   it('prints no colour codes under NO_COLOR, the prompt included', async () => {
     h = await startHarness({ engine: { interactive: true } });
-    const root = h.engine.createSession();
     // Tests run without a terminal, where chalk drops colour anyway: force it on.
     chalk.level = 1;
     delete process.env['NO_COLOR'];
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
+    const rootId = app.rootId;
     // eslint-disable-next-line no-control-regex
     const colour = /\u001B\[(?:3[0-8]|9[0-7])m/;
     expect(app.lastFrame()).toMatch(colour);
     app.unmount();
 
     process.env['NO_COLOR'] = '1';
-    app = render(<App core={h.engine} rootId={root.id} />);
+    app = renderApp(h.engine, { rootId });
     const plain = await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
     expect(plain).toContain('build');
     expect(app.frames.join('')).not.toMatch(colour);

@@ -1,7 +1,6 @@
 // `/model` checks the name against the models this program knows and completes it.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/ui/app.js';
+import { openApp, type RenderedApp } from '../../support/app.js';
 import { modelProblem } from '../../../src/core/provider/models.js';
 import { menuContext, menuItems } from '../../../src/ui/components/input/completion.js';
 import { startHarness, type Harness } from '../../support/harness.js';
@@ -9,7 +8,7 @@ import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -44,26 +43,24 @@ describe('/model completion', () => {
 describe('/model in the app', () => {
   it('refuses an unknown model with a notice and keeps the current one', async () => {
     h = await startHarness({ engine: { interactive: true } });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
-    const before = h.engine.history(root.id)?.session.model;
+    app = await openApp(h.engine);
+    const rootId = app.rootId;
+    const before = h.engine.history(rootId)?.session.model;
     await press(app.stdin, '/model foo-bar', KEY.enter);
     const f = await waitForFrame(app.lastFrame, (fr) => fr.includes('Unknown model "foo-bar"'));
     expect(f).toContain('claude-sonnet-4-6');
-    expect(h.engine.history(root.id)?.session.model).toBe(before);
+    expect(h.engine.history(rootId)?.session.model).toBe(before);
   });
 
   it('completes a model name with Tab and switches to it with Enter', async () => {
     h = await startHarness({ engine: { interactive: true } });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
+    const rootId = app.rootId;
     await press(app.stdin, '/model hai');
     await waitForFrame(app.lastFrame, (f) => f.includes('anthropic/claude-haiku-4-5'));
     await press(app.stdin, KEY.tab, KEY.enter);
     await waitForFrame(app.lastFrame, (f) => f.includes('Model set to anthropic/claude-haiku-4-5.'));
-    expect(h.engine.history(root.id)?.session.model).toBe('anthropic/claude-haiku-4-5');
+    expect(h.engine.history(rootId)?.session.model).toBe('anthropic/claude-haiku-4-5');
   });
 
   it('completes the models the config lists under another provider', async () => {
@@ -71,13 +68,12 @@ describe('/model in the app', () => {
       engine: { interactive: true },
       config: { provider: { local: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', models: { 'qwen3-coder': {} } } } },
     });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
+    const rootId = app.rootId;
     await press(app.stdin, '/model qwen');
     await waitForFrame(app.lastFrame, (f) => f.includes('local/qwen3-coder'));
     await press(app.stdin, KEY.tab, KEY.enter);
     await waitForFrame(app.lastFrame, (f) => f.includes('Model set to local/qwen3-coder.'));
-    expect(h.engine.history(root.id)?.session.model).toBe('local/qwen3-coder');
+    expect(h.engine.history(rootId)?.session.model).toBe('local/qwen3-coder');
   });
 });

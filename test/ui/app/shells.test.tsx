@@ -1,8 +1,7 @@
 // Background commands in the TUI: the status line counts the running ones, `/shells` lists
 // each with its id, age, session and command, and the count goes once they end.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/ui/app.js';
+import { openApp, type RenderedApp } from '../../support/app.js';
 import { text, toolUse } from '../../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { liveProcesses } from '../../support/processes.js';
@@ -10,7 +9,7 @@ import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 const durations: string[] = [];
 afterEach(async () => {
   await h?.engine.close();
@@ -26,9 +25,7 @@ describe('background commands in the TUI', { timeout: 30_000 }, () => {
     durations.push(d);
     h = await startHarness({ engine: { interactive: true }, config: { permission: { bash: 'allow' } } });
     h.server.enqueue(toolUse('bash', { command: `sleep ${d}`, run_in_background: true }), text('Server started.'));
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
     expect(app.lastFrame()).not.toMatch(/background shell/);
 
     await press(app.stdin, 'start the server', KEY.enter);
@@ -57,9 +54,7 @@ describe('background commands in the TUI', { timeout: 30_000 }, () => {
       toolUse('bash', { command: `sleep ${stop} & sleep ${stop}; wait`, run_in_background: true }),
       text('Two servers started.'),
     );
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
     await press(app.stdin, 'start two servers', KEY.enter);
     await waitForFrame(app.lastFrame, (f) => f.includes('Two servers started.') && f.includes('2 background shells'), 20_000);
     expect(liveProcesses(stop).length).toBeGreaterThanOrEqual(2);
@@ -84,9 +79,7 @@ describe('background commands in the TUI', { timeout: 30_000 }, () => {
 
   it('says when none runs', async () => {
     h = await startHarness({ engine: { interactive: true } });
-    const root = h.engine.createSession();
-    app = render(<App core={h.engine} rootId={root.id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
     await press(app.stdin, '/shells');
     await press(app.stdin, KEY.escape);
     await press(app.stdin, KEY.enter);

@@ -1,15 +1,14 @@
 // `/skills` in the whole app: a panel listing each skill with its description, where it was
 // found, and why other SKILL.md files were not loaded; nothing is sent to the model.
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openApp, type RenderedApp } from '../../support/app.js';
 import type { SkillCatalogue } from '../../../src/core/skills/index.js';
-import { App } from '../../../src/ui/app.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { closeApp } from './teardown.js';
 import { KEY, press, waitForFrame } from '../keys/harness.js';
 
 let h: Harness | undefined;
-let app: ReturnType<typeof render> | undefined;
+let app: RenderedApp | undefined;
 afterEach(async () => {
   await closeApp(app, h);
   app = undefined;
@@ -27,8 +26,7 @@ const CATALOGUE: SkillCatalogue = {
 describe('/skills', () => {
   it('lists the skills, where they are, and the ones that did not load', async () => {
     h = await startHarness({ engine: { interactive: true, skills: CATALOGUE } });
-    app = render(<App core={h.engine} rootId={h.engine.createSession().id} />);
-    await waitForFrame(app.lastFrame, (f) => f.includes('Ask anything'));
+    app = await openApp(h.engine);
     await press(app.stdin, '/skills');
     await press(app.stdin, KEY.escape);
     await press(app.stdin, KEY.enter);
