@@ -4,8 +4,8 @@
 // the parent go on, and a finished child is continued with its new result sent to the parent.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent, EventOf } from '../../src/core/events.js';
-import { firstUserText, requestsOf, scriptConversations } from '../support/conversations.js';
-import { lastUserText, reply, text, toolResults, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
+import { firstUserText, held, requestsOf, scriptConversations } from '../support/conversations.js';
+import { lastUserText, reply, text, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -22,15 +22,6 @@ function spawn(description: string, prompt: string, extra: Record<string, unknow
 const listCall = () => ({ type: 'tool_use' as const, name: 'list', input: { path: '.' }, id: `toolu_list_${++callSeq}` });
 const resultsText = (req: RecordedRequest) => toolResults(req).map((r) => (typeof r.content === 'string' ? r.content : JSON.stringify(r.content)));
 const taskIdIn = (output: string) => /<task id="([^"]+)"/.exec(output)?.[1];
-
-/** A reply the fake server sends only once `open()` has been called: the test decides when a child's model call returns. */
-function held(answer: ScriptedReply): { reply: () => Promise<ScriptedReply>; open: () => void } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { reply: async () => (await opened, answer), open };
-}
 
 /** The user messages of a request, each as its JSON text (tool results and text parts together). */
 const userMessages = (req: RecordedRequest) => req.body.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));

@@ -50,3 +50,10 @@ export function maxOverlap(requests: readonly RecordedRequest[]): number {
   }
   return max;
 }
+
+/** A reply held back until the test calls `open()`: a sub-agent that is still working while the test acts. */
+export function held(answer: ScriptedReply): { reply: () => Promise<ScriptedReply>; open: () => void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { reply: async () => (await opened, answer), open };
+}

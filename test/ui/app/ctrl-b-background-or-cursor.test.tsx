@@ -4,8 +4,8 @@
 import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
 import { App } from '../../../src/ui/app.js';
-import { requestsOf, scriptConversations } from '../../support/conversations.js';
-import { reply, text, type ScriptedReply } from '../../support/fake-anthropic.js';
+import { held, requestsOf, scriptConversations } from '../../support/conversations.js';
+import { reply, text } from '../../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { waitFor } from '../../support/wait.js';
 import { closeApp } from './teardown.js';
@@ -20,12 +20,6 @@ afterEach(async () => {
 });
 
 const CTRL_B = '\u0002';
-
-function held(answer: ScriptedReply): { reply: () => Promise<ScriptedReply>; open: () => void } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { reply: async () => (await opened, answer), open };
-}
 
 it('Ctrl+B backgrounds a running child without moving the cursor; with nothing to background it moves the cursor left', async () => {
   h = await startHarness({ engine: { interactive: true } });

@@ -5,8 +5,8 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../../src/ui/app.js';
-import { requestsOf, scriptConversations } from '../../support/conversations.js';
-import { lastUserText, reply, text, toolResults, type ScriptedReply } from '../../support/fake-anthropic.js';
+import { held, requestsOf, scriptConversations } from '../../support/conversations.js';
+import { lastUserText, reply, text, toolResults } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
 import { waitFor } from '../../support/wait.js';
 import { closeApp } from './teardown.js';
@@ -22,12 +22,6 @@ afterEach(async () => {
 
 const CTRL_B = '\u0002';
 const task = (description: string, prompt: string, id: string) => ({ type: 'tool_use' as const, name: 'task', input: { description, prompt, subagent_type: 'general' }, id });
-
-function held(answer: ScriptedReply): { reply: () => Promise<ScriptedReply>; open: () => void } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { reply: async () => (await opened, answer), open };
-}
 
 const resultOf = (prompt: string, index: number) => {
   const content = toolResults(requestsOf(h!.server, prompt)[index]!)[0]?.content;
