@@ -3,12 +3,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { startCliProject, type CliProject } from '../support/cli.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { type CliProject } from '../support/cli.js';
 import { reply, systemText, text, toolResults, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { REPO_ROOT } from '../support/harness.js';
 import { uiChunksAmong } from '../support/ui-chunks.js';
-import { closeEditors, initialize, startEditor, type Editor, type EditorOptions } from './support.js';
+import { editorsPerTest, initialize, startEditor, type Editor, type EditorOptions } from './support.js';
 
 const isChildRequest = (req: RecordedRequest) => systemText(req).includes('sub-agent of opencode-ink');
 
@@ -23,21 +23,9 @@ function script(p: CliProject, root: ScriptedReply[], sub: ScriptedReply[]) {
 const kindOf = (n: SessionNotification) => n.update.sessionUpdate;
 
 describe('opencode-ink acp', () => {
-  let p: CliProject;
-  let editors: Editor[] = [];
-  beforeEach(async () => {
-    p = await startCliProject();
-    editors = [];
-  });
-  afterEach(async () => {
-    await closeEditors(editors);
-    await p.close();
-  });
-  const open = (opts?: EditorOptions) => {
-    const e = startEditor(p, opts);
-    editors.push(e);
-    return e;
-  };
+  let p!: CliProject;
+  const editors = editorsPerTest((project) => (p = project));
+  const open = (opts?: EditorOptions) => editors.start(opts);
 
   it('runs a sub-agent whose approval and question reach the editor labelled, streaming only the root text, and loads no UI', async () => {
     script(
@@ -266,7 +254,7 @@ describe('opencode-ink acp', () => {
     script(p, [toolUse('task', { description: 'Clean up', prompt: 'Remove the build folder.', subagent_type: 'general' }), text('never')], [toolUse('bash', { command: 'rm -rf build' })]);
     let withdrawn = false;
     const child = spawnEditorWithPendingPermission(p, () => (withdrawn = true));
-    editors.push(child.editor);
+    editors.track(child.editor);
     await initialize(child.editor);
     const { sessionId } = await child.editor.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
     const turn = child.editor.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'clean' }] });
@@ -342,7 +330,7 @@ describe('opencode-ink acp', () => {
   it('refuses unknown sessions with a clear error and offers auth methods without a key', async () => {
     const { ANTHROPIC_API_KEY: _key, ...noKey } = p.env;
     const e = startEditor({ ...p, env: noKey });
-    editors.push(e);
+    editors.track(e);
     const init = await initialize(e);
     expect(init.authMethods?.length).toBe(1);
     await expect(e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] })).rejects.toThrow(/ANTHROPIC_API_KEY/);

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Of } from '../../src/core/images/prepare.js';
-import { startCliProject, type CliProject } from '../support/cli.js';
+import { type CliProject } from '../support/cli.js';
 import { lastUserText, text, type RecordedRequest } from '../support/fake-anthropic.js';
-import { closeEditors, initialize, startEditor, type Editor } from './support.js';
+import { editorsPerTest, initialize } from './support.js';
 
 async function picture(format: 'png' | 'jpeg', width = 64, height = 64): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 20, g: 120, b: 200 } } })
@@ -31,19 +31,10 @@ function userImages(req: RecordedRequest): WireImage[] {
 }
 
 describe('opencode-ink acp: images', () => {
-  let p: CliProject;
-  let editors: Editor[] = [];
-  beforeEach(async () => {
-    p = await startCliProject();
-    editors = [];
-  });
-  afterEach(async () => {
-    await closeEditors(editors);
-    await p.close();
-  });
+  let p!: CliProject;
+  const editors = editorsPerTest((project) => (p = project));
   const open = async () => {
-    const e = startEditor(p);
-    editors.push(e);
+    const e = editors.start();
     const init = await initialize(e, false);
     return { e, init };
   };

@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { client, ndJsonStream, type ClientConnection, type CreateElicitationRequest, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
-import { BIN, type CliProject } from '../support/cli.js';
+import { afterEach, beforeEach } from 'vitest';
+import { BIN, startCliProject, type CliProject } from '../support/cli.js';
 
 export interface Editor {
   conn: ClientConnection;
@@ -90,4 +91,35 @@ export async function closeEditors(editors: readonly Editor[]): Promise<void> {
     e.child.stdin!.end();
     await e.exited;
   }
+}
+
+/**
+ * A fresh project per test and the editors started on it, all closed after the test: call at
+ * the top of a describe block. `onProject` receives each test's project; `start` opens an
+ * editor on the current one; `track` closes one started otherwise with the others.
+ */
+export function editorsPerTest(onProject: (p: CliProject) => void): { start: (opts?: EditorOptions) => Editor; track: (e: Editor) => Editor } {
+  let project: CliProject | undefined;
+  let editors: Editor[] = [];
+  beforeEach(async () => {
+    project = await startCliProject();
+    editors = [];
+    onProject(project);
+  });
+  afterEach(async () => {
+    await closeEditors(editors);
+    await project?.close();
+  });
+  return {
+    start: (opts) => {
+      if (!project) throw new Error('editorsPerTest: start() called outside a test');
+      const e = startEditor(project, opts);
+      editors.push(e);
+      return e;
+    },
+    track: (e) => {
+      editors.push(e);
+      return e;
+    },
+  };
 }

@@ -5,10 +5,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCliProject, type CliProject } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { type CliProject } from '../support/cli.js';
 import { text, toolUse, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
-import { closeEditors, initialize, startEditor, type Editor } from './support.js';
+import { editorsPerTest, initialize, type Editor } from './support.js';
 
 /** The agent's message text sent for a session since update number `from`. */
 function agentText(e: Editor, sessionId: string, from = 0): string {
@@ -24,19 +24,10 @@ const isCommandsUpdate = (sessionId: string) => (n: SessionNotification) => n.se
 const conversation = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
 describe('opencode-ink acp: undo, redo and rewind', () => {
-  let p: CliProject;
-  let editors: Editor[] = [];
-  beforeEach(async () => {
-    p = await startCliProject();
-    editors = [];
-  });
-  afterEach(async () => {
-    await closeEditors(editors);
-    await p.close();
-  });
+  let p!: CliProject;
+  const editors = editorsPerTest((project) => (p = project));
   const open = async () => {
-    const e = startEditor(p);
-    editors.push(e);
+    const e = editors.start();
     await initialize(e);
     return e;
   };
