@@ -205,6 +205,7 @@ export class Engine {
       projectRoot: this.project.root,
       snapshotsRoot: snapshotsRoot(dataRoot(options.store)),
       isRunning: (id) => this.turns.isRunning(id) || this.preparing.has(id),
+      othersRunning: (id) => this.turns.othersRunning(id),
       forget: (id) => this.live.delete(id),
       warn: (line) => options.onWarning?.(line),
       emitFor: this.emitFor.bind(this),
@@ -236,6 +237,10 @@ export class Engine {
       broker: this.broker,
       supervisor: () => this.supervisor,
       emitFor: this.emitFor.bind(this),
+      changes: (session) => ({
+        wrote: (realPath) => this.checkpoints.wrote(session.id, realPath),
+        watch: (run) => this.checkpoints.watch(session, run),
+      }),
     });
     this.turns = new TurnScheduler({
       store: options.store,

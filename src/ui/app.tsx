@@ -426,7 +426,9 @@ function Screen(props: ScreenProps) {
     // An overlap with later changes arrives as the core's notice naming the files; nothing changed.
     revert(sessionId).then(
       (outcome) => {
-        setNotice(revertedNotice(label, outcome.files));
+        const state = store.getState();
+        const leftAlone = (outcome.left_alone ?? []).map((f) => ({ path: f.path, by: f.also_changed_by.map((id) => (state.sessions[id] ? agentPath(state, id) : id)) }));
+        setNotice(revertedNotice(label, outcome.files, leftAlone));
         // Its block is on screen in this view: printed again, it says "reverted".
         if (store.getState().sessions[sessionId]?.parentId === viewId) {
           frames.flush();

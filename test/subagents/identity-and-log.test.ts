@@ -284,7 +284,8 @@ describe('the system_prompt column', () => {
       db.exec('ALTER TABLE sessions DROP COLUMN system_prompt');
       db.exec('DROP TABLE leases');
       for (const column of ['prompt', 'snapshot_before', 'snapshot_after', 'undone']) db.exec(`ALTER TABLE messages DROP COLUMN ${column}`);
-      for (const column of ['snapshot_start', 'snapshot_end']) db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
+      db.exec('DROP TABLE file_changes');
+      for (const column of ['snapshot_start', 'snapshot_end', 'snapshot_start_at', 'snapshot_end_at']) db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
       db.pragma('user_version = 1');
       db.close();
 

@@ -46,7 +46,7 @@ export async function sessionsRevert(ctx: OpenedProject, idOrPrefix: string, io:
   try {
     const id = sessionIdFrom(ctx.store, idOrPrefix, 'opencode-ink sessions --all');
     const outcome = await engine.revertSession(id);
-    return terminalSafe(`Reverted session ${id}: ${filesSentence(outcome)}`);
+    return terminalSafe(`Reverted session ${id}: ${filesSentence(outcome)}${leftAloneSentence(ctx, outcome)}`);
   } finally {
     await engine.close();
   }
@@ -67,6 +67,18 @@ function filesSentence(outcome: RevertOutcome): string {
   if (files.length === 0) return 'no file needed changing.';
   const shown = files.slice(0, 10).join(', ');
   return `${files.length === 1 ? '1 file' : `${files.length} files`} restored (${shown}${files.length > 10 ? ', …' : ''}).`;
+}
+
+/** Files another session changed too while this one ran: left as they are, each with who. */
+function leftAloneSentence(ctx: OpenedProject, outcome: RevertOutcome): string {
+  const files = outcome.left_alone ?? [];
+  if (files.length === 0) return '';
+  const who = (id: string) => {
+    const row = ctx.store.getSession(id);
+    return row ? `${row.agent} (${id})` : id;
+  };
+  const named = files.slice(0, 10).map((f) => `${f.path}, also changed by ${f.also_changed_by.map(who).join(' and ')}`);
+  return `\nLeft as ${files.length === 1 ? 'it is' : 'they are'} (changed by another session at the same time): ${named.join('; ')}${files.length > 10 ? '; …' : ''}.`;
 }
 
 function preview(text: string): string {

@@ -7,7 +7,7 @@ import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
 import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
 import type { SessionShells } from '../shells/background-shells.js';
-import type { QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
+import type { ChangeRecorder, QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
 import type { BlobStore } from '../store/blobs.js';
 
@@ -55,6 +55,8 @@ export interface LiveSession {
   readonly todos: TodoAccess;
   /** The files this session has seen (its own reads and writes, not its parent's or children's). */
   readonly fileViews: FileViews;
+  /** Records which project files its tools change (DESIGN §18); undefined outside an engine. */
+  readonly changes?: ChangeRecorder | undefined;
   /** Where the images of its messages are kept, by content hash (DESIGN §22). */
   readonly blobs: BlobStore;
   /** For a root: the broker. For a child: closures its parent gave it, forwarding upward. */

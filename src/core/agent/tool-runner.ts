@@ -203,10 +203,14 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     ...(session.sandbox ? { sandbox: session.sandbox } : {}),
     ...(session.toolEnv ? { env: session.toolEnv } : {}),
     shells: session.shells,
+    ...(session.changes ? { changes: session.changes } : {}),
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };
-    const result = await tool.execute(parsed.data, ctx);
+    const run = () => tool.execute(parsed.data, ctx);
+    // A tool that may change files without saying which is watched (checkpoints, DESIGN §18).
+    const watched = !tool.readOnly && tool.fileChanges === undefined && session.changes;
+    const result = watched ? await watched.watch(run) : await run();
     return {
       content: result.output,
       isError: result.isError ?? false,

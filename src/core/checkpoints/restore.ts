@@ -13,6 +13,8 @@
  * - a path whose folder is no longer a real folder of the project — replaced by a symbolic
  *   link (to `~`, say) or by a file — is a conflict too: a restore never reads, writes or
  *   deletes through a link, so it never touches anything outside the project.
+ * Given `only`, paths outside it are left as they are (a session's revert keeps to the files it
+ * changed itself when others worked in the same tree at the same time).
  * Everything is decided before anything is written: with any conflict nothing changes and the
  * answer names the conflicting files. Writes are atomic (temp file + rename) and only happen
  * if the file is still what was read a moment before.
@@ -35,11 +37,11 @@ type DiskState = { kind: 'absent' } | { kind: 'file'; content: Buffer; executabl
 /** What will be written at a path. */
 type Step = { path: string; expected: DiskState } & ({ write: 'absent' } | { write: 'file'; content: Buffer; mode: string });
 
-export async function restoreFiles(repo: ShadowRepo, base: string, target: string): Promise<RestoreResult> {
+export async function restoreFiles(repo: ShadowRepo, base: string, target: string, only?: ReadonlySet<string>): Promise<RestoreResult> {
   if (base === target) return { kind: 'restored', files: [] };
   const steps: Step[] = [];
   const conflicts: string[] = [];
-  for (const change of await repo.changes(base, target)) {
+  for (const change of await repo.changes(base, target, only)) {
     const step = await planPath(repo, change);
     if (step === 'conflict') conflicts.push(change.path);
     else if (step) steps.push(step);

@@ -3,7 +3,8 @@
  * front end can draw a sub-agent's changes without parsing `git diff` text.
  *
  * Contract
- * - `diffBetween(repo, from, to)` lists every path whose content differs, in git's path order,
+ * - `diffBetween(repo, from, to, only?)` lists every path whose content differs (of `only`
+ *   those paths when given), in git's path order,
  *   each with typed hunks (three lines of context, as `git diff` shows) and its counts of added
  *   and removed lines. Hunk lines keep their one-character prefix: `+`, `-`, ` `, or `\` for
  *   "No newline at end of file" (never counted).
@@ -43,10 +44,10 @@ export interface FileDiff {
 export const MAX_EDIT_LENGTH = 20_000;
 const BINARY_PROBE_BYTES = 8000;
 
-export async function diffBetween(repo: ShadowRepo, from: string, to: string): Promise<FileDiff[]> {
+export async function diffBetween(repo: ShadowRepo, from: string, to: string, only?: ReadonlySet<string>): Promise<FileDiff[]> {
   if (from === to) return [];
   const files: FileDiff[] = [];
-  for (const change of await repo.changes(from, to)) {
+  for (const change of await repo.changes(from, to, only)) {
     const before = await content(repo, change.from);
     const after = await content(repo, change.to);
     files.push(fileDiff(change.path, before, after));

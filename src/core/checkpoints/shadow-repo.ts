@@ -16,7 +16,8 @@
  *   left half-written; the loser of a race only loses the stat cache of the winner.
  * - Without git, `snapshot()` resolves to undefined and `onUnavailable` gets the one line
  *   "undo is unavailable: no git" (once).
- * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold.
+ * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold; given a set
+ *   of paths, `changes` and `diff` keep to those (one session's own files, DESIGN §18).
  * - A nested git repository (a folder with its own `.git`, like a submodule) is recorded by
  *   git as a pointer to its commit, not as files, and that commit is not in the shadow
  *   repository: `changes` leaves such paths out, so restoring leaves nested repositories as
@@ -33,6 +34,9 @@ export const NO_GIT_NOTICE = 'undo is unavailable: no git';
 
 /** A nested repository's entry (a "gitlink"): a commit id, with no content in the snapshot. */
 const GITLINK_MODE = '160000';
+
+/** Pathspecs given to one `git diff` call: far below any command-line length limit. */
+const PATHSPECS_PER_CALL = 500;
 
 /** The empty tree's id: the "before" of a file that did not exist. */
 const NULL_ID = /^0+$/;
@@ -119,7 +123,7 @@ export class ShadowRepo {
   }
 
   /** Paths whose content differs between two snapshots, with each side's blob. */
-  async changes(from: string, to: string): Promise<PathChange[]> {
+  async changes(from: string, to: string, only?: ReadonlySet<string>): Promise<PathChange[]> {
     const out = (await this.git(['diff-tree', '-r', '-z', '--no-renames', from, to])).toString('utf8');
     const fields = out.split('\0');
     const changes: PathChange[] = [];
@@ -129,6 +133,7 @@ export class ShadowRepo {
       if (meta.length < 5) continue;
       const [fromMode, toMode, fromBlob, toBlob] = meta as [string, string, string, string];
       if (fromMode === GITLINK_MODE || toMode === GITLINK_MODE) continue;
+      if (only && !only.has(path)) continue;
       changes.push({
         path,
         from: NULL_ID.test(fromBlob) ? undefined : { mode: fromMode, blob: fromBlob },
@@ -142,9 +147,18 @@ export class ShadowRepo {
     return this.git(['cat-file', 'blob', id]);
   }
 
-  /** The unified diff from one snapshot to another (paths as `a/…` and `b/…`). */
-  async diff(from: string, to: string): Promise<string> {
-    return (await this.git(['diff', '--no-color', '--no-renames', '--no-ext-diff', from, to])).toString('utf8');
+  /** The unified diff from one snapshot to another (paths as `a/…` and `b/…`), of `only` those paths when given. */
+  async diff(from: string, to: string, only?: ReadonlySet<string>): Promise<string> {
+    const args = ['diff', '--no-color', '--no-renames', '--no-ext-diff', from, to];
+    if (!only) return (await this.git(args)).toString('utf8');
+    // Only the paths that differ go on the command line, in bounded groups, in git's path order.
+    const paths = (await this.changes(from, to, only)).map((c) => c.path);
+    let out = '';
+    for (let i = 0; i < paths.length; i += PATHSPECS_PER_CALL) {
+      const group = paths.slice(i, i + PATHSPECS_PER_CALL).map((path) => `:(literal,top)${path}`);
+      out += (await this.git([...args, '--', ...group])).toString('utf8');
+    }
+    return out;
   }
 
   /** Runs `git merge-file` on three files: writes the merge into `ours`; false when they overlap. */

@@ -15,19 +15,26 @@
  *   "after", three-way), until a new prompt is sent. `revertSession` moves the files from a
  *   session's end snapshot to its start snapshot; `sessionDiff` prints that change, and
  *   `sessionChanges` gives it as typed per-file hunks.
- * - A sub-agent's diff stat is computed once, when its end snapshot is stored, and announced
- *   with `session.diff_stat`; `sessionDiffStat` answers it from a cache keyed by the snapshot
- *   pair, computing it the first time for a session loaded from the store (`-c`, `-r`).
+ * - Per session, what it changed is its window between the two snapshots, kept to its own
+ *   files whenever another session changed files in that window too (./change-attribution.ts):
+ *   a revert then leaves the other sessions' files alone, and a file both changed is left as
+ *   it is and named (`left_alone`).
+ * - A sub-agent's diff stat is computed when its end snapshot is stored, and announced with
+ *   `session.diff_stat`; `sessionDiffStat` answers it from a cache once it can no longer
+ *   change, computing it the first time for a session loaded from the store (`-c`, `-r`).
  * - With any overlap nothing changes (files or conversation) and an UndoConflictError names
  *   the files (exit code 1). Every change emits `session.reverted`.
  */
 import { join } from 'node:path';
-import { diffBetween, diffStat, NO_GIT_NOTICE, restoreFiles, ShadowRepo, type DiffStat, type FileDiff } from '../checkpoints/index.js';
+import { diffBetween, diffStat, NO_GIT_NOTICE, projectKey, restoreFiles, ShadowRepo, type DiffStat, type FileDiff } from '../checkpoints/index.js';
 import type { CheckpointSettings } from '../config/schema.js';
 import { ConfigError, errorMessage, UserFacingError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
 import { textOf } from '../messages.js';
 import type { MessageRow, SessionRow, SessionStore } from '../store/index.js';
+import { ChangeAttribution, type ChangeScope, type SharedFile, type WatchedSession } from './change-attribution.js';
+
+export type { SharedFile, WatchedSession };
 
 /** Restoring would overwrite changes made since: nothing was changed (exit code 1). */
 export class UndoConflictError extends UserFacingError {
@@ -61,6 +68,8 @@ export interface RevertOutcome {
   restored_message_ids: string[];
   /** The prompt stepped back over (undo, rewind) or re-applied (redo): its text goes back in the input. */
   prompt?: PromptEntry;
+  /** A sub-agent's revert: files it changed that another session also changed while it ran, left as they are. */
+  left_alone?: SharedFile[];
 }
 
 export interface CheckpointDeps {
@@ -71,6 +80,8 @@ export interface CheckpointDeps {
   /** Where the shadow repositories live (`<data dir>/snapshots`). */
   snapshotsRoot: string;
   isRunning: (sessionId: string) => boolean;
+  /** Whether a session other than this one is running a turn in this engine. */
+  othersRunning: (sessionId: string) => boolean;
   /** Drops a session's in-memory history so its next turn reads the store again. */
   forget: (sessionId: string) => void;
   warn: (line: string) => void;
@@ -82,6 +93,7 @@ export class Checkpoints {
   private unavailable: string | undefined;
   /** Diff stats by `start..end` snapshot pair: a finished session's never changes. */
   private readonly stats = new Map<string, Promise<DiffStat>>();
+  private readonly attribution: ChangeAttribution;
 
   constructor(private readonly deps: CheckpointDeps) {
     this.repo = new ShadowRepo({
@@ -94,6 +106,31 @@ export class Checkpoints {
         deps.warn(line);
       },
     });
+    this.attribution = new ChangeAttribution({
+      store: deps.store,
+      projectRoot: deps.projectRoot,
+      projectKey: projectKey(this.repo.project),
+      enabled: () => deps.settings.enabled && this.unavailable === undefined,
+      snapshot: () => this.snapshot(),
+      changedPaths: async (from, to) => (await this.repo.changes(from, to)).map((c) => c.path),
+      othersRunning: deps.othersRunning,
+      warn: deps.warn,
+    });
+  }
+
+  /** A file tool of the session replaced this file (its real path). */
+  wrote(sessionId: string, realPath: string): void {
+    this.attribution.wrote(sessionId, realPath);
+  }
+
+  /** An isolated child's work was merged into the project: `files` relative to the repository's top level. */
+  merged(sessionId: string, topLevel: string, files: readonly string[], fromAt: number): void {
+    this.attribution.merged(sessionId, topLevel, files, fromAt);
+  }
+
+  /** Runs a tool that may change files without saying which, noting which ones it did when others may be changing files too. */
+  watch<T>(session: WatchedSession, run: () => Promise<T>): Promise<T> {
+    return this.attribution.around(session, run);
   }
 
   /** The project's files now, as a snapshot id; null when checkpoints are off or unavailable. */
@@ -117,9 +154,12 @@ export class Checkpoints {
 
   /** Records a sub-agent's start or end snapshot. */
   async sessionSnapshot(sessionId: string, phase: 'start' | 'end'): Promise<void> {
+    // The window starts before the start snapshot is taken and ends after the end one is done:
+    // a change made while either was being taken counts as inside it.
+    const began = Date.now();
     const snapshot = await this.snapshot();
     if (!snapshot) return;
-    this.deps.store.setSessionSnapshot(sessionId, phase, snapshot);
+    this.deps.store.setSessionSnapshot(sessionId, phase, snapshot, phase === 'start' ? began : Date.now());
     if (phase === 'end') await this.announceDiffStat(sessionId);
   }
 
@@ -127,7 +167,7 @@ export class Checkpoints {
   async sessionDiffStat(sessionId: string): Promise<DiffStat | undefined> {
     const row = this.session(sessionId);
     if (!row.snapshot_start || !row.snapshot_end) return undefined;
-    return this.statBetween(row.snapshot_start, row.snapshot_end);
+    return this.statBetween(row.snapshot_start, row.snapshot_end, this.attribution.scope(row));
   }
 
   /** A session's changes (its descendants' included) as typed per-file hunks; so far, for one still running. */
@@ -136,14 +176,17 @@ export class Checkpoints {
     if (!row.snapshot_start) throw new ConfigError(this.noSnapshots(row));
     const end = row.snapshot_end ?? (await this.snapshot());
     if (!end) throw new ConfigError(this.noSnapshots(row));
-    return diffBetween(this.repo, row.snapshot_start, end);
+    return diffBetween(this.repo, row.snapshot_start, end, only(this.attribution.scope(row)));
   }
 
-  private statBetween(start: string, end: string): Promise<DiffStat> {
-    const key = `${start}..${end}`;
+  private statBetween(start: string, end: string, scope: ChangeScope): Promise<DiffStat> {
+    const compute = () => diffBetween(this.repo, start, end, only(scope)).then(diffStat);
+    // Kept to its own files, the answer may still shrink while another session's command that overlapped runs.
+    if (!scope.final) return compute();
+    const key = scope.kind === 'whole' ? `${start}..${end}` : `${start}..${end}:${[...scope.paths].sort().join('\0')}`;
     let stat = this.stats.get(key);
     if (!stat) {
-      stat = diffBetween(this.repo, start, end).then(diffStat);
+      stat = compute();
       // A failure is not remembered: the next ask tries again.
       stat.catch(() => this.stats.delete(key));
       this.stats.set(key, stat);
@@ -203,9 +246,18 @@ export class Checkpoints {
   async revertSession(sessionId: string): Promise<RevertOutcome> {
     const row = this.idle(sessionId);
     if (!row.snapshot_start || !row.snapshot_end) throw new ConfigError(this.noSnapshots(row));
-    const files = await this.restore(row.snapshot_end, row.snapshot_start);
-    this.emit(row, 'revert', { files, from_snapshot: row.snapshot_end, to_snapshot: row.snapshot_start, hidden_message_ids: [], restored_message_ids: [] });
-    return { files, hidden_message_ids: [], restored_message_ids: [] };
+    const scope = this.attribution.scope(row);
+    const files = await this.restore(row.snapshot_end, row.snapshot_start, only(scope));
+    const leftAlone = scope.kind === 'own' ? scope.shared : [];
+    this.emit(row, 'revert', {
+      files,
+      from_snapshot: row.snapshot_end,
+      to_snapshot: row.snapshot_start,
+      hidden_message_ids: [],
+      restored_message_ids: [],
+      ...(leftAlone.length ? { left_alone: leftAlone } : {}),
+    });
+    return { files, hidden_message_ids: [], restored_message_ids: [], ...(leftAlone.length ? { left_alone: leftAlone } : {}) };
   }
 
   /** The unified diff a session made, its descendants' changes included. */
@@ -215,7 +267,7 @@ export class Checkpoints {
     // A session still under way: what it changed so far.
     const end = row.snapshot_end ?? (await this.snapshot());
     if (!end) throw new ConfigError(this.noSnapshots(row));
-    return this.repo.diff(row.snapshot_start, end);
+    return this.repo.diff(row.snapshot_start, end, only(this.attribution.scope(row)));
   }
 
   private async rewindTo(sessionId: string, prompt: MessageRow, mode: RewindMode, action: 'undo' | 'rewind'): Promise<RevertOutcome> {
@@ -250,8 +302,8 @@ export class Checkpoints {
     return { files, hidden_message_ids: hidden, restored_message_ids: [], prompt: promptEntry(prompt) };
   }
 
-  private async restore(base: string, target: string): Promise<string[]> {
-    const result = await restoreFiles(this.repo, base, target);
+  private async restore(base: string, target: string, paths?: ReadonlySet<string>): Promise<string[]> {
+    const result = await restoreFiles(this.repo, base, target, paths);
     if (result.kind === 'conflict') throw new UndoConflictError(result.files);
     return result.files;
   }
@@ -293,6 +345,11 @@ export class Checkpoints {
     }
     return path;
   }
+}
+
+/** The paths a session's diff keeps to: all of its window's (undefined), or its own. */
+function only(scope: ChangeScope): ReadonlySet<string> | undefined {
+  return scope.kind === 'own' ? scope.paths : undefined;
 }
 
 function promptEntry(row: MessageRow): PromptEntry {

@@ -35,7 +35,7 @@ import {
 } from '../subagents/index.js';
 import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
-import type { Tool } from '../tools/types.js';
+import type { ChangeRecorder, Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
 import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
@@ -60,6 +60,8 @@ export interface SessionFactoryDeps {
   /** Read lazily: the supervisor is built after the factory (it opens children through it). */
   supervisor: () => SubagentSupervisor;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
+  /** Records which project files a session's tools change (checkpoints, DESIGN §18). */
+  changes: (session: { id: string; cwd: string; isChild: boolean }) => ChangeRecorder;
 }
 
 export class SessionFactory {
@@ -203,6 +205,7 @@ export class SessionFactory {
       shells: this.deps.shells.forSession(row.id, emit),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
+      changes: this.deps.changes({ id: row.id, cwd: row.cwd, isChild: parent !== undefined }),
       blobs: store.blobs,
       askUser: routes.askUser,
       askPermission: routes.askPermission,

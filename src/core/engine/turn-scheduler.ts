@@ -40,6 +40,12 @@ export class TurnScheduler {
     return this.running.has(sessionId);
   }
 
+  /** Whether a session other than this one is running a turn. */
+  othersRunning(sessionId: string): boolean {
+    for (const id of this.running) if (id !== sessionId) return true;
+    return false;
+  }
+
   /** Cancels the turn running in a session (and, through its signal, its foreground children). */
   cancel(sessionId: string): boolean {
     const session = this.deps.live.get(sessionId);

@@ -224,6 +224,15 @@ export const SessionRevertedSchema = event('session.reverted', {
   to_snapshot: z.string().nullable().describe('The snapshot the files were restored to; null when only the conversation changed.'),
   hidden_message_ids: z.array(id).describe('Messages hidden from the conversation the model sees next (kept in the store, marked undone).'),
   restored_message_ids: z.array(id).describe('Messages a redo brought back into the conversation.'),
+  left_alone: z
+    .array(
+      z.strictObject({
+        path: z.string().describe('Relative to the project root.'),
+        also_changed_by: z.array(id).describe('The other sessions that changed it while this one ran.'),
+      }),
+    )
+    .optional()
+    .describe("A sub-agent's revert: files it changed that another session also changed while it ran, left as they are."),
 });
 
 /** A finished sub-agent's changes to the project's files, its descendants' included (DESIGN §18): from its start and end snapshots. */

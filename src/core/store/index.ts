@@ -54,6 +54,24 @@ export interface SessionRow {
   /** Snapshots of the project's files when the session first started and when it last ended (DESIGN §18). */
   snapshot_start: string | null;
   snapshot_end: string | null;
+  /** When the start snapshot began and the end snapshot was done (ms): the window other sessions' changes are checked against. */
+  snapshot_start_at: number | null;
+  snapshot_end_at: number | null;
+}
+
+/** How a session changed a file: a file tool's write, a command (snapshots around it), or its worktree merged back. */
+export type FileChangeSource = 'tool' | 'command' | 'merge';
+
+/** One record of a session changing a project file, at a moment (tool, merge) or during an interval (command). */
+export interface FileChangeRow {
+  session_id: string;
+  /** The project's key (checkpoints/shadow-repo.ts `projectKey`): records of other projects never mix. */
+  project: string;
+  /** Relative to the project's top folder, `/`-separated. */
+  path: string;
+  from_at: number;
+  to_at: number;
+  source: FileChangeSource;
 }
 
 /** A session with its totals including every descendant sub-agent session. */
@@ -207,8 +225,19 @@ export class SessionStore {
       dropRedo: db.prepare("UPDATE messages SET undone = 2 WHERE session_id = ? AND undone = 1"),
       setAfter: db.prepare('UPDATE messages SET snapshot_after = @snapshot WHERE id = @id'),
       setUndone: db.prepare('UPDATE messages SET undone = @undone WHERE session_id = @session_id AND seq >= @from AND seq < @to AND undone != 2'),
-      setStart: db.prepare('UPDATE sessions SET snapshot_start = COALESCE(snapshot_start, @snapshot) WHERE id = @id'),
-      setEnd: db.prepare('UPDATE sessions SET snapshot_end = @snapshot WHERE id = @id'),
+      // The first start and its moment stay together: a resumed session keeps both.
+      setStart: db.prepare(`
+        UPDATE sessions SET snapshot_start_at = CASE WHEN snapshot_start IS NULL THEN @at ELSE snapshot_start_at END,
+          snapshot_start = COALESCE(snapshot_start, @snapshot) WHERE id = @id`),
+      setEnd: db.prepare('UPDATE sessions SET snapshot_end = @snapshot, snapshot_end_at = @at WHERE id = @id'),
+      insertFileChange: db.prepare(
+        'INSERT INTO file_changes (session_id, project, path, from_at, to_at, source) VALUES (@session_id, @project, @path, @from_at, @to_at, @source)',
+      ),
+      fileChangesOverlapping: db.prepare<{ project: string; from: number; to: number }, FileChangeRow>(
+        'SELECT * FROM file_changes WHERE project = @project AND to_at >= @from AND from_at <= @to ORDER BY from_at, rowid',
+      ),
+      descendants: db.prepare<{ id: string }, { id: string }>(`${DESCENDANTS} SELECT id FROM sub`),
+      deleteFileChanges: db.prepare('DELETE FROM file_changes WHERE session_id = ?'),
       addUsage: db.prepare(`
         UPDATE sessions SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
           cache_read_tokens = cache_read_tokens + @cache_read, cache_write_tokens = cache_write_tokens + @cache_write,
@@ -390,10 +419,33 @@ export class SessionStore {
     this.db.transaction(() => this.stmt.setUndone.run(params)).immediate();
   }
 
-  /** Records a session's snapshot at its start (the first one only: a resume keeps it) or end. */
-  setSessionSnapshot(sessionId: string, phase: 'start' | 'end', snapshot: string): void {
+  /**
+   * Records a session's snapshot at its start (the first one only: a resume keeps it) or end,
+   * with its moment: for a start, when taking it began; for an end, when it was done.
+   */
+  setSessionSnapshot(sessionId: string, phase: 'start' | 'end', snapshot: string, at: number): void {
     const statement = phase === 'start' ? this.stmt.setStart : this.stmt.setEnd;
-    this.db.transaction(() => statement.run({ id: sessionId, snapshot })).immediate();
+    this.db.transaction(() => statement.run({ id: sessionId, snapshot, at })).immediate();
+  }
+
+  /** Records that a session changed these project files (one row per path). */
+  recordFileChanges(change: Omit<FileChangeRow, 'path'>, paths: readonly string[]): void {
+    if (paths.length === 0) return;
+    this.db
+      .transaction(() => {
+        for (const path of new Set(paths)) this.stmt.insertFileChange.run({ ...change, path });
+      })
+      .immediate();
+  }
+
+  /** Every recorded change to the project's files whose moment or interval overlaps [from, to], oldest first. */
+  fileChangesOverlapping(project: string, from: number, to: number): FileChangeRow[] {
+    return this.stmt.fileChangesOverlapping.all({ project, from, to });
+  }
+
+  /** The session's id and the ids of every session under it. */
+  subtreeIds(sessionId: string): string[] {
+    return this.stmt.descendants.all({ id: sessionId }).map((r) => r.id);
   }
 
   children(sessionId: string): SessionRow[] {
@@ -483,6 +535,7 @@ export class SessionStore {
         for (const { id } of this.stmt.emptyRoots.all()) {
           if (this.leases.otherHolder(id)) continue;
           this.stmt.deleteTodos.run(id);
+          this.stmt.deleteFileChanges.run(id);
           this.stmt.deleteLease.run(id);
           this.stmt.deleteSession.run(id);
           removed.push(id);

@@ -71,6 +71,24 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE sessions ADD COLUMN snapshot_start TEXT NULL;
   ALTER TABLE sessions ADD COLUMN snapshot_end TEXT NULL;
   `,
+  // 5: which session changed which file, and when (DESIGN §18). Sub-agents running side by
+  // side in one tree share their snapshot windows; these records let a revert or a diff keep
+  // to one session's own files. A session also keeps when its snapshot window opened and
+  // closed (milliseconds), to tell which other sessions' changes fell inside it.
+  `
+  ALTER TABLE sessions ADD COLUMN snapshot_start_at INTEGER NULL;
+  ALTER TABLE sessions ADD COLUMN snapshot_end_at INTEGER NULL;
+  CREATE TABLE file_changes (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    project TEXT NOT NULL,
+    path TEXT NOT NULL,
+    from_at INTEGER NOT NULL,
+    to_at INTEGER NOT NULL,
+    source TEXT NOT NULL
+  );
+  CREATE INDEX file_changes_window ON file_changes(project, to_at);
+  CREATE INDEX file_changes_session ON file_changes(session_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,6 +24,7 @@ export const askUserTool = defineTool({
   ].join('\n'),
   parameters,
   readOnly: false,
+  fileChanges: 'none',
   async execute(args, ctx) {
     if (!ctx.askUser) throw new ToolError('Questions cannot be asked from this context.');
     const outcome = await ctx.askUser(args.question, args.options ?? []);

@@ -135,6 +135,8 @@ export interface SubagentHost {
   trackBackground(rootId: string, work: Promise<unknown>): void;
   /** Records a snapshot of the project's files as a child starts or ends (DESIGN §18); never throws. */
   checkpoint(sessionId: string, phase: 'start' | 'end'): Promise<void>;
+  /** Records the project files an isolated child's merge changed (`files` relative to `topLevel`), as its own. */
+  merged(sessionId: string, topLevel: string, files: readonly string[], fromAt: number): void;
 }
 
 /** `task.tools` as gate A matches it: our names (aliases mapped) and globs; rules are refused. */
@@ -497,7 +499,9 @@ export class SubagentSupervisor {
     const { state, body } = await this.runToEnd(parent, child, input, link);
     if (worktree) await this.host.checkpoint(child.id, 'start');
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
+    const mergeStarted = Date.now();
     const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;
+    if (worktree && merge?.state === 'merged') this.host.merged(child.id, worktree.parent.toplevel, merge.files, mergeStarted);
     await this.host.checkpoint(child.id, 'end');
     // Whatever arrived after its last turn boundary will not be read by this run.
     dropSteering(child, 'finished');

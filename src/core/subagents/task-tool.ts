@@ -98,6 +98,8 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
     // A command may run any agent as a task, primary ones too; the model picks from the catalogue.
     userParameters: parameters.extend({ subagent_type: z.string().min(1) }),
     readOnly: false,
+    // Each sub-agent records its own changes.
+    fileChanges: 'reported',
     runsTogether: true,
     execute: (args, ctx) => run(args, ctx),
   });

@@ -41,6 +41,7 @@ export const editTool = defineTool({
 - The user may be asked to approve the change as a diff.`,
   parameters,
   readOnly: false,
+  fileChanges: 'reported',
   async execute(args, ctx) {
     const file = await resolveForTool(ctx, args.file_path);
     const shown = displayPath(ctx.cwd, file);

@@ -73,6 +73,7 @@ export async function applyChange(ctx: ToolContext, base: ChangeBase, after: str
     });
     // What this session wrote it has seen: a file it created or changed counts as read.
     ctx.fileViews.remember(target, { size: written.size, mtimeMs: written.mtimeMs, sha256: sha256(content) });
+    ctx.changes?.wrote(target);
   });
   return { diff, shown };
 }

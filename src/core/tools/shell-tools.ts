@@ -78,6 +78,8 @@ export const killShellTool = defineTool({
   description: 'Stop a background command (started with bash and run_in_background: true) and every process it started. Returns what it printed since the last read.',
   parameters,
   readOnly: false,
+  // Stopping a command changes no file itself; what the command changed while it ran is its own matter.
+  fileChanges: 'none',
   async execute(args, ctx) {
     const report = await shellsOf(ctx).kill(args.shell_id);
     return result(report, '(no new output)');

@@ -31,6 +31,7 @@ Use it for work with several steps (three or more), when the user gives a list o
     todos: z.array(todoSchema).describe('The full, updated todo list.'),
   }),
   readOnly: false,
+  fileChanges: 'none',
   async execute(args, ctx) {
     const ids = new Set<string>();
     for (const todo of args.todos) {

@@ -70,6 +70,17 @@ export type QuestionOutcome =
   | { kind: 'unavailable' }
   | { kind: 'cancelled' };
 
+/**
+ * Which project files a session changed (DESIGN §18), so one sub-agent's revert can keep to
+ * its own files when others worked in the same tree at the same time.
+ */
+export interface ChangeRecorder {
+  /** A file tool replaced this file (its real path). */
+  wrote(realPath: string): void;
+  /** Runs a tool that may change files without saying which (a command, an MCP tool), noting the ones it did. */
+  watch<T>(run: () => Promise<T>): Promise<T>;
+}
+
 export interface ToolContext {
   sessionId: string;
   /** The session's working directory; relative paths resolve against it. */
@@ -96,6 +107,8 @@ export interface ToolContext {
   env?: Readonly<Record<string, string>>;
   /** The session's background commands (DESIGN §23); undefined where none can be kept (outside an engine). */
   shells?: SessionShells;
+  /** Where a file tool reports the files it replaced; undefined outside an engine. */
+  changes?: Pick<ChangeRecorder, 'wrote'>;
 }
 
 export interface ToolResult {
@@ -112,6 +125,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   parameters: Schema;
   /** Read-only tools of one message may run concurrently; others run strictly in order. */
   readOnly: boolean;
+  /**
+   * How a tool that is not read-only changes project files: `none` (it never does), `reported`
+   * (it tells `ToolContext.changes` itself, or through its sub-agents). Left out: it may change
+   * files without saying which, so the files are compared before and after it when that matters.
+   */
+  fileChanges?: 'none' | 'reported';
   /** Calls to this tool in one message start together, after all other calls (sub-agent tasks). */
   runsTogether?: boolean;
   /**

@@ -23,6 +23,7 @@ export const writeTool = defineTool({
 - The user may be asked to approve the change as a diff.`,
   parameters,
   readOnly: false,
+  fileChanges: 'reported',
   async execute(args, ctx) {
     const file = await resolveForTool(ctx, args.file_path);
     const existingStat = await stat(file).catch(() => undefined);

@@ -104,8 +104,19 @@ export function revertQuestion(label: string, stat: DiffStat | undefined): strin
   return `Revert ${label}'s changes to ${files} (its sub-agents' included)?`;
 }
 
-/** What a revert did, in one line. */
-export function revertedNotice(label: string, files: readonly string[]): string {
-  if (files.length === 0) return `Reverted ${label}: no file needed changing.`;
-  return `Reverted ${label}: ${files.length === 1 ? '1 file' : `${files.length} files`} restored (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}).`;
+/** A file a revert left as it is because another session changed it too while this one ran: the path, and who (labels). */
+export interface LeftAloneFile {
+  path: string;
+  by: string[];
+}
+
+/** What a revert did, in one line (two when it left files alone). */
+export function revertedNotice(label: string, files: readonly string[], leftAlone: readonly LeftAloneFile[] = []): string {
+  const done =
+    files.length === 0
+      ? `Reverted ${label}: no file needed changing.`
+      : `Reverted ${label}: ${files.length === 1 ? '1 file' : `${files.length} files`} restored (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}).`;
+  if (leftAlone.length === 0) return done;
+  const named = leftAlone.slice(0, 3).map((f) => `${f.path} (also changed by ${f.by.join(', ')})`);
+  return `${done}\nLeft as ${leftAlone.length === 1 ? 'it is' : 'they are'}, changed by another session at the same time: ${named.join(', ')}${leftAlone.length > 3 ? ', …' : ''}.`;
 }
