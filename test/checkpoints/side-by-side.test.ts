@@ -3,7 +3,7 @@
 // its own files (DESIGN §18: "keeping the parent's and other children's changes"), a file two
 // of them changed is left alone and named, and this holds after a restart. Real engine, real
 // files, real git for the snapshots, real tools (bash included), the fake Messages API.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent } from '../../src/core/events.js';
@@ -141,6 +141,35 @@ describe('sub-agents side by side in one tree', () => {
     expect(read(h, 'shared.txt')).toBe('base\none\ntwo\n');
     const event = h.events.filter((e) => e.type === 'session.reverted').at(-1);
     expect(event).toMatchObject({ action: 'revert', session_id: two.id, files: ['b.txt'], left_alone: [{ path: 'shared.txt', also_changed_by: [one.id] }] });
+  });
+
+  it('leaves alone what the user changed in the project while a sub-agent ran', async () => {
+    h = await startHarness({ files: { 'notes.txt': 'mine\n' }, engine: { autoApprove: true } });
+    const userEdited = latch();
+    const childWrote = latch();
+    scriptConversations(h.server, {
+      'one child while I type': [reply(task('writes while the user edits')), text('done')],
+      'writes while the user edits': [
+        reply(use('write', { file_path: 'made.txt', content: 'made\n' })),
+        async () => {
+          childWrote.mark();
+          await userEdited.reached;
+          return text('child done');
+        },
+      ],
+    });
+    const root = h.engine.createSession();
+    const turn = h.engine.prompt(root.id, 'one child while I type');
+    await childWrote.reached;
+    writeFileSync(join(h.projectDir, 'notes.txt'), 'mine, edited while the agent worked\n');
+    userEdited.mark();
+    await turn;
+    const [child] = h.store.children(root.id);
+    expect((await h.engine.sessionChanges(child!.id)).map((f) => f.path)).toEqual(['made.txt']);
+    const outcome = await h.engine.revertSession(child!.id);
+    expect(outcome.files).toEqual(['made.txt']);
+    expect(read(h, 'made.txt')).toBeUndefined();
+    expect(read(h, 'notes.txt')).toBe('mine, edited while the agent worked\n');
   });
 
   it('reverts a child that ran alone as a whole, as before', async () => {

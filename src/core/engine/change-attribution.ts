@@ -20,13 +20,13 @@
  *   interval. While it runs, the command counts as another session's activity of unknown
  *   extent. A session working outside the project (a worktree) is not watched: its changes
  *   reach the project through its merge. A failed snapshot is a warning, never a failed tool.
- * - `scope(row)`: what a session's revert, diff and stat keep to. `whole` when no other
- *   session's change (recorded, or a command still under way) overlapped its window
- *   `[snapshot_start_at, snapshot_end_at]`: then everything in the window is its own (as for
- *   a session stored before these records existed). Otherwise `own`: the paths the session and
- *   its descendants recorded in the window, less those another session also changed in it
- *   (`shared`, each named with who). `final` is false while another session's command that
- *   overlapped is still running: the answer may still shrink.
+ * - `scope(row)`: what a session's revert, diff and stat keep to: the paths the session and
+ *   its descendants recorded in its window `[snapshot_start_at, snapshot_end_at]`, less those
+ *   another session also changed in it (`shared`, each named with who). So neither its
+ *   siblings' and parent's work nor the user's own edits made meanwhile are counted as its
+ *   changes. A session stored before these records existed (no `snapshot_start_at`) is
+ *   `whole`: everything that changed in its window. `final` is false while the session runs
+ *   or another session's command that overlapped it is still running: the answer may change.
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
@@ -114,17 +114,14 @@ export class ChangeAttribution {
 
   scope(row: SessionRow): ChangeScope {
     const start = row.snapshot_start_at;
-    const ended = row.snapshot_end_at !== null;
+    // Stored before these records existed: all that changed in its window is counted as its own.
     if (start === null) return { kind: 'whole', final: true };
     const end = row.snapshot_end_at ?? Date.now();
     const subtree = new Set(this.deps.store.subtreeIds(row.id));
     const records = this.deps.store.fileChangesOverlapping(this.deps.projectKey, start, end);
-    const others = records.filter((r) => !subtree.has(r.session_id));
-    const openElsewhere = [...this.open].some((c) => !subtree.has(c.sessionId) && c.fromAt <= end);
-    const final = ended && !openElsewhere;
-    if (others.length === 0 && !openElsewhere) return { kind: 'whole', final };
     const byOthers = new Map<string, Set<string>>();
-    for (const r of others) {
+    for (const r of records) {
+      if (subtree.has(r.session_id)) continue;
       const who = byOthers.get(r.path) ?? new Set<string>();
       who.add(r.session_id);
       byOthers.set(r.path, who);
@@ -137,7 +134,13 @@ export class ChangeAttribution {
       if (who) shared.set(r.path, { path: r.path, also_changed_by: [...who] });
       else paths.add(r.path);
     }
-    return { kind: 'own', paths, shared: [...shared.values()].sort((a, b) => a.path.localeCompare(b.path)), final };
+    const openElsewhere = [...this.open].some((c) => !subtree.has(c.sessionId) && c.fromAt <= end);
+    return {
+      kind: 'own',
+      paths,
+      shared: [...shared.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      final: row.snapshot_end_at !== null && !openElsewhere,
+    };
   }
 
   private watches(session: WatchedSession): boolean {

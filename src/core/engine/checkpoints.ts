@@ -15,10 +15,10 @@
  *   "after", three-way), until a new prompt is sent. `revertSession` moves the files from a
  *   session's end snapshot to its start snapshot; `sessionDiff` prints that change, and
  *   `sessionChanges` gives it as typed per-file hunks.
- * - Per session, what it changed is its window between the two snapshots, kept to its own
- *   files whenever another session changed files in that window too (./change-attribution.ts):
- *   a revert then leaves the other sessions' files alone, and a file both changed is left as
- *   it is and named (`left_alone`).
+ * - Per session, what it changed is its window between the two snapshots, kept to the files
+ *   it (or a descendant) recorded changing (./change-attribution.ts): a revert leaves the
+ *   files of other sessions and of the user alone, and a file another session changed too in
+ *   that window is left as it is and named (`left_alone`).
  * - A sub-agent's diff stat is computed when its end snapshot is stored, and announced with
  *   `session.diff_stat`; `sessionDiffStat` answers it from a cache once it can no longer
  *   change, computing it the first time for a session loaded from the store (`-c`, `-r`).
