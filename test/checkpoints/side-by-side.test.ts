@@ -3,10 +3,12 @@
 // its own files (DESIGN §18: "keeping the parent's and other children's changes"), a file two
 // of them changed is left alone and named, and this holds after a restart. Real engine, real
 // files, real git for the snapshots, real tools (bash included), the fake Messages API.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent } from '../../src/core/events.js';
+import { HookScripts, hookConfig } from '../hooks/scripts.js';
 import { runCli } from '../support/cli.js';
 import { scriptConversations, type ReplyScript } from '../support/conversations.js';
 import { reply, text, type ScriptedBlock, type ScriptedReply } from '../support/fake-anthropic.js';
@@ -170,6 +172,27 @@ describe('sub-agents side by side in one tree', () => {
     expect(outcome.files).toEqual(['made.txt']);
     expect(read(h, 'made.txt')).toBeUndefined();
     expect(read(h, 'notes.txt')).toBe('mine, edited while the agent worked\n');
+  });
+
+  it("counts what a PostToolUse hook (a formatter) changed after a child's write as the child's", async () => {
+    const scripts = new HookScripts(mkdtempSync(join(tmpdir(), 'oci-side-hooks-')));
+    const format = scripts.command('format', `fs.writeFileSync(input.cwd + '/generated.txt', 'generated for ' + input.tool_input.file_path + '\\n');`);
+    try {
+      h = await startHarness({ config: { hooks: hookConfig('PostToolUse', format, 'Write|Edit') }, engine: { autoApprove: true } });
+      scriptConversations(h.server, {
+        'one child formats': [reply(task('writes and is formatted')), text('done')],
+        'writes and is formatted': [reply(use('write', { file_path: 'w.txt', content: 'w\n' })), text('child done')],
+      });
+      const root = h.engine.createSession();
+      await h.engine.prompt(root.id, 'one child formats');
+      expect(read(h, 'generated.txt')).toContain('w.txt');
+      const [child] = h.store.children(root.id);
+      const outcome = await h.engine.revertSession(child!.id);
+      expect(outcome.files).toEqual(['generated.txt', 'w.txt']);
+      expect(read(h, 'generated.txt')).toBeUndefined();
+    } finally {
+      rmSync(scripts.dir, { recursive: true, force: true });
+    }
   });
 
   it('reverts a child that ran alone as a whole, as before', async () => {

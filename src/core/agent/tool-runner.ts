@@ -132,7 +132,9 @@ async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: E
   const result = await executeTool(session, call, { ...opts, ...(approval ? { hookApproval: approval } : {}) });
   const notes = pre.context ? [`PreToolUse hook context: ${pre.context}`] : [];
   if (!result.isError && !session.controller.signal.aborted) {
-    const post = await hooks.postToolUse(call, result.content, result.metadata);
+    // A PostToolUse hook is often a formatter: what it changes is the session's too (checkpoints, DESIGN §18).
+    const runPost = () => hooks.postToolUse(call, result.content, result.metadata);
+    const post = session.changes ? await session.changes.watch(runPost) : await runPost();
     if (post.stop) session.hookStop ??= { event: 'PostToolUse', reason: post.stop };
     if (post.feedback) notes.push(`PostToolUse hook feedback: ${post.feedback}`);
   }
