@@ -1,5 +1,7 @@
 // Snapshot cost (DESIGN §18): a 5,000-file project, snapshotted into its shadow repository
-// with no change since the last snapshot, and with 100 files changed. Median of 7 after one
+// with no change since the last snapshot, and with 100 files changed; and what watching one
+// `bash` call of a sub-agent adds (a snapshot before, one after, the paths that differ, for a
+// command that changed one file). Median of 7 after one
 // warm-up; the target for "no change" is under 100 ms. Besides wall time, the CPU time of the
 // git processes (their user + system time, from /proc/self/stat) is given: on a shared,
 // overloaded machine it is the figure that says what a snapshot costs.
@@ -60,12 +62,26 @@ try {
     unchangedCpu.push(noneCpu);
     changedCpu.push(someCpu);
   }
+  const watched: number[] = [];
+  const watchedCpu: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    start = performance.now();
+    const cpu = childCpuMs();
+    const before = await repo.snapshot();
+    writeFileSync(join(project, 'src/d0/f0.ts'), `export const watched = ${run};\n`);
+    const after = await repo.snapshot();
+    await repo.changes(before!, after!);
+    if (run === 0) continue;
+    watched.push(performance.now() - start);
+    watchedCpu.push(childCpuMs() - cpu);
+  }
   console.log(`\n### Snapshots, ${FILES} files (median of ${RUNS})\n`);
   console.log('| measure | wall time | git CPU time |');
   console.log('|---|---|---|');
   console.log(`| first snapshot (empty shadow repository) | ${Math.round(first)} ms | |`);
   console.log(`| no change | ${Math.round(median(unchanged))} ms | ${Math.round(median(unchangedCpu))} ms |`);
   console.log(`| ${CHANGED} files changed | ${Math.round(median(changed))} ms | ${Math.round(median(changedCpu))} ms |`);
+  console.log(`| one watched command (before, after, changed paths) | ${Math.round(median(watched))} ms | ${Math.round(median(watchedCpu))} ms |`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
