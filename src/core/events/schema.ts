@@ -235,7 +235,7 @@ export const SessionRevertedSchema = event('session.reverted', {
     .describe("A sub-agent's revert: files it changed that another session also changed while it ran, left as they are."),
 });
 
-/** A finished sub-agent's changes to the project's files, its descendants' included (DESIGN §18): from its start and end snapshots. */
+/** A finished sub-agent's changes to the project's files, its descendants' included (DESIGN §18): between its start and end snapshots, kept to the files it recorded changing. */
 export const DiffStatSchema = z
   .strictObject({
     files: count.describe('Files added, changed or removed.'),
