@@ -45,11 +45,11 @@ import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
-import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
+import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
 import type { DiffStat, FileDiff } from './checkpoints/index.js';
 
 export { agentToolNames } from './engine/session-factory.js';
-export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode } from './engine/checkpoints.js';
+export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
 export type { DiffHunk, DiffStat, FileDiff } from './checkpoints/index.js';
 
 /** What goes with a prompt's text besides what it mentions. */
@@ -496,6 +496,11 @@ export class Engine {
   /** The unified diff a session made, its descendants' included. */
   sessionDiff(sessionId: string): Promise<string> {
     return this.checkpoints.sessionDiff(sessionId);
+  }
+
+  /** Files a session changed that another session also changed while it ran: left out of its diff and its revert. */
+  sessionSharedFiles(sessionId: string): SharedFile[] {
+    return this.checkpoints.sharedFiles(sessionId);
   }
 
   /** What a finished session changed (files, lines added and removed), descendants included; undefined while it runs or without snapshots. Cached. */

@@ -124,6 +124,11 @@ describe('sub-agents side by side in one tree', () => {
 
     // Another process (the CLI) reads the records from the store.
     await h.engine.close();
+    const diff = await runCli(['sessions', 'diff', one.id], { cwd: h.projectDir, env: h.env });
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('+++ b/c.txt');
+    expect(diff.stdout).not.toContain('shared.txt');
+    expect(diff.stderr).toBe(`shared.txt is left out: general (${two.id}) changed it too while this session ran.\n`);
     const cli = await runCli(['sessions', 'revert', one.id], { cwd: h.projectDir, env: h.env });
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
@@ -195,7 +200,7 @@ describe('sub-agents side by side in one tree', () => {
     }
   });
 
-  it('reverts a child that ran alone as a whole, as before', async () => {
+  it('reverts everything a child that ran alone changed, through a file tool and bash', async () => {
     h = await startHarness({ engine: { autoApprove: true } });
     scriptConversations(h.server, {
       'one child': [reply(task('alone writes and runs')), text('done')],

@@ -56,7 +56,12 @@ export async function sessionsDiff(ctx: OpenedProject, idOrPrefix: string, io: U
   const engine = engineFor(ctx, io);
   try {
     const id = sessionIdFrom(ctx.store, idOrPrefix, 'opencode-ink sessions --all');
-    return terminalSafe(await engine.sessionDiff(id));
+    const diff = await engine.sessionDiff(id);
+    // Said beside the diff, not in it: the output stays a patch `git apply` can read.
+    for (const file of engine.sessionSharedFiles(id)) {
+      io.stderr.write(`${terminalSafe(`${file.path} is left out: ${whoElse(ctx, file.also_changed_by)} changed it too while this session ran.`)}\n`);
+    }
+    return terminalSafe(diff);
   } finally {
     await engine.close();
   }
@@ -69,15 +74,21 @@ function filesSentence(outcome: RevertOutcome): string {
   return `${files.length === 1 ? '1 file' : `${files.length} files`} restored (${shown}${files.length > 10 ? ', …' : ''}).`;
 }
 
+/** Other sessions, as `agent (id)`. */
+function whoElse(ctx: OpenedProject, ids: readonly string[]): string {
+  return ids
+    .map((id) => {
+      const row = ctx.store.getSession(id);
+      return row ? `${row.agent} (${id})` : id;
+    })
+    .join(' and ');
+}
+
 /** Files another session changed too while this one ran: left as they are, each with who. */
 function leftAloneSentence(ctx: OpenedProject, outcome: RevertOutcome): string {
   const files = outcome.left_alone ?? [];
   if (files.length === 0) return '';
-  const who = (id: string) => {
-    const row = ctx.store.getSession(id);
-    return row ? `${row.agent} (${id})` : id;
-  };
-  const named = files.slice(0, 10).map((f) => `${f.path}, also changed by ${f.also_changed_by.map(who).join(' and ')}`);
+  const named = files.slice(0, 10).map((f) => `${f.path}, also changed by ${whoElse(ctx, f.also_changed_by)}`);
   return `\nLeft as ${files.length === 1 ? 'it is' : 'they are'} (changed by another session at the same time): ${named.join('; ')}${files.length > 10 ? '; …' : ''}.`;
 }
 

@@ -260,6 +260,12 @@ export class Checkpoints {
     return { files, hidden_message_ids: [], restored_message_ids: [], ...(leftAlone.length ? { left_alone: leftAlone } : {}) };
   }
 
+  /** Files the session changed that another session also changed in its window (left out of its diff, stat and revert). */
+  sharedFiles(sessionId: string): SharedFile[] {
+    const scope = this.attribution.scope(this.session(sessionId));
+    return scope.kind === 'own' ? scope.shared : [];
+  }
+
   /** The unified diff a session made, its descendants' changes included. */
   async sessionDiff(sessionId: string): Promise<string> {
     const row = this.session(sessionId);
