@@ -192,6 +192,8 @@ interface KeyHolding {
   /** Takes each key from the stream: routed now, or queued behind a hold. */
   take: KeyHandler;
   hold: HoldKeys;
+  /** Called on each commit of the router's own replay state: the next queued key may go. */
+  committed: () => void;
 }
 
 /**
@@ -217,7 +219,7 @@ function useKeyHolding(): KeyHolding {
       s.queue.length = 0;
     };
   }, []);
-  const holding = useMemo(() => {
+  const holding = useMemo<KeyHolding>(() => {
     const s = state.current;
     /** Runs `fn` on a later turn of the event loop, unless the router is gone. */
     const later = (fn: () => void, ms?: number): void => {
