@@ -8,7 +8,7 @@
 // - `selectionHint` is what the screen shows above the prompt while the mode is on: which
 //   block, of how many, and the keys — one line where it fits the width, else two (which
 //   block, then the keys as short as needed), never a line wider than the screen; plus, after
-//   a key the mode does not use, a line saying typing waits until Esc.
+//   a key the mode does not use, a line saying it was not typed and that Esc leaves.
 import { displayWidth, oneLine, truncate } from '../render/text.js';
 import { childOfCall, isTaskCall, toolCallsOf } from '../state/selectors.js';
 import type { UiState } from '../state/types.js';
