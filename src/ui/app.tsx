@@ -67,6 +67,9 @@ import { agentColor, MAX_WIDTH, roleColor, SPINNER_FRAMES } from './theme.js';
 /** What `/model ` completes to. */
 const MODELS: readonly NamedItem[] = knownModels();
 
+/** The empty prompt while a block is selected: keys go to the selection, not here. */
+const SELECTING_PLACEHOLDER = 'esc to type here';
+
 /** A session's title until its first prompt names it (the engine's default). */
 const DEFAULT_TITLE = 'New session';
 export { INTERRUPTED } from './app/use-prompt-queue.js';
@@ -176,7 +179,7 @@ export function App(props: AppProps) {
     [props.core, store, repaint],
   );
 
-  const revertKey = useRef<(() => void) | undefined>(undefined);
+  const revertKey = useRef<(() => Promise<void>) | undefined>(undefined);
   const selectKey = useRef<(() => void) | undefined>(undefined);
   const onAction = useCallback(
     (action: KeymapAction) => {
@@ -185,9 +188,9 @@ export function App(props: AppProps) {
         return;
       }
       if (action === 'session_child_revert') {
-        // The screen holds the notice and the viewed state: it asks, then reverts.
-        revertKey.current?.();
-        return;
+        // The screen holds the notice and the viewed state: it asks, then reverts. Keys behind
+        // it wait for the question (a `y` in the same write answers it).
+        return revertKey.current?.();
       }
       if (action === 'session_child_select') {
         selectKey.current?.();
@@ -241,8 +244,8 @@ interface ScreenProps extends AppProps {
   openRoot: (id: string) => void;
   showView: (id: string) => void;
   repaint: () => void;
-  /** Set by the screen: what the revert key does in the view on screen. */
-  revertKey: { current: (() => void) | undefined };
+  /** Set by the screen: what the revert key does in the view on screen; settles once it asked. */
+  revertKey: { current: (() => Promise<void>) | undefined };
   /** Set by the screen: what the block-selection key does in the view on screen. */
   selectKey: { current: (() => void) | undefined };
 }
@@ -412,12 +415,11 @@ function Screen(props: ScreenProps) {
 
   // The revert key (DESIGN §18): a finished sub-agent's view (in the root's view, the selected
   // block's sub-agent, else its newest changed one) asks y/n, then reverts its changes.
-  const askRevert = (sessionId: string) => {
-    void revertCheck(core, store.getState(), sessionId).then((check) => {
+  const askRevert = (sessionId: string): Promise<void> =>
+    revertCheck(core, store.getState(), sessionId).then((check) => {
       if (!check.ok) setNotice(check.notice);
       else setOverlay({ kind: 'revert', sessionId: check.sessionId, label: check.label, question: revertQuestion(check.label, check.stat) });
     });
-  };
   props.revertKey.current = () => askRevert(selection.current()?.childId ?? viewId);
   const runRevert = (sessionId: string, label: string) => {
     setOverlay(undefined);
@@ -503,7 +505,9 @@ function Screen(props: ScreenProps) {
     (permission.callId ? call.callId === permission.callId : call.tool === permission.tool);
 
   // While blocks are selected: which one, of how many, and the keys.
-  const selectionLine = selection.selected ? selectionHint(selectableBlocks(state, viewId), selection.selected, agentPath(state, selection.selected.childId)) : undefined;
+  const selectionLines = selection.selected
+    ? selectionHint({ blocks: selectableBlocks(state, viewId), selected: selection.selected, label: agentPath(state, selection.selected.childId), width, strayKey: selection.strayKey })
+    : [];
 
   // Everything below <Static> must fit the terminal (see app/live-budget.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
@@ -515,7 +519,7 @@ function Screen(props: ScreenProps) {
     inputRows,
     queuedRows: isChildView ? 0 : queued.length,
     notice,
-    hintRows: selectionLine ? 1 : 0,
+    hintRows: selectionLines.length,
     thinking: Boolean(viewed?.thinking),
     working,
     expanded,
@@ -656,11 +660,11 @@ function Screen(props: ScreenProps) {
       {overlay?.kind === 'revert' ? (
         <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
       ) : null}
-      {selectionLine ? (
-        <Text bold wrap="truncate-end">
-          {selectionLine}
+      {selectionLines.map((line, i) => (
+        <Text key={i} bold={!line.warning} color={line.warning ? roleColor('warning') : undefined} wrap="truncate-end">
+          {line.text}
         </Text>
-      ) : null}
+      ))}
       {notice ? <Text color={roleColor('warning')}>{notice}</Text> : null}
       <PromptInput
         onSubmit={onSubmit}
@@ -694,11 +698,12 @@ function Screen(props: ScreenProps) {
         {...(props.completeFile ? { completeFile: props.completeFile } : {})}
         queued={queued}
         isActive={inputActive}
+        showCursor={!selection.selected}
         prompt={agentName}
         promptColor={agentColor(agentName, props.agentColors?.[agentName])}
         width={width}
         onRowsChange={setInputRows}
-        placeholder={leaderPending ? 'leader…' : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
+        placeholder={leaderPending ? 'leader…' : selection.selected ? SELECTING_PLACEHOLDER : steering ? steeringHint(steering, props.keybinds) : 'Ask anything · / for commands · @ to mention'}
       />
       <StatusLine
         agent={agentName}

@@ -5,8 +5,11 @@
 //   block per call; each is selectable and acts on that child).
 // - `stepSelection` moves over them without wrapping; from nothing (or a block that is gone)
 //   it lands on the newest, the block nearest the prompt.
-// - `selectionHint` is the one line the screen shows while the mode is on: which block, of
-//   how many, and the keys.
+// - `selectionHint` is what the screen shows above the prompt while the mode is on: which
+//   block, of how many, and the keys — one line where it fits the width, else two (which
+//   block, then the keys as short as needed), never a line wider than the screen; plus, after
+//   a key the mode does not use, a line saying it was not typed and that Esc leaves.
+import { displayWidth, oneLine, truncate } from '../render/text.js';
 import { childOfCall, isTaskCall, toolCallsOf } from '../state/selectors.js';
 import type { UiState } from '../state/types.js';
 
@@ -35,8 +38,45 @@ export function stepSelection(blocks: readonly SelectedBlock[], current: Selecte
   return blocks[Math.min(blocks.length - 1, Math.max(0, at + step))];
 }
 
-export function selectionHint(blocks: readonly SelectedBlock[], selected: SelectedBlock, label: string): string {
+const SHORTEST_LEGEND = '↑↓ enter u o esc';
+/** The keys, longest first: a narrow screen gets the first that fits. */
+const KEY_LEGENDS = [
+  '↑↓ move · enter open · u revert · o diff · esc done',
+  '↑↓ move · enter open · u revert · o diff · esc',
+  '↑↓ enter open · u revert · o diff · esc',
+  '↑↓ enter u:revert o:diff esc',
+  SHORTEST_LEGEND,
+] as const;
+
+/** Shown after a key the mode does not use: the prompt does not get it. */
+export const TYPING_WAITS = 'Not typed: esc leaves the selection';
+
+export interface SelectionHintInput {
+  blocks: readonly SelectedBlock[];
+  selected: SelectedBlock;
+  /** Who the selected block is, e.g. `build › general (Edit 3)`. */
+  label: string;
+  /** The screen's columns. */
+  width: number;
+  /** A key the mode does not use was typed since the last one it does. */
+  strayKey: boolean;
+}
+
+export interface HintLine {
+  text: string;
+  /** Drawn as a warning: the key just typed went nowhere. */
+  warning: boolean;
+}
+
+export function selectionHint({ blocks, selected, label: rawLabel, width, strayKey }: SelectionHintInput): HintLine[] {
+  const label = oneLine(rawLabel);
   const at = blocks.findIndex((b) => b.callId === selected.callId) + 1;
-  // The keys first: on a narrow screen the label is what gets cut.
-  return `❯ sub-agent ${at} of ${blocks.length} · ↑↓ move · enter open · u revert · o diff · esc done · ${label}`;
+  const line = (text: string, warning = false): HintLine => ({ text: truncate(text, width), warning });
+  const stray = strayKey ? [line(TYPING_WAITS, true)] : [];
+  const keys = `❯ sub-agent ${at} of ${blocks.length} · ${KEY_LEGENDS[0]}`;
+  // The keys first: on a wide screen only the label's end is cut.
+  if (displayWidth(keys) <= width) return [...stray, line(`${keys} · ${label}`)];
+  // Narrow: which block on a line of its own (its block may be scrolled off), then the keys.
+  const legend = KEY_LEGENDS.find((l) => displayWidth(l) <= width) ?? SHORTEST_LEGEND;
+  return [...stray, line(`❯ ${at}/${blocks.length} ${label}`), line(legend)];
 }

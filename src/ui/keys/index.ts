@@ -14,4 +14,4 @@ export {
   type KeymapOptions,
 } from './keymap.js';
 export { useRefState } from './ref-state.js';
-export { KeyRouter, useKeys, useLeaderPending, type KeyRouterProps, type KeyHandler, type UseKeysOptions } from './key-router.js';
+export { KeyRouter, useKeys, useHoldKeys, useLeaderPending, MAX_HOLD_MS, type HoldKeys, type KeyRouterProps, type KeyHandler, type UseKeysOptions } from './key-router.js';

@@ -1,7 +1,8 @@
 // A one-line yes/no question (e.g. "Revert explore's changes to 3 files? y/n"). Contract: `y`
 // calls `onYes`; `n` or Esc calls `onNo`; every other key is ignored, so a stray keystroke
-// neither confirms nor dismisses it.
-import { Text } from 'ink';
+// neither confirms nor dismisses it. On a narrow screen the question is cut, never the `y/n`
+// that says which keys answer it.
+import { Box, Text } from 'ink';
 import { useKeys } from '../../keys/key-router.js';
 import { roleColor } from '../../theme.js';
 
@@ -17,9 +18,15 @@ export function ConfirmLine({ question, onYes, onNo }: ConfirmLineProps) {
     else if (input === 'y' || input === 'Y') onYes();
   });
   return (
-    <Text wrap="truncate-end">
-      <Text color={roleColor('warning')}>{question}</Text>
-      <Text color={roleColor('muted')}> y/n</Text>
-    </Text>
+    <Box>
+      <Box flexShrink={1}>
+        <Text color={roleColor('warning')} wrap="truncate-end">
+          {question}
+        </Text>
+      </Box>
+      <Box flexShrink={0}>
+        <Text color={roleColor('muted')}> y/n</Text>
+      </Box>
+    </Box>
   );
 }

@@ -41,6 +41,11 @@ export interface PromptInputProps {
   disabledHint?: string;
   /** False while something else owns the keyboard (a dialog, a pending leader chord). */
   isActive?: boolean;
+  /**
+   * Draw the text cursor (default: while active). False while a mode that takes every key
+   * first (the block selection) is on: typing does not go here meanwhile.
+   */
+  showCursor?: boolean;
   /** Shown before the first line, e.g. the agent name. */
   prompt?: string;
   promptColor?: string;
@@ -90,6 +95,7 @@ export function PromptInput(props: PromptInputProps) {
     disabled = false,
     disabledHint = 'Read-only view',
     isActive = true,
+    showCursor = isActive,
     prompt = '›',
     promptColor,
     exitWindowMs = 2000,
@@ -177,7 +183,7 @@ export function PromptInput(props: PromptInputProps) {
         </Text>
       ))}
       <Box borderStyle="round" borderColor={roleColor('muted')} paddingX={1} flexDirection="column">
-        <EditorLines text={state.buffer.text} cursor={state.buffer.cursor} placeholder={placeholder} prompt={prompt} promptColor={promptColor} showCursor={isActive} />
+        <EditorLines text={state.buffer.text} cursor={state.buffer.cursor} placeholder={placeholder} prompt={prompt} promptColor={promptColor} showCursor={isActive && showCursor} />
       </Box>
       {menu ? <CompletionMenu items={menu.items} index={menu.index} maxVisible={MENU_VISIBLE} /> : null}
       {isExitArmed(state, now()) ? <Text color={roleColor('warning')}>Press Ctrl+C again to exit</Text> : null}
