@@ -10,9 +10,9 @@ import { defineConfig } from 'vitest/config';
  * leaves a process or engine running, replaces the timers, mocks or spies on modules, or
  * changes process state (env, cwd, PATH) without putting it back; none tests module state
  * another file may have set (parser warm-up, the sandbox probe's cache, lazy loads). Files
- * that drive the built binary gain little (their imports are light) and stay isolated, as
- * do those that break one of the rules above; a new file in one of the folders below shares
- * modules unless it is listed in NEEDS_ISOLATION.
+ * that drive the built binary gain little (their imports are light) and stay isolated, where
+ * the global setup builds it, as do those that break one of the rules above; a new file in
+ * one of the folders below shares modules unless it is listed in NEEDS_ISOLATION.
  */
 const SHARED_MODULES = [
   'test/ui/{app,transcript,state,input,keys,dialogs,notify,screens}/**/*.test.{ts,tsx}',
@@ -20,7 +20,7 @@ const SHARED_MODULES = [
   'test/checkpoints/{child-diff-tui,child-select-tui,diff-stat,hostile-restore,tui-queued-commands,tui,undo}.test.{ts,tsx}',
   'test/subagents/**/*.test.{ts,tsx}',
   'test/engine/**/*.test.ts',
-  'test/context/**/*.test.{ts,tsx}',
+  'test/context/{caching,limits,tui,units}.test.{ts,tsx}',
   'test/commands/**/*.test.ts',
   'test/hooks/{daemon-hook,engine-hooks,sources}.test.ts',
   'test/images/**/*.test.ts',
@@ -33,7 +33,7 @@ const SHARED_MODULES = [
   'test/tools/{read,search,write-edit,todo,webfetch,webfetch-normalise,webfetch-redirects,websearch,hostile-patterns,index}.test.ts',
   'test/tools/{bash,background-shells,escaped-processes,exec-reread,read-huge,regular-file-swap,special-files,stale-write}.test.ts',
   'test/trust/**/*.test.ts',
-  'test/workspace/**/*.test.{ts,tsx}',
+  'test/workspace/{agent-isolation,isolation,racy-index,task-block-merge,warm-index}.test.{ts,tsx}',
   'test/agent/**/*.test.ts',
   'test/agents/**/*.test.ts',
   'test/claude-settings/**/*.test.ts',
