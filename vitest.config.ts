@@ -2,21 +2,43 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Test files that share their worker's modules with the files run before them (Vitest's
- * `isolate: false`): each file otherwise imports Ink, React, zod and the core's or UI's
- * modules anew, which took longer than most of these files' tests. Only files that render
- * components or call loaders, parsers and single tools belong here: no engine, store, process
- * left running, fake timers, module mocks or process state they do not put back. Everything
- * else stays isolated; a new file in one of the UI folders below shares modules unless it is
- * listed in NEEDS_ISOLATION.
+ * `isolate: false`): each file otherwise starts a worker of its own and imports Ink, React,
+ * zod, the SDKs and the core's or UI's modules anew, which took longer than many of these
+ * files' tests (about a second a file, more for those that build an engine and an App).
+ * Files here run their code in the test process: components, loaders, parsers, tools, and
+ * engines and stores through the harness, each closed by the test that made it. None of them
+ * leaves a process or engine running, replaces the timers, mocks or spies on modules, or
+ * changes process state (env, cwd, PATH) without putting it back; none tests module state
+ * another file may have set (parser warm-up, the sandbox probe's cache, lazy loads). Files
+ * that drive the built binary gain little (their imports are light) and stay isolated, where
+ * the global setup builds it, as do those that break one of the rules above; a new file in
+ * one of the folders below shares modules unless it is listed in NEEDS_ISOLATION.
  */
 const SHARED_MODULES = [
-  'test/ui/{transcript,state,input,keys,dialogs,notify,screens}/**/*.test.{ts,tsx}',
+  'test/ui/{app,transcript,state,input,keys,dialogs,notify,screens}/**/*.test.{ts,tsx}',
   'test/text/**/*.test.ts',
-  'test/permission/{bash-match,rules,control-files}.test.ts',
+  'test/checkpoints/{child-diff-tui,child-select-tui,diff-stat,hostile-restore,tui-queued-commands,tui,undo}.test.{ts,tsx}',
+  'test/subagents/**/*.test.{ts,tsx}',
+  'test/engine/**/*.test.ts',
+  'test/context/{caching,limits,tui,units}.test.{ts,tsx}',
+  'test/commands/**/*.test.ts',
+  'test/hooks/{daemon-hook,engine-hooks,sources}.test.ts',
+  'test/images/**/*.test.ts',
+  'test/mcp/{engine,http,tui}.test.{ts,tsx}',
+  'test/permission/{bash-match,bash-spellings,rules,control-files,engine-control-files}.test.ts',
+  'test/provider/{anthropic,fake-server,models,openai-compatible,openai-tree,retry-policy}.test.ts',
   'test/config/{jsonc,config}.test.ts',
-  'test/context/{units,limits}.test.ts',
-  'test/tools/{read,search,write-edit,todo,webfetch,webfetch-normalise,hostile-patterns,index}.test.ts',
-  'test/agents/{agents,tools}.test.ts',
+  'test/skills/**/*.test.ts',
+  'test/store/{store,engine-lease}.test.ts',
+  'test/tools/{read,search,write-edit,todo,webfetch,webfetch-normalise,webfetch-redirects,websearch,hostile-patterns,index}.test.ts',
+  'test/tools/{bash,background-shells,escaped-processes,exec-reread,read-huge,regular-file-swap,special-files,stale-write}.test.ts',
+  'test/trust/**/*.test.ts',
+  'test/workspace/{agent-isolation,isolation,racy-index,task-block-merge,warm-index}.test.{ts,tsx}',
+  'test/agent/**/*.test.ts',
+  'test/agents/**/*.test.ts',
+  'test/claude-settings/**/*.test.ts',
+  'test/acp/{translate,session-activity}.test.ts',
+  'test/cli/{pick-session,sessions-list,stdin}.test.ts',
   'test/shims/grapheme.test.ts',
   'test/scripts/dist-stamp.test.ts',
 ];

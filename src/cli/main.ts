@@ -16,7 +16,7 @@ import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
 import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
 import { openProject, type OpenedProject } from '../core/project-context.js';
 import { packageRoot, packageVersion } from '../core/package-root.js';
-import { composePrompt, inputKind } from './stdin.js';
+import { composePrompt, inputKind, stdinWaitMs } from './stdin.js';
 
 // Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
 performance.mark('cli:loaded');
@@ -107,7 +107,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
   const runPrompt = async (words: string[], { sandbox, ...opts }: RunOptions & { sandbox?: SandboxMode }, trust = false) => {
     const ctx = context(trust, false, sandbox);
-    const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr });
+    const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr, firstByteMs: stdinWaitMs(process.env) });
     exitCode = await runCommand(ctx, prompt, opts, { ...io, closed: output.signal });
   };
 

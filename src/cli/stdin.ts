@@ -4,8 +4,9 @@
 // terminal, /dev/null or another device (a CI job's closed stdin is reopened as /dev/null
 // by Node). Reading ends at EOF or after MAX_STDIN_BYTES (the rest is left unread, so
 // `yes | opencode-ink run …` ends too). When the prompt has words of its own, a pipe that
-// stays silent for STDIN_FIRST_BYTE_MS is given up on: a parent process that spawns us with
-// an open stdin it never writes to or closes must not hang the run.
+// stays silent for STDIN_FIRST_BYTE_MS (or $OPENCODE_INK_STDIN_WAIT_MS) is given up on: a
+// parent process that spawns us with an open stdin it never writes to or closes must not hang
+// the run.
 import { fstatSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { ConfigError } from '../core/errors.js';
@@ -14,6 +15,16 @@ import { ConfigError } from '../core/errors.js';
 export const MAX_STDIN_BYTES = 512 * 1024;
 /** How long a prompt with words waits for a pipe's first byte. */
 export const STDIN_FIRST_BYTE_MS = 3000;
+/** Sets that wait (whole milliseconds) for a parent that knows it writes sooner or later. */
+export const STDIN_WAIT_ENV = 'OPENCODE_INK_STDIN_WAIT_MS';
+
+/** The first-byte wait `env` asks for, STDIN_FIRST_BYTE_MS when it asks nothing; a usage error when it is not whole milliseconds. */
+export function stdinWaitMs(env: NodeJS.ProcessEnv): number {
+  const raw = env[STDIN_WAIT_ENV];
+  if (raw === undefined || raw === '') return STDIN_FIRST_BYTE_MS;
+  if (!/^\d{1,9}$/.test(raw.trim())) throw new ConfigError(`${STDIN_WAIT_ENV} must be a whole number of milliseconds, e.g. 3000; got "${raw}".`);
+  return Number(raw.trim());
+}
 
 export type InputKind = 'pipe' | 'file' | 'other';
 

@@ -2,7 +2,7 @@
 // multi-byte character, a writer that never writes, where the blank line goes.
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { composePrompt, readStream, type InputKind } from '../../src/cli/stdin.js';
+import { composePrompt, readStream, STDIN_FIRST_BYTE_MS, stdinWaitMs, type InputKind } from '../../src/cli/stdin.js';
 import { ConfigError } from '../../src/core/errors.js';
 
 function sink(): { stream: Writable; text: () => string } {
@@ -81,5 +81,21 @@ describe('readStream', () => {
     const read = readStream(stdin);
     stdin.destroy(new Error('EIO: i/o error'));
     await expect(read).rejects.toThrow('Could not read stdin: EIO: i/o error.');
+  });
+});
+
+describe('stdinWaitMs', () => {
+  it('is the default without OPENCODE_INK_STDIN_WAIT_MS, and its whole milliseconds with it', () => {
+    expect(stdinWaitMs({})).toBe(STDIN_FIRST_BYTE_MS);
+    expect(stdinWaitMs({ OPENCODE_INK_STDIN_WAIT_MS: '' })).toBe(STDIN_FIRST_BYTE_MS);
+    expect(stdinWaitMs({ OPENCODE_INK_STDIN_WAIT_MS: '250' })).toBe(250);
+    expect(stdinWaitMs({ OPENCODE_INK_STDIN_WAIT_MS: '0' })).toBe(0);
+  });
+
+  it('refuses anything else in one sentence naming the variable', () => {
+    for (const bad of ['2s', '-1', '1.5', 'soon', '9999999999']) {
+      expect(() => stdinWaitMs({ OPENCODE_INK_STDIN_WAIT_MS: bad })).toThrow(ConfigError);
+      expect(() => stdinWaitMs({ OPENCODE_INK_STDIN_WAIT_MS: bad })).toThrow(`OPENCODE_INK_STDIN_WAIT_MS must be a whole number of milliseconds, e.g. 3000; got "${bad}".`);
+    }
   });
 });

@@ -82,19 +82,22 @@ describe('piped stdin', () => {
     expect(firstUserText(server.requests[0]!)).toBe('just words');
   });
 
+  // A shorter first-byte wait than the default 3 s, so these tests do not sit through it.
+  const shortWait = () => ({ ...env, OPENCODE_INK_STDIN_WAIT_MS: '200' });
+
   it('does not hang on a pipe that is held open and never written: it runs the words alone, and says so', async () => {
     server.enqueue(text('ok'));
-    const { child, done } = startCli(['run', 'only', 'words'], { cwd: project, env, stdin: 'pipe' });
+    const { child, done } = startCli(['run', 'only', 'words'], { cwd: project, env: shortWait(), stdin: 'pipe' });
     const result = await done;
     child.stdin!.destroy();
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('nothing arrived on stdin');
+    expect(result.stderr).toContain('nothing arrived on stdin within 0.2 s');
     expect(firstUserText(server.requests[0]!)).toBe('only words');
   });
 
   it('with no words waits for a slow writer, saying what it waits for', async () => {
     server.enqueue(text('ok'));
-    const { child, done } = startCli(['run'], { cwd: project, env, stdin: 'pipe' });
+    const { child, done } = startCli(['run'], { cwd: project, env: shortWait(), stdin: 'pipe' });
     let stderr = '';
     await new Promise<void>((resolve) => {
       child.stderr!.on('data', (d: Buffer) => {
@@ -129,6 +132,14 @@ describe('piped stdin', () => {
     const result = await shell('yes | eval "$OI run what repeats"');
     expect(result.code).toBe(0);
     expect(firstUserText(server.requests[0]!)).toMatch(/^what repeats\n\ny\ny\n/);
+  });
+
+  it('refuses a first-byte wait that is not whole milliseconds in one line with exit 2', async () => {
+    const result = await runCli(['run', 'words'], { cwd: project, env: { ...env, OPENCODE_INK_STDIN_WAIT_MS: '2s' }, stdin: 'pipe' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('OPENCODE_INK_STDIN_WAIT_MS must be a whole number of milliseconds');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('refuses binary input in one line with exit 2', async () => {
