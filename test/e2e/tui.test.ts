@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { launchTerm, type Term } from '../support/tmux-cli.js';
+import { waitForText } from '../support/wait.js';
 
 let home: string;
 
@@ -125,15 +126,20 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
       'Next step would be defining rateLimit',
       'tests/auth.test.js.',
     ];
-    const lines = t.history().split('\n');
+    const inOrder = (lines: readonly string[]) => {
+      let at = -1;
+      for (const want of expected) {
+        at = lines.findIndex((l, i) => i > at && l.includes(want));
+        if (at < 0) return false;
+      }
+      return true;
+    };
+    // A capture taken while Ink repaints its live region can miss rows that are about to be
+    // drawn; a line really erased never comes back, so this still fails when one is lost.
+    const history = await waitForText(() => t.history(), (text) => inOrder(text.split('\n')), 'every finished line, in order', { timeoutMs: 5000, intervalMs: 100 });
+    const lines = history.split('\n');
     // Wrapped prose starts its continuation rows at the margin, not with the breaking space.
     expect(lines.some((l) => l.startsWith(' a limiter'))).toBe(false);
-    let at = -1;
-    for (const want of expected) {
-      const found = lines.findIndex((l, i) => i > at && l.includes(want));
-      expect(found, `"${want}" after line ${at} in:\n${lines.join('\n')}`).toBeGreaterThan(at);
-      at = found;
-    }
     // The demo's answer names both routes: the "Both" answer reached the sub-agent.
     expect(lines.join('\n')).toContain("app.post('/v1/login', rateLimit, login);");
 
