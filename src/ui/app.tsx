@@ -194,7 +194,8 @@ export function App(props: AppProps) {
       }
       if (action === 'session_child_select') {
         selectKey.current?.();
-        return;
+        // Keys in the same write (`ctrl+x s ↑`) act once the selection is drawn.
+        return Promise.resolve();
       }
       if (action === 'session_child_cancel') {
         // This child alone: its parent gets state="cancelled" for the call and goes on.
