@@ -124,7 +124,10 @@ it('on a 40x10 terminal the hint names the block and every key, and the y/n ques
   /** The live region: what is below the last printed line the run left (the turn's answer). */
   const live = (frame: string) => frame.split('\n').slice(frame.split('\n').lastIndexOf('ALL-DONE') + 1);
 
-  await press(ui.stdin, KEY.ctrlX, 's', KEY.up);
+  // The layout is what this test is about; keys in one write are the tmux test's.
+  await press(ui.stdin, KEY.ctrlX, 's');
+  await waitForFrame(ui.lastFrame, (f) => f.includes('❯ 2/2 build › general (Edit file number'));
+  await press(ui.stdin, KEY.up);
   const selected = await waitForFrame(ui.lastFrame, (f) => f.includes('❯ 1/2 build › general (Edit file number'));
   const rows = live(selected);
   expect(rows).toContain('↑↓ enter open · u revert · o diff · esc');

@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../support/wait.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/repo-root.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
@@ -42,10 +43,22 @@ describe.runIf(hasTmux || process.env.CI)('the trust dialog in a terminal', () =
   beforeAll(() => {
     home = realpathSync(mkdtempSync(join(tmpdir(), 'oci-trust-e2e-')));
   });
-  afterAll(() => {
+  afterAll(async () => {
     server.kill();
-    // The killed program may still be closing its store in there: retry while it finishes.
-    rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    // The killed program may still be closing its store in there (a file appears while the
+    // folder is being emptied): try again until it has finished, with a deadline.
+    await waitFor(
+      () => {
+        try {
+          rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      `${home} to be removed`,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
   });
 
   it('asks first; "t" records trust and starts the app with the project in full', async () => {
