@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { CoreEvent } from '../../src/core/events.js';
 import { CoreEventSchema } from '../../src/core/events/schema.js';
-import { scriptConversations } from '../support/conversations.js';
-import { reply, text, type ScriptedBlock } from '../support/fake-anthropic.js';
+import { scriptConversations, taskUse, toolUse } from '../support/conversations.js';
+import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
@@ -16,9 +16,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-let seq = 0;
-const use = (name: string, input: Record<string, unknown>): ScriptedBlock => ({ type: 'tool_use', name, input, id: `toolu_${name}_${++seq}` });
-const task = (prompt: string) => use('task', { description: prompt.slice(0, 20), prompt, subagent_type: 'general' });
+const use = toolUse;
+const task = taskUse;
 const stats = (events: readonly CoreEvent[]) => events.filter((e): e is Extract<CoreEvent, { type: 'session.diff_stat' }> => e.type === 'session.diff_stat');
 
 it("counts each child's changes with its descendants', and a child that changed nothing reports 0 files", async () => {

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent } from '../../src/core/events.js';
 import { HookScripts, hookConfig } from '../hooks/scripts.js';
 import { runCli } from '../support/cli.js';
-import { scriptConversations, type ReplyScript } from '../support/conversations.js';
-import { reply, text, type ScriptedBlock, type ScriptedReply } from '../support/fake-anthropic.js';
+import { scriptConversations, type ReplyScript, taskUse, toolUse } from '../support/conversations.js';
+import { reply, text, type ScriptedReply } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
@@ -20,9 +20,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-let seq = 0;
-const use = (name: string, input: Record<string, unknown>): ScriptedBlock => ({ type: 'tool_use', name, input, id: `toolu_${name}_${++seq}` });
-const task = (prompt: string) => use('task', { description: prompt.slice(0, 20), prompt, subagent_type: 'general' });
+const use = toolUse;
+const task = taskUse;
 const bash = (command: string) => use('bash', { command, description: 'change files' });
 
 /** A point several conversations wait at: each reply made by `at()` is served only once `count` of them have been asked for. */

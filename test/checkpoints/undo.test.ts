@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UndoConflictError } from '../../src/core/engine.js';
 import type { CoreEvent } from '../../src/core/events.js';
-import { scriptConversations } from '../support/conversations.js';
-import { reply, text, type ScriptedBlock } from '../support/fake-anthropic.js';
+import { scriptConversations, taskUse, toolUse } from '../support/conversations.js';
+import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
@@ -16,9 +16,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-let seq = 0;
-const use = (name: string, input: Record<string, unknown>): ScriptedBlock => ({ type: 'tool_use', name, input, id: `toolu_${name}_${++seq}` });
-const task = (prompt: string) => use('task', { description: prompt.slice(0, 20), prompt, subagent_type: 'general' });
+const use = toolUse;
+const task = taskUse;
 
 function files(h: Harness): Record<string, string | undefined> {
   const read = (name: string) => (existsSync(join(h.projectDir, name)) ? readFileSync(join(h.projectDir, name), 'utf8') : undefined);

@@ -1,7 +1,7 @@
 // Scripts the fake server per conversation instead of per request: parallel sub-agents hit
 // the server in no fixed order, so each session's replies are keyed by the first user
 // message it sent (its prompt), which tests make unique.
-import type { FakeServer, RecordedRequest, ScriptedReply } from './fake-anthropic.js';
+import type { FakeServer, RecordedRequest, ScriptedBlock, ScriptedReply } from './fake-anthropic.js';
 
 export type ReplyScript = ScriptedReply | ((req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
 
@@ -56,4 +56,16 @@ export function held(answer: ScriptedReply): { reply: () => Promise<ScriptedRepl
   let open: () => void = () => {};
   const opened = new Promise<void>((resolve) => (open = resolve));
   return { reply: async () => (await opened, answer), open };
+}
+
+let callSeq = 0;
+
+/** A scripted tool call with an id unique in the process. */
+export function toolUse(name: string, input: Record<string, unknown>): ScriptedBlock {
+  return { type: 'tool_use', name, input, id: `toolu_${name}_${++callSeq}` };
+}
+
+/** A `task` call for a `general` sub-agent; its prompt (unique per test) keys its conversation. */
+export function taskUse(prompt: string): ScriptedBlock {
+  return toolUse('task', { description: prompt.slice(0, 20), prompt, subagent_type: 'general' });
 }
