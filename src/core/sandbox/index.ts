@@ -13,7 +13,7 @@ import { detectSandbox, type SandboxAvailability, type SandboxBackend } from './
 import { sandboxBlockNote } from './blocked.js';
 import { bwrapArgs } from './bwrap.js';
 import { GuardWatch, type GuardFinding } from './guard-watch.js';
-import { sandboxPolicy, type SandboxPolicy } from './policy.js';
+import { refreshControlSurface, sandboxPolicy, type SandboxPolicy } from './policy.js';
 import { hostRunner, type CommandRunner, type ProgramWrapper } from './runner.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { settingsFromConfig, type SandboxConfig, type SandboxMode, type SandboxSettings } from './settings.js';
@@ -92,8 +92,8 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
   if (mode === 'off') return undefined;
   const availability = host.availability;
   if (!availability.available) return { state: 'unavailable', mode, reason: availability.reason };
-  // The policy is built for each command (a few dozen lookups): what exists in `.git` and
-  // which control files exist decide what is bound read-only and what is watched.
+  // The policy is built on first use (paths are looked up, allow_write folders created, only
+  // if a command runs); its control surface is looked up again before each command.
   let policy: SandboxPolicy | undefined;
   const build = (): SandboxPolicy =>
     sandboxPolicy({
@@ -114,7 +114,7 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
   const runner: CommandRunner = {
     description: inner.description,
     run: async (command, options) => {
-      policy = build();
+      policy = policy ? refreshControlSurface(policy) : build();
       // Seatbelt refuses the guarded paths itself; bwrap needs the watch (guard-watch.ts).
       const release = availability.backend.kind === 'bwrap' ? watch.hold(policy.guarded) : () => {};
       try {

@@ -153,9 +153,6 @@ function outermost(paths: Iterable<string>): string[] {
 export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const cwd = real(input.cwd) ?? resolve(input.cwd);
   const writable: string[] = [];
-  const protectedPaths: string[] = [];
-  const pinned: string[] = [];
-  const guarded: SandboxPolicy['guarded'] = [];
   const read = input.read ?? 'all';
   const root = findWorkTree(cwd).root;
   if (input.mode === 'workspace-write') {
@@ -171,15 +168,6 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
       return real(path);
     });
     for (const path of outermost([surface.root, ...surface.gitDirs, ...extra.filter((p): p is string => p !== undefined)])) writable.push(path);
-    const isWritable = (path: string) => writable.some((w) => isInside(path, w));
-    // Only what a command could otherwise change needs binding: a path outside every writable folder is read-only already.
-    // Outermost first: binding `.git` after `.git/worktrees/x` would cover the inner pin.
-    pinned.push(...surface.pinned.filter(isWritable).sort((a, b) => a.length - b.length));
-    protectedPaths.push(...surface.protected.filter(isWritable));
-    guarded.push(...surface.guarded.filter(isWritable).map((path) => ({ path, action: 'remove' as const })));
-    const control = projectControlFiles([surface.root, cwd]);
-    protectedPaths.push(...control.existing.filter(isWritable));
-    guarded.push(...control.missing.filter(isWritable).map((path) => ({ path, action: 'report' as const })));
   }
   const hiddenCandidates = [
     ...HIDDEN_CREDENTIALS.map((p) => join(input.home, p)),
@@ -203,21 +191,37 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const visible = input.mode === 'read-only' ? [root] : [];
   if (input.mode === 'read-only' && insideHidden(cwd)) revealed.push({ path: visible[0]!, writable: false });
   // A protected path inside a hidden folder stays hidden unless its folder was shown again.
-  const shown = (path: string) => !insideHidden(path) || revealed.some((r) => isInside(path, r.path));
   const readable = read === 'project' ? readableFolders(input, root) : [];
+  const base = { mode: input.mode, network: input.network, cwd, visible, writable, hidden, revealed, read, readable };
+  return { ...base, ...controlSurface(base) };
+}
+
+/**
+ * The policy with its control surface looked up again (a few dozen lookups): what exists in
+ * `.git` and which control files exist now decide what is bound read-only and what is
+ * watched, so this runs before each command while the rest of the policy is kept.
+ */
+export function refreshControlSurface(policy: SandboxPolicy): SandboxPolicy {
+  return { ...policy, ...controlSurface(policy) };
+}
+
+function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' | 'hidden' | 'revealed'>): Pick<SandboxPolicy, 'protected' | 'pinned' | 'guarded'> {
+  if (policy.mode !== 'workspace-write') return { protected: [], pinned: [], guarded: [] };
+  const surface = gitSurface(policy.cwd);
+  const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
+  // A path inside a hidden folder stays hidden unless its folder was shown again.
+  const shown = (path: string) => !hiddenDirs.some((h) => isInside(path, h)) || policy.revealed.some((r) => isInside(path, r.path));
+  // Only what a command could otherwise change needs binding: a path outside every writable folder is read-only already.
+  const inReach = (path: string) => policy.writable.some((w) => isInside(path, w)) && shown(path);
+  const control = projectControlFiles([surface.root, policy.cwd]);
   return {
-    mode: input.mode,
-    network: input.network,
-    cwd,
-    visible,
-    writable,
-    protected: protectedPaths.filter(shown),
-    pinned: pinned.filter(shown),
-    guarded: guarded.filter((g) => shown(g.path)),
-    hidden,
-    revealed,
-    read,
-    readable,
+    // Outermost first: binding `.git` after `.git/worktrees/x` would cover the inner pin.
+    pinned: surface.pinned.filter(inReach).sort((a, b) => a.length - b.length),
+    protected: [...surface.protected, ...control.existing].filter(inReach),
+    guarded: [
+      ...surface.guarded.filter(inReach).map((path) => ({ path, action: 'remove' as const })),
+      ...control.missing.filter(inReach).map((path) => ({ path, action: 'report' as const })),
+    ],
   };
 }
 
