@@ -97,6 +97,43 @@ describe.skipIf(bwrapMissing !== undefined)('ways out of the sandbox through fil
     expect(userGitStatusRuns(home.project, marker)).toBe(false);
   });
 
+  it('takes a repository it planted out of git\'s index, and keeps existing submodules\' configs read-only', async () => {
+    const home = repoHome();
+    const marker = join(home.root, 'submodule-fsmonitor-ran');
+    // A repository the user already has inside the project, registered in the index.
+    const vendored = join(home.project, 'vendored');
+    mkdirSync(vendored);
+    gitIn(vendored, 'init', '-q');
+    writeFileSync(join(vendored, 'v.txt'), 'v\n');
+    gitIn(vendored, 'add', '-A');
+    gitIn(vendored, 'commit', '-q', '-m', 'v');
+    gitIn(home.project, 'add', 'vendored');
+    gitIn(home.project, 'commit', '-q', '-m', 'vendored');
+    const ctx = sandboxed(home);
+    const result = await run(
+      bashTool,
+      {
+        command: [
+          'git init -q planted',
+          `git -C planted config core.fsmonitor "touch ${marker}"`,
+          'echo p > planted/p.txt',
+          'git -C planted add p.txt',
+          'git -C planted -c user.email=t@t -c user.name=t commit -q -m p',
+          'git add planted 2>/dev/null',
+          'git ls-files -s planted | cut -c1-6',
+          `${NODE} -e "try { require('fs').appendFileSync('vendored/.git/config', '[core]\\n\\tfsmonitor = touch ${marker}\\n') } catch (e) { console.log(e.code) }"`,
+        ].join(' && '),
+      },
+      ctx,
+    );
+    expect(result.output).toMatch(/^160000$/m);
+    expect(result.output).toMatch(/EROFS/);
+    expect(result.output).toMatch(/the sandbox took planted out of git's index: it holds a git repository of its own/);
+    expect(gitIn(home.project, 'ls-files', '-s', 'planted')).toBe('');
+    expect(readFileSync(join(home.project, 'planted', 'p.txt'), 'utf8')).toBe('p\n');
+    expect(userGitStatusRuns(home.project, marker)).toBe(false);
+  });
+
   it('still lets git add, commit and status work inside', async () => {
     const home = repoHome();
     const ctx = sandboxed(home);

@@ -16,7 +16,9 @@
 //   `.git` itself, each worktree's and submodule's git directory, a worktree's `.git` file.
 // - `protected`: the control files that exist, bound read-only: `config`, `config.worktree`,
 //   `commondir`, `gitdir`, `hooks/`, `info/` of every git directory above (the main one, each
-//   `worktrees/*`, each `modules/*`, a few levels deep), and a worktree's `.git` file.
+//   `worktrees/*`, each `modules/*`, a few levels deep, and the `.git` folder of each
+//   submodule entry of the index: `git status` runs git there), and a worktree's `.git` file.
+// - `index`: the work tree's index and its submodule entries, for planted-repos.ts.
 // - `guarded`: the same names where they do not exist yet. A bind mount needs something to bind
 //   onto, and creating a placeholder in the user's `.git` would change what git does, so these
 //   are watched while a sandboxed command runs and removed the moment they appear (guard-watch.ts).
@@ -24,6 +26,7 @@
 //   `commit`, `status`, `log`, `checkout`, `merge`, `rebase`).
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { gitlinksOf, hashBytesOf } from './git-index.js';
 
 /** What a git directory holds that decides what git runs. */
 export const GIT_CONTROL_NAMES: readonly string[] = ['config', 'config.worktree', 'commondir', 'gitdir', 'hooks', 'info'];
@@ -33,9 +36,19 @@ const MAX_NESTED_GIT_DIRS = 200;
 /** `modules/a/modules/b/…`: how deep submodules of submodules are followed. */
 const MAX_MODULE_DEPTH = 3;
 
+/** The index of the work tree's own git dir, and the submodule entries it held when looked at. */
+export interface WorkTreeIndex {
+  file: string;
+  /** Object id size in bytes (20, or 32 in a sha256 repository). */
+  hashBytes: number;
+  gitlinks: string[];
+}
+
 export interface GitSurface {
   /** The work tree's root (the folder holding `.git`), or the starting folder outside any repository. */
   root: string;
+  /** Set when the work tree has a (validated) git dir. */
+  index?: WorkTreeIndex;
   gitDirs: string[];
   pinned: string[];
   protected: string[];
@@ -174,8 +187,31 @@ export function gitSurface(cwd: string): GitSurface {
     // rewritten nor replaced.
     surface.protected.push(dotGit);
   }
+  const embedded: string[] = [];
+  const own = surface.gitDirs[0];
+  if (own) {
+    const common = surface.gitDirs.at(-1)!;
+    let config = '';
+    try {
+      config = readFileSync(join(common, 'config'), 'utf8');
+    } catch {
+      // No config: a sha1 repository, as git assumes.
+    }
+    const hashBytes = hashBytesOf(config);
+    const file = join(own, 'index');
+    const gitlinks = gitlinksOf(file, hashBytes);
+    surface.index = { file, hashBytes, gitlinks };
+    // `git status` runs git in every submodule's folder, with that repository's config.
+    for (const link of gitlinks.slice(0, MAX_NESTED_GIT_DIRS)) {
+      const dotGitOfLink = join(tree.root, link, '.git');
+      const kind = kindOf(dotGitOfLink);
+      if (kind === 'dir') embedded.push(dotGitOfLink);
+      else if (kind === undefined) surface.guarded.push(dotGitOfLink);
+      else surface.protected.push(dotGitOfLink);
+    }
+  }
   const seen = new Set<string>();
-  for (const gitDir of surface.gitDirs) {
+  for (const gitDir of [...surface.gitDirs, ...embedded]) {
     for (const dir of [gitDir, ...nestedGitDirs(gitDir)]) {
       if (seen.has(dir)) continue;
       seen.add(dir);

@@ -12,7 +12,9 @@ import { configDir, dataDir } from '../config/paths.js';
 import { detectSandbox, type SandboxAvailability, type SandboxBackend } from './availability.js';
 import { sandboxBlockNote } from './blocked.js';
 import { bwrapArgs } from './bwrap.js';
+import { findWorkTree } from './git-surface.js';
 import { GuardWatch, type GuardFinding } from './guard-watch.js';
+import { takeOutPlantedRepos, type PlantedRepos } from './planted-repos.js';
 import { refreshControlSurface, sandboxPolicy, type SandboxPolicy } from './policy.js';
 import { hostRunner, type CommandRunner, type ProgramWrapper } from './runner.js';
 import { seatbeltProfile } from './seatbelt.js';
@@ -110,6 +112,7 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
     });
   const current = (): SandboxPolicy => (policy ??= build());
   const watch = new GuardWatch();
+  let planted: PlantedRepos[] = [];
   const inner = hostRunner(`a ${mode} sandbox (${availability.backend.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'})`, wrapperFor(availability.backend, current));
   const runner: CommandRunner = {
     description: inner.description,
@@ -117,10 +120,19 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
       policy = policy ? refreshControlSurface(policy) : build();
       // Seatbelt refuses the guarded paths itself; bwrap needs the watch (guard-watch.ts).
       const release = availability.backend.kind === 'bwrap' ? watch.hold(policy.guarded) : () => {};
+      const index = policy.index;
       try {
         const running = await inner.run(command, options);
-        void running.exited.then(release);
-        return running;
+        // The command has ended (and everything it started) before anything is looked at again.
+        const exited = running.exited.then(async (exit) => {
+          release();
+          if (index) {
+            const found = await takeOutPlantedRepos(index, findWorkTree(cwd).root);
+            if (found.paths.length) planted.push(found);
+          }
+          return exit;
+        });
+        return { ...running, exited, alive: running.alive, stop: running.stop, release: running.release };
       } catch (err) {
         release();
         throw err;
@@ -136,13 +148,17 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
       return current();
     },
     blockNote: (output) => sandboxBlockNote(output, current()),
-    guardNote: () => guardNote(watch.takeFindings(), cwd),
+    guardNote: () => {
+      const repos = planted;
+      planted = [];
+      return guardNote(watch.takeFindings(), repos, cwd);
+    },
   };
 }
 
 /** What the watch found, for the tool result: the model learns why its file is gone or inert. */
-function guardNote(findings: readonly GuardFinding[], cwd: string): string | undefined {
-  if (findings.length === 0) return undefined;
+function guardNote(findings: readonly GuardFinding[], repos: readonly PlantedRepos[], cwd: string): string | undefined {
+  if (findings.length === 0 && repos.length === 0) return undefined;
   const name = (path: string) => (path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path);
   const sentences: string[] = [];
   const removed = findings.filter((f) => f.action === 'remove');
@@ -155,6 +171,14 @@ function guardNote(findings: readonly GuardFinding[], cwd: string): string | und
   if (reported.length) {
     sentences.push(
       `${reported.map((f) => name(f.path)).join(', ')} ${reported.length === 1 ? 'was' : 'were'} created from inside the sandbox: control files written there are not applied until the user trusts the project again (opencode-ink trust); write them with the write or edit tool, which asks`,
+    );
+  }
+  for (const { paths, failed } of repos) {
+    const list = paths.map(name).join(', ');
+    sentences.push(
+      failed
+        ? `${list} ${paths.length === 1 ? 'holds a git repository of its own and was' : 'hold git repositories of their own and were'} added to git's index as a submodule, and could not be taken out again (${failed}): git status would run ${paths.length === 1 ? 'its' : 'their'} config outside the sandbox; the user must run git rm --cached on ${paths.length === 1 ? 'it' : 'them'} first`
+        : `the sandbox took ${list} out of git's index: ${paths.length === 1 ? 'it holds a git repository' : 'they hold git repositories'} of ${paths.length === 1 ? 'its' : 'their'} own, and git status would run ${paths.length === 1 ? 'its' : 'their'} config (core.fsmonitor…) outside the sandbox; the files are untouched`,
     );
   }
   return sentences.join('; ');

@@ -24,7 +24,7 @@
 import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { HIDDEN_CREDENTIALS, HIDDEN_SYSTEM_PATHS } from './credentials.js';
-import { findWorkTree, gitSurface } from './git-surface.js';
+import { findWorkTree, gitSurface, type WorkTreeIndex } from './git-surface.js';
 import type { SandboxMode, SandboxRead } from './settings.js';
 
 export interface SandboxPolicy {
@@ -45,6 +45,8 @@ export interface SandboxPolicy {
    * named to the model and not applied until the project is trusted again (trust pins content).
    */
   guarded: Array<{ path: string; action: 'remove' | 'report' }>;
+  /** The work tree's git index and its submodule entries before the command (planted-repos.ts); absent outside a repository and in read-only mode. */
+  index?: WorkTreeIndex;
   /** `all`, or `project`: only `readable` (and what is writable) exists inside. */
   read: SandboxRead;
   /** With `read: "project"`: folders and files bound read-only from the host, symlinks kept as symlinks. */
@@ -205,7 +207,7 @@ export function refreshControlSurface(policy: SandboxPolicy): SandboxPolicy {
   return { ...policy, ...controlSurface(policy) };
 }
 
-function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' | 'hidden' | 'revealed'>): Pick<SandboxPolicy, 'protected' | 'pinned' | 'guarded'> {
+function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' | 'hidden' | 'revealed'>): Pick<SandboxPolicy, 'protected' | 'pinned' | 'guarded' | 'index'> {
   if (policy.mode !== 'workspace-write') return { protected: [], pinned: [], guarded: [] };
   const surface = gitSurface(policy.cwd);
   const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
@@ -214,7 +216,9 @@ function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' 
   // Only what a command could otherwise change needs binding: a path outside every writable folder is read-only already.
   const inReach = (path: string) => policy.writable.some((w) => isInside(path, w)) && shown(path);
   const control = projectControlFiles([surface.root, policy.cwd]);
+  const index = surface.index && inReach(surface.index.file) ? { index: surface.index } : {};
   return {
+    ...index,
     // Outermost first: binding `.git` after `.git/worktrees/x` would cover the inner pin.
     pinned: surface.pinned.filter(inReach).sort((a, b) => a.length - b.length),
     protected: [...surface.protected, ...control.existing].filter(inReach),
