@@ -182,19 +182,23 @@ describe.skipIf(bwrapMissing !== undefined)('ways out of the sandbox through fil
 
   it('cannot rewrite this program\'s or Claude Code\'s control files, and names those it creates', async () => {
     const home = repoHome();
-    mkdirSync(join(home.project, '.claude'), { recursive: true });
+    mkdirSync(join(home.project, '.claude', 'hooks'), { recursive: true });
     writeFileSync(join(home.project, '.claude', 'settings.json'), '{}\n');
+    writeFileSync(join(home.project, '.claude', 'hooks', 'format.sh'), 'prettier --write "$1"\n');
     writeFileSync(join(home.project, '.opencoderc.json'), '{}\n');
     writeFileSync(join(home.project, 'AGENTS.md'), '# agents\n');
     const ctx = sandboxed(home);
     const result = await run(
       bashTool,
       {
-        command: `${NODE} -e "const fs=require('fs'); for (const f of ['.claude/settings.json', '.opencoderc.json', 'AGENTS.md']) { try { fs.writeFileSync(f, '{\\"hooks\\":{}}'); console.log('wrote', f) } catch (e) { console.log(e.code, f) } }"; mv .opencoderc.json x.json 2>&1 | grep -o busy; ${NODE} -e "require('fs').writeFileSync('.mcp.json', '{}')"; echo end`,
+        command: `${NODE} -e "const fs=require('fs'); for (const f of ['.claude/settings.json', '.claude/hooks/format.sh', '.claude/agents/new.md', '.opencoderc.json', 'AGENTS.md']) { try { fs.writeFileSync(f, '{\\"hooks\\":{}}'); console.log('wrote', f) } catch (e) { console.log(e.code, f) } }"; mv .opencoderc.json x.json 2>&1 | grep -o busy; ${NODE} -e "require('fs').writeFileSync('.mcp.json', '{}')"; echo end`,
       },
       ctx,
     );
     expect(result.output).toMatch(/EROFS \.claude\/settings\.json/);
+    expect(result.output).toMatch(/EROFS \.claude\/hooks\/format\.sh/);
+    expect(result.output).toMatch(/(EROFS|ENOENT) \.claude\/agents\/new\.md/);
+    expect(existsSync(join(home.project, '.claude', 'agents'))).toBe(false);
     expect(result.output).toMatch(/EROFS \.opencoderc\.json/);
     expect(result.output).toMatch(/EROFS AGENTS\.md/);
     expect(result.output).toMatch(/busy/);

@@ -70,11 +70,9 @@ export { HIDDEN_SYSTEM_PATHS };
 export const PROJECT_CONTROL_FILES: readonly string[] = [
   '.opencoderc.json',
   '.opencode',
-  '.claude/settings.json',
-  '.claude/settings.local.json',
-  '.claude/agents',
-  '.claude/commands',
-  '.claude/skills',
+  // All of it, not only settings*.json, agents/, commands/ and skills/: hook commands usually
+  // run scripts kept beside them (`.claude/hooks/format.sh`), which a command could rewrite.
+  '.claude',
   '.mcp.json',
   'AGENTS.md',
   'CLAUDE.md',
