@@ -52,7 +52,8 @@ function nearestExisting(path: string): string {
 
 export class GuardWatch {
   private holders = 0;
-  private paths: GuardedPath[] = [];
+  /** Each watched path with the folder that existed nearest to it when the watch started: nothing at or above it is ever touched. */
+  private paths: Array<GuardedPath & { anchor: string }> = [];
   private readonly watchers = new Map<string, FSWatcher>();
   /** The folders the last `rewatch` meant to watch (some may have refused a watcher). */
   private planned = new Set<string>();
@@ -61,7 +62,7 @@ export class GuardWatch {
   /** Starts (or joins) the watch over `paths`, of which only those missing now are watched. */
   hold(paths: readonly GuardedPath[]): () => void {
     const fresh = paths.filter((p) => !exists(p.path) && !this.paths.some((q) => q.path === p.path));
-    this.paths.push(...fresh);
+    this.paths.push(...fresh.map((p) => ({ path: p.path, action: p.action, anchor: nearestExisting(p.path) })));
     this.holders += 1;
     this.rewatch();
     let released = false;
@@ -118,7 +119,9 @@ export class GuardWatch {
     for (const guarded of this.paths) {
       // A folder on the way that appeared (`.claude/` for `.claude/settings.json`) moves the watch down.
       if (!this.planned.has(nearestExisting(guarded.path))) moved = true;
-      const hit = exists(guarded.path) ? guarded.path : this.linkOnTheWay(guarded.path);
+      // A link that appeared on the way (`module -> elsewhere`) is the hit itself: removing
+      // through it would delete a file elsewhere.
+      const hit = linkBelow(guarded.path, guarded.anchor) ?? (exists(guarded.path) ? guarded.path : undefined);
       if (!hit) continue;
       if (guarded.action === 'remove') {
         let removed = true;
@@ -135,19 +138,17 @@ export class GuardWatch {
     }
     if (moved && this.holders > 0) this.rewatch();
   }
+}
 
-  /** A symlink standing for a folder on the way to a guarded path (`.claude -> elsewhere`). */
-  private linkOnTheWay(path: string): string | undefined {
-    const parts = path.split(sep);
-    for (let i = parts.length - 1; i > 1; i--) {
-      const prefix = parts.slice(0, i).join(sep);
-      try {
-        if (lstatSync(prefix).isSymbolicLink()) return this.planned.has(dirname(prefix)) ? prefix : undefined;
-        return undefined;
-      } catch {
-        // Missing: look one folder up.
-      }
+/** The outermost symlink strictly between `anchor` and `path` (the path itself included). */
+function linkBelow(path: string, anchor: string): string | undefined {
+  let found: string | undefined;
+  for (let dir = path; dir !== anchor && dir.startsWith(anchor + sep); dir = dirname(dir)) {
+    try {
+      if (lstatSync(dir).isSymbolicLink()) found = dir;
+    } catch {
+      // Missing: nothing to look at here.
     }
-    return undefined;
   }
+  return found;
 }

@@ -207,7 +207,17 @@ export function serverSandbox(host: SandboxHost, cwd: string): { wrap: ProgramWr
       read: host.settings.read,
       allowRead: host.settings.allowRead,
     }));
-  return { wrap: wrapperFor(availability.backend, current) };
+  const wrap = wrapperFor(availability.backend, () => policy ?? current());
+  // A server lives as long as the engine: git's control names it creates are removed the
+  // moment they appear, for as long as this process runs (the watch never keeps it alive).
+  const watch = new GuardWatch();
+  return {
+    wrap: (program, args) => {
+      policy = refreshControlSurface(current());
+      if (availability.backend.kind === 'bwrap') watch.hold(policy.guarded.filter((g) => g.action === 'remove'));
+      return wrap(program, args);
+    },
+  };
 }
 
 /** The program line of a sandboxed command: the backend's program in front of the shell. */
