@@ -15,7 +15,7 @@ import { exitNowIfStuck } from '../../core/exit-now.js';
 import { FileIndex } from '../../core/file-index.js';
 import { credentialProblem, startingProvider } from '../../core/provider/credentials.js';
 import { SessionBusyError, SessionStore } from '../../core/store/index.js';
-import { setTrusted } from '../../core/trust/index.js';
+import { trustProject } from '../../core/trust/index.js';
 import type { OpenedProject } from '../../core/project-context.js';
 import { pickSession } from '../../core/pick-session.js';
 
@@ -55,11 +55,12 @@ async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Prom
   let ctx = load();
   performance.mark('tui:context');
   // Before the credentials check: a trusted project's config may be what provides the key.
-  if (ctx.trust.ignored.length > 0) {
-    const choice = await ui.askTrust(ctx.trust.root, ctx.trust.ignored);
+  // Also for a trusted project whose control files changed since: trusting again pins them as they are now.
+  if (ctx.trust.ignored.length > 0 || ctx.trust.changedFiles.length > 0) {
+    const choice = await ui.askTrust(ctx.trust.root, ctx.trust.ignored, ctx.trust.changedFiles);
     if (choice === 'quit') return 0;
     if (choice === 'trust') {
-      setTrusted(ctx.env, ctx.trust.root, true);
+      trustProject(ctx.env, ctx.cwd);
       ctx = ctx.reload();
     }
   }
