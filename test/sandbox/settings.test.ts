@@ -106,7 +106,20 @@ describe('the policy for a git worktree in the data dir', () => {
     expect([...policy.writable].sort()).toEqual([worktree, join(home.project, '.git')].sort());
     expect(policy.hidden.map((h) => h.path)).toEqual(expect.arrayContaining([join(home.home, '.ssh'), home.dataDir, home.configDir]));
     expect(policy.revealed).toEqual([{ path: worktree, writable: true }]);
-    expect(policy.protected).toEqual([join(home.project, '.git', 'hooks'), join(home.project, '.git', 'config')]);
+    const gitDir = join(home.project, '.git');
+    const own = join(gitDir, 'worktrees', 'child');
+    // The worktree's `.git` file, and each git dir's control files that exist, are read-only.
+    expect([...policy.protected].sort()).toEqual(
+      [join(worktree, '.git'), join(gitDir, 'config'), join(gitDir, 'hooks'), join(gitDir, 'info'), join(own, 'commondir'), join(own, 'gitdir')].sort(),
+    );
+    expect(policy.pinned).toEqual([gitDir, own]);
+    expect(policy.guarded).toEqual(
+      expect.arrayContaining([
+        { path: join(gitDir, 'commondir'), action: 'remove' },
+        { path: join(own, 'config.worktree'), action: 'remove' },
+        { path: join(worktree, '.mcp.json'), action: 'report' },
+      ]),
+    );
     const args = bwrapArgs(policy).join(' ');
     // Hidden first, then the worktree shown again, then hooks made read-only.
     expect(args.indexOf(`--tmpfs ${home.dataDir}`)).toBeLessThan(args.indexOf(`--bind ${worktree} ${worktree}`, args.indexOf(`--tmpfs ${home.dataDir}`)));
@@ -131,6 +144,10 @@ describe('the macOS profile', () => {
           { path: '/Users/me/Library/Application Support/opencode-ink', kind: 'dir', name: 'data' },
         ],
         revealed: [{ path: '/Users/me/Library/Application Support/opencode-ink/worktrees/c1', writable: true }],
+        pinned: ['/Users/me/proj/.git'],
+        guarded: [{ path: '/Users/me/proj/.git/commondir', action: 'remove' }],
+        read: 'all',
+        readable: [],
       },
       { tmpDir: '/var/folders/xy/T' },
     );
@@ -144,14 +161,31 @@ describe('the macOS profile', () => {
     const reveal = lines.indexOf('(allow file-read* file-write* (subpath "/Users/me/Library/Application Support/opencode-ink/worktrees/c1"))');
     expect(reveal).toBeGreaterThan(lines.findIndex((l) => l.startsWith('(deny file-read*')));
     expect(lines.indexOf('(deny file-write* (subpath "/Users/me/proj/.git/hooks"))')).toBeGreaterThan(reveal);
+    // Names are judged existing or not: `.git` keeps its name, a missing commondir cannot be made.
+    expect(lines).toContain('(deny file-write-unlink file-write-create (literal "/Users/me/proj/.git"))');
+    expect(lines).toContain('(deny file-write* (subpath "/Users/me/proj/.git/commondir"))');
     expect(profile).not.toMatch(/network/);
-    const networked = seatbeltProfile({ mode: 'read-only', network: true, cwd: '/p', visible: ['/p'], writable: [], protected: [], hidden: [], revealed: [] });
+    const none = { pinned: [], guarded: [], read: 'all' as const, readable: [] };
+    const networked = seatbeltProfile({ mode: 'read-only', network: true, cwd: '/p', visible: ['/p'], writable: [], protected: [], hidden: [], revealed: [], ...none });
     expect(networked).toMatch(/\(allow network\*\)/);
     expect(networked).not.toMatch(/\(allow file-write\* \(subpath "\/p"\)\)/);
   });
 
   it('quotes paths so a folder name cannot add rules', () => {
-    const profile = seatbeltProfile({ mode: 'workspace-write', network: false, cwd: '/p', visible: [], writable: ['/p/a")(allow default'], protected: [], hidden: [], revealed: [] });
+    const profile = seatbeltProfile({
+      mode: 'workspace-write',
+      network: false,
+      cwd: '/p',
+      visible: [],
+      writable: ['/p/a")(allow default'],
+      protected: [],
+      hidden: [],
+      revealed: [],
+      pinned: [],
+      guarded: [],
+      read: 'all',
+      readable: [],
+    });
     expect(profile).toContain('(subpath "/p/a\\")(allow default")');
   });
 });

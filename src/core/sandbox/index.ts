@@ -12,7 +12,8 @@ import { configDir, dataDir } from '../config/paths.js';
 import { detectSandbox, type SandboxAvailability, type SandboxBackend } from './availability.js';
 import { sandboxBlockNote } from './blocked.js';
 import { bwrapArgs } from './bwrap.js';
-import { sandboxPolicy, type SandboxPolicy } from './policy.js';
+import { GuardWatch, type GuardFinding } from './guard-watch.js';
+import { refreshControlSurface, sandboxPolicy, type SandboxPolicy } from './policy.js';
 import { hostRunner, type CommandRunner, type ProgramWrapper } from './runner.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { settingsFromConfig, type SandboxConfig, type SandboxMode, type SandboxSettings } from './settings.js';
@@ -80,6 +81,8 @@ export type CommandSandbox =
       policy: SandboxPolicy;
       /** "blocked by the sandbox: …" for a failed command's output, when the sandbox caused it. */
       blockNote(output: string): string | undefined;
+      /** Control paths commands created since the last call (removed, or named): one sentence, or undefined. */
+      guardNote(): string | undefined;
     }
   | { state: 'unavailable'; mode: Exclude<SandboxMode, 'off'>; reason: string };
 
@@ -89,10 +92,11 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
   if (mode === 'off') return undefined;
   const availability = host.availability;
   if (!availability.available) return { state: 'unavailable', mode, reason: availability.reason };
-  // The policy is built on first use: paths are looked up (and allow_write folders created) only if a command runs.
+  // The policy is built on first use (paths are looked up, allow_write folders created, only
+  // if a command runs); its control surface is looked up again before each command.
   let policy: SandboxPolicy | undefined;
-  const current = (): SandboxPolicy =>
-    (policy ??= sandboxPolicy({
+  const build = (): SandboxPolicy =>
+    sandboxPolicy({
       mode,
       network: settings.network,
       cwd,
@@ -100,8 +104,29 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
       home: host.home,
       programDirs: host.programDirs,
       runtimeDir: host.runtimeDir,
-    }));
-  const runner = hostRunner(`a ${mode} sandbox (${availability.backend.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'})`, wrapperFor(availability.backend, current));
+      hide: settings.hide,
+      read: settings.read,
+      allowRead: settings.allowRead,
+    });
+  const current = (): SandboxPolicy => (policy ??= build());
+  const watch = new GuardWatch();
+  const inner = hostRunner(`a ${mode} sandbox (${availability.backend.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'})`, wrapperFor(availability.backend, current));
+  const runner: CommandRunner = {
+    description: inner.description,
+    run: async (command, options) => {
+      policy = policy ? refreshControlSurface(policy) : build();
+      // Seatbelt refuses the guarded paths itself; bwrap needs the watch (guard-watch.ts).
+      const release = availability.backend.kind === 'bwrap' ? watch.hold(policy.guarded) : () => {};
+      try {
+        const running = await inner.run(command, options);
+        void running.exited.then(release);
+        return running;
+      } catch (err) {
+        release();
+        throw err;
+      }
+    },
+  };
   return {
     state: 'on',
     mode,
@@ -111,7 +136,28 @@ export function commandSandbox(host: SandboxHost, settings: SandboxSettings, cwd
       return current();
     },
     blockNote: (output) => sandboxBlockNote(output, current()),
+    guardNote: () => guardNote(watch.takeFindings(), cwd),
   };
+}
+
+/** What the watch found, for the tool result: the model learns why its file is gone or inert. */
+function guardNote(findings: readonly GuardFinding[], cwd: string): string | undefined {
+  if (findings.length === 0) return undefined;
+  const name = (path: string) => (path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path);
+  const sentences: string[] = [];
+  const removed = findings.filter((f) => f.action === 'remove');
+  if (removed.length) {
+    sentences.push(
+      `the sandbox removed ${removed.map((f) => name(f.path)).join(', ')}: git's control files (config, hooks, commondir, gitdir…) cannot be created from inside it, since git would later run what they say outside it`,
+    );
+  }
+  const reported = findings.filter((f) => f.action === 'report');
+  if (reported.length) {
+    sentences.push(
+      `${reported.map((f) => name(f.path)).join(', ')} ${reported.length === 1 ? 'was' : 'were'} created from inside the sandbox: control files written there are not applied until the user trusts the project again (opencode-ink trust); write them with the write or edit tool, which asks`,
+    );
+  }
+  return sentences.join('; ');
 }
 
 /**
@@ -133,6 +179,9 @@ export function serverSandbox(host: SandboxHost, cwd: string): { wrap: ProgramWr
       home: host.home,
       programDirs: host.programDirs,
       runtimeDir: host.runtimeDir,
+      hide: host.settings.hide,
+      read: host.settings.read,
+      allowRead: host.settings.allowRead,
     }));
   return { wrap: wrapperFor(availability.backend, current) };
 }

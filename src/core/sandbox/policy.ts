@@ -3,21 +3,29 @@
 // - everything is readable, nothing writable, except in `workspace-write`: the project (the
 //   work tree around the session's working directory, which for a sub-agent in its own git
 //   worktree is that worktree), its git directories, and `sandbox.allow_write`;
+// - with `sandbox.read: "project"` only the project, the system folders (`SYSTEM_FOLDERS`) and
+//   `sandbox.allow_read` are visible at all;
 // - a private, empty /tmp is writable in both modes (many tools need a scratch folder; nothing
 //   in it outlives the command);
-// - inside what is writable, a repository's `hooks` and `config` stay read-only: git runs them
-//   later outside the sandbox, so writing them would be a way out;
-// - secrets are not visible at all: ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud, credential
-//   files, the user's runtime folder (its D-Bus and agent sockets), the Docker socket, and this
-//   program's config and data dirs (sessions, trust store, snapshots, provider keys);
+// - nothing a sandboxed command can write may change what runs outside it: git's control
+//   surface (git-surface.ts: `.git` pinned, its config, hooks, info, commondir, gitdir, for every
+//   worktree and submodule) and the control files of this program and of Claude Code
+//   (`PROJECT_CONTROL_FILES`, at the work tree's root and the working directory) are read-only
+//   where they exist; where they do not, they are `guarded` (guard-watch.ts);
+// - secrets are not visible at all: the maintained credential list (credentials.ts),
+//   `sandbox.hide`, the user's runtime folder (its D-Bus and agent sockets), the Docker and
+//   Podman sockets, and this program's config and data dirs (sessions, trust store, snapshots,
+//   provider keys);
 // - a writable folder inside a hidden one (a sub-agent's worktree lives in the data dir) is
 //   shown again after hiding, and only that folder.
 // A linked git worktree's `.git` file points into the main repository's `.git/worktrees/<name>`,
-// and its objects and refs live in the main `.git`: both are writable so that `git add`,
-// `git commit` and `git status` work inside a worktree sub-agent's sandbox.
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { SandboxMode } from './settings.js';
+// and its objects and refs live in the main `.git`: both are writable (once the pointers check
+// out) so that `git add`, `git commit` and `git status` work inside a worktree sub-agent's sandbox.
+import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { HIDDEN_CREDENTIALS, HIDDEN_SYSTEM_PATHS } from './credentials.js';
+import { findWorkTree, gitSurface } from './git-surface.js';
+import type { SandboxMode, SandboxRead } from './settings.js';
 
 export interface SandboxPolicy {
   mode: Exclude<SandboxMode, 'off'>;
@@ -26,8 +34,21 @@ export interface SandboxPolicy {
   cwd: string;
   /** Writable folders (workspace-write only), each existing. */
   writable: string[];
-  /** Inside writable folders, kept read-only. */
+  /** Inside writable folders, kept read-only (and, as mount points, never renamed or replaced). */
   protected: string[];
+  /** Inside writable folders, bound onto themselves: writable, but never renamed, removed or replaced (`.git`). */
+  pinned: string[];
+  /**
+   * Control paths that do not exist yet: a bind needs something to bind onto, so these are
+   * watched while a command runs (guard-watch.ts). `remove`: git's own control names, taken
+   * away the moment they appear; `report`: this program's and Claude Code's control files,
+   * named to the model and not applied until the project is trusted again (trust pins content).
+   */
+  guarded: Array<{ path: string; action: 'remove' | 'report' }>;
+  /** `all`, or `project`: only `readable` (and what is writable) exists inside. */
+  read: SandboxRead;
+  /** With `read: "project"`: folders and files bound read-only from the host, symlinks kept as symlinks. */
+  readable: Array<{ path: string; symlink?: string }>;
   /** Folders and files not visible at all, each existing: `path` resolved, `name` as the user's settings spell it. */
   hidden: Array<{ path: string; kind: 'dir' | 'file'; name: string }>;
   /** Shown read-only over the private /tmp (a project under /tmp): the work tree in read-only mode. */
@@ -36,19 +57,29 @@ export interface SandboxPolicy {
   revealed: Array<{ path: string; writable: boolean }>;
 }
 
-/** Paths hidden from every sandboxed command, besides the program's own dirs (~ relative). */
-export const HIDDEN_HOME_PATHS: readonly string[] = [
-  '.ssh',
-  '.aws',
-  '.gnupg',
-  '.config/gcloud',
-  '.netrc',
-  '.git-credentials',
-  '.docker/config.json',
+/** @deprecated the list lives in credentials.ts; kept as a name for callers of this module. */
+export const HIDDEN_HOME_PATHS: readonly string[] = HIDDEN_CREDENTIALS;
+export { HIDDEN_SYSTEM_PATHS };
+
+/**
+ * The control files of this program and of Claude Code, relative to a project folder: what
+ * they hold decides what runs next (hooks, MCP servers, permissions, agents' prompts).
+ */
+export const PROJECT_CONTROL_FILES: readonly string[] = [
+  '.opencoderc.json',
+  '.opencode',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.claude/agents',
+  '.claude/commands',
+  '.claude/skills',
+  '.mcp.json',
+  'AGENTS.md',
+  'CLAUDE.md',
 ];
 
-/** System paths hidden from every sandboxed command: sockets that would run code outside it. */
-export const HIDDEN_SYSTEM_PATHS: readonly string[] = ['/run/docker.sock', '/var/run/docker.sock'];
+/** Folders a command needs to run at all, visible with `sandbox.read: "project"`. */
+export const SYSTEM_FOLDERS: readonly string[] = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/var/lib', '/run/current-system'];
 
 export interface PolicyInput {
   mode: Exclude<SandboxMode, 'off'>;
@@ -62,6 +93,12 @@ export interface PolicyInput {
   programDirs: readonly string[];
   /** The user's runtime folder (`$XDG_RUNTIME_DIR`), if any. */
   runtimeDir?: string | undefined;
+  /** `sandbox.hide`, absolute. */
+  hide?: readonly string[];
+  /** `sandbox.read`; `all` when absent. */
+  read?: SandboxRead;
+  /** `sandbox.allow_read`, absolute. */
+  allowRead?: readonly string[];
 }
 
 /** Real path of an existing path, or undefined. */
@@ -78,38 +115,30 @@ export function isInside(path: string, folder: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(sep));
 }
 
-/** The work tree around `cwd` and the git directories a command working in it writes to. */
+/** The work tree around `cwd` and the git directories a command working in it writes to (validated: git-surface.ts). */
 export function workTree(cwd: string): { root: string; gitDirs: string[] } {
-  let dir = resolve(cwd);
-  for (;;) {
-    const dotGit = join(dir, '.git');
-    let stat;
-    try {
-      stat = statSync(dotGit);
-    } catch {
-      stat = undefined;
-    }
-    if (stat?.isDirectory()) return { root: dir, gitDirs: [dotGit] };
-    if (stat?.isFile()) return { root: dir, gitDirs: linkedGitDirs(dir, dotGit) };
-    const parent = dirname(dir);
-    if (parent === dir) return { root: resolve(cwd), gitDirs: [] };
-    dir = parent;
-  }
+  const surface = gitSurface(cwd);
+  return { root: surface.root, gitDirs: surface.gitDirs };
 }
 
-/** A `.git` file (`gitdir: …`): the worktree's own git dir and, through `commondir`, the repository's. */
-function linkedGitDirs(root: string, dotGit: string): string[] {
-  try {
-    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    if (!pointer) return [];
-    const own = resolve(root, pointer);
-    const dirs = [own];
-    const commonFile = join(own, 'commondir');
-    if (existsSync(commonFile)) dirs.push(resolve(own, readFileSync(commonFile, 'utf8').trim()));
-    return dirs;
-  } catch {
-    return [];
+/** The control files of the project that exist (bound read-only) and those that do not (watched). */
+function projectControlFiles(folders: readonly string[]): { existing: string[]; missing: string[] } {
+  const existing: string[] = [];
+  const missing: string[] = [];
+  for (const folder of new Set(folders)) {
+    for (const name of PROJECT_CONTROL_FILES) {
+      const path = join(folder, name);
+      let present = false;
+      try {
+        lstatSync(path);
+        present = true;
+      } catch {
+        present = false;
+      }
+      (present ? existing : missing).push(path);
+    }
   }
+  return { existing, missing };
 }
 
 /** Outermost first, duplicates and paths inside another one dropped. */
@@ -124,10 +153,10 @@ function outermost(paths: Iterable<string>): string[] {
 export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const cwd = real(input.cwd) ?? resolve(input.cwd);
   const writable: string[] = [];
-  const protectedPaths: string[] = [];
+  const read = input.read ?? 'all';
+  const root = findWorkTree(cwd).root;
   if (input.mode === 'workspace-write') {
-    const tree = workTree(cwd);
-    const gitDirs = tree.gitDirs.map((d) => real(d)).filter((d): d is string => d !== undefined);
+    const surface = gitSurface(cwd);
     const extra = input.allowWrite.map((path) => {
       if (!existsSync(path)) {
         try {
@@ -138,20 +167,14 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
       }
       return real(path);
     });
-    for (const path of outermost([tree.root, ...gitDirs, ...extra.filter((p): p is string => p !== undefined)])) writable.push(path);
-    for (const gitDir of gitDirs) {
-      // In a linked worktree the repository's hooks and config sit in the common dir.
-      for (const name of ['hooks', 'config']) {
-        const path = join(gitDir, name);
-        if (existsSync(path)) protectedPaths.push(path);
-      }
-    }
+    for (const path of outermost([surface.root, ...surface.gitDirs, ...extra.filter((p): p is string => p !== undefined)])) writable.push(path);
   }
   const hiddenCandidates = [
-    ...HIDDEN_HOME_PATHS.map((p) => join(input.home, p)),
+    ...HIDDEN_CREDENTIALS.map((p) => join(input.home, p)),
     ...HIDDEN_SYSTEM_PATHS,
     ...(input.runtimeDir ? [input.runtimeDir] : []),
     ...input.programDirs,
+    ...(input.hide ?? []),
   ];
   const hidden: SandboxPolicy['hidden'] = [];
   for (const candidate of hiddenCandidates) {
@@ -165,9 +188,60 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const hiddenDirs = hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
   const insideHidden = (path: string) => hiddenDirs.some((h) => isInside(path, h) && path !== h) || hiddenDirs.includes(path);
   const revealed: SandboxPolicy['revealed'] = writable.filter(insideHidden).map((path) => ({ path, writable: true }));
-  const visible = input.mode === 'read-only' ? [workTree(cwd).root] : [];
+  const visible = input.mode === 'read-only' ? [root] : [];
   if (input.mode === 'read-only' && insideHidden(cwd)) revealed.push({ path: visible[0]!, writable: false });
   // A protected path inside a hidden folder stays hidden unless its folder was shown again.
-  const shown = (path: string) => !insideHidden(path) || revealed.some((r) => isInside(path, r.path));
-  return { mode: input.mode, network: input.network, cwd, visible, writable, protected: protectedPaths.filter(shown), hidden, revealed };
+  const readable = read === 'project' ? readableFolders(input, root) : [];
+  const base = { mode: input.mode, network: input.network, cwd, visible, writable, hidden, revealed, read, readable };
+  return { ...base, ...controlSurface(base) };
+}
+
+/**
+ * The policy with its control surface looked up again (a few dozen lookups): what exists in
+ * `.git` and which control files exist now decide what is bound read-only and what is
+ * watched, so this runs before each command while the rest of the policy is kept.
+ */
+export function refreshControlSurface(policy: SandboxPolicy): SandboxPolicy {
+  return { ...policy, ...controlSurface(policy) };
+}
+
+function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' | 'hidden' | 'revealed'>): Pick<SandboxPolicy, 'protected' | 'pinned' | 'guarded'> {
+  if (policy.mode !== 'workspace-write') return { protected: [], pinned: [], guarded: [] };
+  const surface = gitSurface(policy.cwd);
+  const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
+  // A path inside a hidden folder stays hidden unless its folder was shown again.
+  const shown = (path: string) => !hiddenDirs.some((h) => isInside(path, h)) || policy.revealed.some((r) => isInside(path, r.path));
+  // Only what a command could otherwise change needs binding: a path outside every writable folder is read-only already.
+  const inReach = (path: string) => policy.writable.some((w) => isInside(path, w)) && shown(path);
+  const control = projectControlFiles([surface.root, policy.cwd]);
+  return {
+    // Outermost first: binding `.git` after `.git/worktrees/x` would cover the inner pin.
+    pinned: surface.pinned.filter(inReach).sort((a, b) => a.length - b.length),
+    protected: [...surface.protected, ...control.existing].filter(inReach),
+    guarded: [
+      ...surface.guarded.filter(inReach).map((path) => ({ path, action: 'remove' as const })),
+      ...control.missing.filter(inReach).map((path) => ({ path, action: 'report' as const })),
+    ],
+  };
+}
+
+/** With `read: "project"`: the system folders, the project and `allow_read`, as they exist here. */
+function readableFolders(input: PolicyInput, root: string): SandboxPolicy['readable'] {
+  const out: SandboxPolicy['readable'] = [];
+  for (const path of SYSTEM_FOLDERS) {
+    let stat;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    // `/bin -> usr/bin` stays a symlink, as on the host.
+    if (stat.isSymbolicLink()) out.push({ path, symlink: readlinkSync(path) });
+    else out.push({ path });
+  }
+  for (const path of [root, ...(input.allowRead ?? [])]) {
+    const target = real(path);
+    if (target && !out.some((r) => r.path === target)) out.push({ path: target });
+  }
+  return out;
 }

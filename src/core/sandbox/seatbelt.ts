@@ -21,6 +21,12 @@ export interface SeatbeltOptions {
   tmpDir?: string | undefined;
 }
 
+/** With `read: "project"`: the system folders, the project and what is writable (every path's metadata stays readable, to resolve them). */
+function readableRules(policy: SandboxPolicy): string {
+  const folders = [...policy.readable.map((r) => r.path), ...policy.writable, ...policy.visible, '/private/etc', '/private/tmp', '/private/var/folders', '/dev', '/System', '/Library'];
+  return `(literal "/") ${subpaths(folders)}`;
+}
+
 export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions = {}): string {
   const lines = [
     '(version 1)',
@@ -29,7 +35,7 @@ export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions 
     '(allow process-exec process-fork)',
     '(allow signal (target same-sandbox))',
     '(allow sysctl-read mach-lookup ipc-posix-shm iokit-open pseudo-tty)',
-    '(allow file-read*)',
+    ...(policy.read === 'project' ? [`(allow file-read* ${readableRules(policy)})`, '(allow file-read-metadata)'] : ['(allow file-read*)']),
     '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/") (literal "/dev/dtracehelper"))',
     `(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders")${options.tmpDir ? ` (subpath ${quote(options.tmpDir)})` : ''})`,
   ];
@@ -43,6 +49,10 @@ export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions 
     lines.push(`(allow file-read* ${canWrite ? 'file-write* ' : ''}(subpath ${quote(path)}))`);
   }
   if (policy.protected.length) lines.push(`(deny file-write* ${subpaths(policy.protected)})`);
+  // Seatbelt judges names, existing or not: pinned folders keep their name (no rename or
+  // removal), and the control files that do not exist yet cannot be created.
+  if (policy.pinned.length) lines.push(`(deny file-write-unlink file-write-create ${policy.pinned.map((p) => `(literal ${quote(p)})`).join(' ')})`);
+  if (policy.guarded.length) lines.push(`(deny file-write* ${subpaths(policy.guarded.map((g) => g.path))})`);
   // Without the network nothing is allowed: not even local sockets (a Docker socket runs code outside).
   if (policy.network) lines.push('(allow network*)', '(allow system-socket)');
   return `${lines.join('\n')}\n`;

@@ -10,11 +10,21 @@ export const SandboxModeSchema = z.enum(['off', 'read-only', 'workspace-write'])
 export type SandboxMode = z.infer<typeof SandboxModeSchema>;
 
 /** The `sandbox` config key. */
+/** What a sandboxed command may read: everything but what is hidden, or only the project and system folders. */
+export const SandboxReadSchema = z.enum(['all', 'project']);
+export type SandboxRead = z.infer<typeof SandboxReadSchema>;
+
 export const SandboxConfigSchema = z.strictObject({
   mode: SandboxModeSchema.default('off'),
   network: z.boolean().default(false),
   allow_write: z.array(z.string().min(1)).default([]),
   auto_allow: z.boolean().default(true),
+  /** More paths hidden from sandboxed commands, besides the maintained credential list. */
+  hide: z.array(z.string().min(1)).optional(),
+  /** `all` when absent. */
+  read: SandboxReadSchema.optional(),
+  /** With `read: "project"`: more folders commands may read. */
+  allow_read: z.array(z.string().min(1)).optional(),
 });
 export type SandboxConfig = z.output<typeof SandboxConfigSchema>;
 
@@ -27,6 +37,12 @@ export interface SandboxSettings {
   allowWrite: readonly string[];
   /** A bash command that would ask runs inside the sandbox without asking. */
   autoAllow: boolean;
+  /** Absolute paths hidden besides the maintained credential list (`sandbox.hide`). */
+  hide?: readonly string[];
+  /** `project`: only the project, system folders and `allowRead` are visible; `all` when absent. */
+  read?: SandboxRead;
+  /** Absolute paths readable with `read: "project"`. */
+  allowRead?: readonly string[];
 }
 
 export const SANDBOX_OFF: SandboxSettings = { mode: 'off', network: false, allowWrite: [], autoAllow: false };
@@ -62,6 +78,9 @@ export function settingsFromConfig(
     network: config.network,
     allowWrite: config.allow_write.map((p) => expandPath(p, home, options.cwd)),
     autoAllow: config.auto_allow,
+    hide: (config.hide ?? []).map((p) => expandPath(p, home, options.cwd)),
+    read: config.read ?? 'all',
+    allowRead: (config.allow_read ?? []).map((p) => expandPath(p, home, options.cwd)),
   };
 }
 

@@ -158,6 +158,8 @@ export const bashTool = defineTool({
     if (leftovers) notes.push('[Background processes the command left running were stopped.]');
     const blocked = inSandbox && !timedOut && exit.exitCode !== 0 ? inSandbox.blockNote(output) : undefined;
     if (blocked) notes.push(`[${blocked}]`);
+    const guarded = inSandbox?.guardNote();
+    if (guarded) notes.push(`[${guarded}]`);
     if (notes.length) output += `\n\n${notes.join('\n')}`;
     return {
       output,

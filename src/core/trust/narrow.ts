@@ -14,6 +14,7 @@
 // Everything cut is named once, so the user sees what trusting the project would change. A
 // trusted project whose control files changed since they were pinned is narrowed the same
 // way, and its notice names the changed files first.
+import { homedir } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
 import type { CommandDefinition } from '../commands/definition.js';
@@ -21,7 +22,7 @@ import { deepMerge, isPlainObject } from '../config/merge.js';
 import { SubagentSettingsSchema, type Config } from '../config/schema.js';
 import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import type { PermissionConfig } from '../permission/schema.js';
-import { loosensMode, tightenSandbox, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
+import { expandPath, loosensMode, tightenSandbox, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 
 interface WideningKey {
   /** Where the key sits in a config file. */
@@ -147,7 +148,7 @@ export class ProjectNarrowing {
   /** The most model requests a project agent may set: the configured sub-agent limit, once known. */
   private turnLimit = subagentDefaults().max_turns;
   /** What the project's config files ask of the sandbox; applied by `tightenSandbox`. */
-  private readonly sandboxAsks: Array<{ file: string; mode?: SandboxMode; network?: false; autoAllow?: false }> = [];
+  private readonly sandboxAsks: Array<{ file: string; mode?: SandboxMode; network?: false; autoAllow?: false; hide?: string[]; readProject?: true }> = [];
 
   /**
    * @param root the project root trust is recorded for (real path), named in the notice.
@@ -257,13 +258,17 @@ export class ProjectNarrowing {
 
   private takeSandbox(file: string, sandbox: Record<string, unknown>): void {
     const ask: (typeof this.sandboxAsks)[number] = { file };
-    const { mode, network, auto_allow: autoAllow, allow_write: allowWrite } = sandbox;
+    const { mode, network, auto_allow: autoAllow, allow_write: allowWrite, hide, read, allow_read: allowRead } = sandbox;
     if (mode === 'off' || mode === 'read-only' || mode === 'workspace-write') ask.mode = mode;
     if (network === false) ask.network = false;
     else if (network === true) this.ignore('sandbox.network', file);
     if (autoAllow === false) ask.autoAllow = false;
     else if (autoAllow === true) this.ignore('sandbox.auto_allow', file);
     if (Array.isArray(allowWrite) && allowWrite.length > 0) this.ignore('sandbox.allow_write', file);
+    // Hiding more and reading less only narrow what commands see; reading more is the user's call.
+    if (Array.isArray(hide)) ask.hide = hide.filter((p): p is string => typeof p === 'string' && p !== '').map((p) => expandPath(p, homedir(), this.folder));
+    if (read === 'project') ask.readProject = true;
+    if (Array.isArray(allowRead) && allowRead.length > 0) this.ignore('sandbox.allow_read', file);
     this.sandboxAsks.push(ask);
   }
 
@@ -275,6 +280,8 @@ export class ProjectNarrowing {
       else out = tightenSandbox(out, ask.mode, false);
       if (ask.network === false) out = { ...out, network: false };
       if (ask.autoAllow === false) out = { ...out, autoAllow: false };
+      if (ask.hide?.length) out = { ...out, hide: [...(out.hide ?? []), ...ask.hide] };
+      if (ask.readProject) out = { ...out, read: 'project' };
     }
     return out;
   }
