@@ -11,7 +11,8 @@ import { trustCommand } from '../../src/cli/commands/trust.js';
 import { Engine, projectParts } from '../../src/core/engine.js';
 import { loadProject } from '../../src/core/project-context.js';
 import { createProvider } from '../../src/core/provider/index.js';
-import { setTrusted, trustFilePath, trustProject, trustRoot } from '../../src/core/trust/index.js';
+import { PROJECT_CONTROL_FILES } from '../../src/core/sandbox/policy.js';
+import { FOLDER_CONTROL_PATHS, ROOT_CONTROL_PATHS, setTrusted, trustFilePath, trustProject, trustRoot } from '../../src/core/trust/index.js';
 import { text, toolResults, toolUse } from '../support/fake-anthropic.js';
 import { projectFixtureForEachTest, put } from '../support/project-fixture.js';
 
@@ -155,6 +156,12 @@ describe('an unchanged trusted project', () => {
     expect(readFileSync(trustFilePath(fixture.env), 'utf8')).toBe(pinned);
     expect(statSync(trustFilePath(fixture.env)).mtimeMs).toBe(pinnedAt);
     expect(trust()).toBe(false);
+  });
+});
+
+describe('the control files', () => {
+  it('are the ones the sandbox keeps read-only: what trust pins and what commands may not write stay one set', () => {
+    expect([...FOLDER_CONTROL_PATHS, ...ROOT_CONTROL_PATHS].sort()).toEqual([...PROJECT_CONTROL_FILES].sort());
   });
 });
 
