@@ -1,8 +1,9 @@
 // `opencode-ink` without a subcommand: the interactive UI's wiring, as run.ts is `run`'s.
-// Contract: checks the terminal, asks about an untrusted project, checks credentials with the
-// same credentialProblem `run` uses (none: the no-key screen offers the demo), builds the
-// engine, picks the session with the same pickSession, takes its writer lease, and hands the
-// core API to the UI's render function. Resolves with the exit code. The UI bundle (Ink,
+// Contract: checks the terminal, asks about an untrusted project (or a trusted one whose
+// control files changed since), checks credentials with the same credentialProblem `run`
+// uses (none: the no-key screen offers the demo), builds the engine, picks the session
+// with the same pickSession, takes its writer lease, and hands the core API to the UI's
+// render function. Resolves with the exit code. The UI bundle (Ink,
 // React) is imported here on demand, so `run` and the listing commands never load it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
