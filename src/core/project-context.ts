@@ -26,10 +26,12 @@ import type { Rule } from './permission/rules.js';
 import { loadSkills, type SkillCatalogue } from './skills/index.js';
 import { packageRoot } from './package-root.js';
 
-/** Project trust as the UI needs it: what an untrusted project had ignored. */
+/** Project trust as the UI needs it: what an untrusted project had ignored, and what changed since it was trusted. */
 export interface TrustState extends ProjectTrust {
   /** What was ignored, e.g. `provider.anthropic.baseURL (.opencoderc.json)`; empty when trusted or nothing was. */
   ignored: readonly string[];
+  /** The control files changed since the user trusted the project, e.g. `.opencoderc.json (changed)`; empty when none (or never trusted). */
+  changedFiles: readonly string[];
   /** The one line naming what was ignored and how to trust; undefined when nothing was. */
   notice?: string;
 }
@@ -136,7 +138,13 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
       ...(command.description !== undefined ? { description: terminalSafe(command.description) } : {}),
       ...(command.argumentHint !== undefined ? { argumentHint: terminalSafe(command.argumentHint) } : {}),
     })),
-    trust: { ...trust, ignored: (narrowing?.ignored ?? []).map(terminalSafe), ...(notice ? { notice: terminalSafe(notice) } : {}) },
+    trust: {
+      ...trust,
+      changed: trust.changed.map((change) => ({ ...change, path: terminalSafe(change.path) })),
+      ignored: (narrowing?.ignored ?? []).map(terminalSafe),
+      changedFiles: (narrowing?.changed ?? []).map(terminalSafe),
+      ...(notice ? { notice: terminalSafe(notice) } : {}),
+    },
     mcp: { ...mcpJson.servers, ...config.mcp },
     peerDirs: peerUserDirs(env),
     warnings: [

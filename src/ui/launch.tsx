@@ -25,9 +25,9 @@ export type TuiCore = UiCore & { cancelAll(): void };
 
 const RESTORE_TERMINAL = `\u001B[?25h\u001B[0m${BRACKETED_PASTE_OFF}${FOCUS_REPORTING_OFF}`;
 
-export async function askTrust(root: string, ignored: readonly string[]): Promise<TrustChoice> {
+export async function askTrust(root: string, ignored: readonly string[], changed: readonly string[] = []): Promise<TrustChoice> {
   let choice: TrustChoice = 'not-now';
-  const instance = render(<TrustScreen root={root} ignored={ignored} onChoice={(c) => (choice = c)} />, { exitOnCtrlC: false });
+  const instance = render(<TrustScreen root={root} ignored={ignored} changed={changed} onChoice={(c) => (choice = c)} />, { exitOnCtrlC: false });
   await instance.waitUntilExit();
   instance.clear();
   return choice;

@@ -255,9 +255,9 @@ describe('the trust list', () => {
   });
 
   it('writes the file atomically and removes entries on revoke', () => {
-    expect(setTrusted(fixture.env, fixture.project, true, new Date('2026-01-02T03:04:05Z'))).toBe(true);
+    expect(setTrusted(fixture.env, fixture.project, true, { now: new Date('2026-01-02T03:04:05Z') })).toBe(true);
     expect(setTrusted(fixture.env, fixture.project, true)).toBe(false);
-    expect(JSON.parse(readFileSync(trustFilePath(fixture.env), 'utf8'))).toEqual({ version: 1, projects: { [fixture.project]: { trusted_at: '2026-01-02T03:04:05.000Z' } } });
+    expect(JSON.parse(readFileSync(trustFilePath(fixture.env), 'utf8'))).toEqual({ version: 2, projects: { [fixture.project]: { trusted_at: '2026-01-02T03:04:05.000Z' } } });
     expect(setTrusted(fixture.env, fixture.project, false)).toBe(true);
     expect(setTrusted(fixture.env, fixture.project, false)).toBe(false);
     expect(readTrustList(fixture.env).roots.size).toBe(0);

@@ -1,10 +1,11 @@
 // `opencode-ink trust [--revoke] [dir]` and `run --trust` (DESIGN §15). Trust is recorded
-// for the project root around `dir` (its git root, or the folder itself), real path.
+// for the project root around `dir` (its git root, or the folder itself), real path, with
+// the content of its control files pinned; trusting a trusted project again re-pins them.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.js';
-import { setTrusted, trustRoot } from '../../core/trust/index.js';
+import { describeChange, readTrustList, resolveTrust, setTrusted, trustProject, trustRoot } from '../../core/trust/index.js';
 
 export const TRUST_ONCE_OPTION = ['--trust', "trust this project's own config, agents and commands for this run only"] as const;
 
@@ -23,13 +24,19 @@ export function trustCommand(dir: string | undefined, opts: TrustCommandOptions,
   }
   if (!isFolder) throw new ConfigError(`trust: "${dir ?? target}" is not a folder.`);
   const root = trustRoot(target);
-  const changed = setTrusted(env, root, !opts.revoke);
   if (opts.revoke) {
+    const changed = setTrusted(env, root, false);
     return changed ? `No longer trusted: ${root} (its project files can again only narrow what is allowed).` : `${root} was not trusted.`;
   }
-  return changed
-    ? `Trusted ${root}: its .opencoderc.json, .opencode/ and .claude/ files now apply in full.`
-    : `${root} is already trusted.`;
+  const wasTrusted = readTrustList(env).roots.has(root);
+  // What differed from the pins, named before they are replaced.
+  const before = wasTrusted ? resolveTrust(target, env).changed : [];
+  const changed = trustProject(env, target);
+  const unverifiable = resolveTrust(target, env).changed.filter((c) => c.change === 'unverifiable').map(describeChange);
+  const caveat = unverifiable.length > 0 ? ` Note: ${unverifiable.join(', ')}; it counts as changed at every start until trimmed (or use run --trust).` : '';
+  if (!wasTrusted) return `Trusted ${root}: its .opencoderc.json, .opencode/ and .claude/ files now apply in full.${caveat}`;
+  if (before.length > 0) return `Trusted ${root} again: pinned its control files as they are now (changed: ${before.map(describeChange).join(', ')}).${caveat}`;
+  return changed ? `${root} is already trusted; pinned its control files as they are now.${caveat}` : `${root} is already trusted.${caveat}`;
 }
 
 export function registerTrustCommand(program: Command, stdout: NodeJS.WritableStream): void {

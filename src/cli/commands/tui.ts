@@ -1,8 +1,9 @@
 // `opencode-ink` without a subcommand: the interactive UI's wiring, as run.ts is `run`'s.
-// Contract: checks the terminal, asks about an untrusted project, checks credentials with the
-// same credentialProblem `run` uses (none: the no-key screen offers the demo), builds the
-// engine, picks the session with the same pickSession, takes its writer lease, and hands the
-// core API to the UI's render function. Resolves with the exit code. The UI bundle (Ink,
+// Contract: checks the terminal, asks about an untrusted project (or a trusted one whose
+// control files changed since), checks credentials with the same credentialProblem `run`
+// uses (none: the no-key screen offers the demo), builds the engine, picks the session
+// with the same pickSession, takes its writer lease, and hands the core API to the UI's
+// render function. Resolves with the exit code. The UI bundle (Ink,
 // React) is imported here on demand, so `run` and the listing commands never load it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { exitNowIfStuck } from '../../core/exit-now.js';
 import { FileIndex } from '../../core/file-index.js';
 import { credentialProblem, startingProvider } from '../../core/provider/credentials.js';
 import { SessionBusyError, SessionStore } from '../../core/store/index.js';
-import { setTrusted } from '../../core/trust/index.js';
+import { trustProject } from '../../core/trust/index.js';
 import type { OpenedProject } from '../../core/project-context.js';
 import { pickSession } from '../../core/pick-session.js';
 
@@ -55,11 +56,12 @@ async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Prom
   let ctx = load();
   performance.mark('tui:context');
   // Before the credentials check: a trusted project's config may be what provides the key.
-  if (ctx.trust.ignored.length > 0) {
-    const choice = await ui.askTrust(ctx.trust.root, ctx.trust.ignored);
+  // Also for a trusted project whose control files changed since: trusting again pins them as they are now.
+  if (ctx.trust.ignored.length > 0 || ctx.trust.changedFiles.length > 0) {
+    const choice = await ui.askTrust(ctx.trust.root, ctx.trust.ignored, ctx.trust.changedFiles);
     if (choice === 'quit') return 0;
     if (choice === 'trust') {
-      setTrusted(ctx.env, ctx.trust.root, true);
+      trustProject(ctx.env, ctx.cwd);
       ctx = ctx.reload();
     }
   }

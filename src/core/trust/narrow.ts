@@ -11,7 +11,9 @@
 //   `auto_allow: false`; a sandbox it turns on does not auto-allow, since commands that asked
 //   would then run unasked; `allow_write` and anything looser are ignored, and named;
 // - commands load, but their `` !`cmd` `` lines are refused when the command is used.
-// Everything cut is named once, so the user sees what trusting the project would change.
+// Everything cut is named once, so the user sees what trusting the project would change. A
+// trusted project whose control files changed since they were pinned is narrowed the same
+// way, and its notice names the changed files first.
 import { homedir } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
@@ -57,6 +59,9 @@ function subagentDefaults(): SubagentSettings {
   defaults ??= SubagentSettingsSchema.parse({}, { jitless: true });
   return defaults;
 }
+
+/** The notice names this many changed files, then counts the rest. */
+const MAX_CHANGED_NAMED = 10;
 
 const SHELL_INLINE = /!`[^`\n]+`/;
 
@@ -148,10 +153,12 @@ export class ProjectNarrowing {
   /**
    * @param root the project root trust is recorded for (real path), named in the notice.
    * @param folder the same root as the loaders spell it (symlinks unresolved): files are named relative to it.
+   * @param changed for a trusted project whose control files changed since they were pinned: those files, as named in the notice.
    */
   constructor(
     readonly root: string,
     private readonly folder: string = root,
+    readonly changed: readonly string[] = [],
   ) {}
 
   /** What was cut, each once, in the order met: `provider.anthropic.baseURL (.opencoderc.json)`. */
@@ -330,12 +337,21 @@ export class ProjectNarrowing {
     this.ignore(`!\`…\` in /${command.name}`, command.source === 'config' ? (this.commandNames.get(command.name) ?? 'config') : command.source);
   }
 
-  /** The one line naming what was ignored and how to trust; undefined when nothing was. */
+  /** The one line naming what changed or was ignored, and how to trust; undefined when nothing did. */
   notice(): string | undefined {
-    if (this.items.length === 0) return undefined;
     // Grouped by file, in the order met: `a, b (.opencoderc.json); c (.opencode/agents/build.md)`.
     const files = [...new Set(this.items.map((item) => item.file))];
     const groups = files.map((file) => `${this.items.filter((item) => item.file === file).map((item) => item.what).join(', ')} (${file})`);
+    if (this.changed.length > 0) {
+      const shown = this.changed.slice(0, MAX_CHANGED_NAMED);
+      const more = this.changed.length > shown.length ? `, and ${this.changed.length - shown.length} more` : '';
+      const ignored = groups.length > 0 ? ` Ignored meanwhile: ${groups.join('; ')}.` : '';
+      return (
+        `Project files changed since you trusted ${this.root}: ${shown.join(', ')}${more}. ` +
+        `Until you trust it again ("opencode-ink trust"), its files can only narrow what is allowed.${ignored}`
+      );
+    }
+    if (this.items.length === 0) return undefined;
     return `Project not trusted: ignored ${groups.join('; ')}. Run "opencode-ink trust" to trust ${this.root}.`;
   }
 }

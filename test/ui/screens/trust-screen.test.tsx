@@ -23,6 +23,17 @@ describe('TrustScreen', () => {
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 
+  it('for a trusted project whose control files changed, asks again and names each changed file', () => {
+    const changed = ['.claude/settings.json (changed)', 'CLAUDE.md (removed)'];
+    app = render(<TrustScreen root="/home/me/repo" ignored={['hooks.UserPromptSubmit (.claude/settings.json)']} changed={changed} onChoice={() => {}} />);
+    const frame = app.lastFrame() ?? '';
+    expect(frame).toContain('Trust this project again?');
+    for (const item of changed) expect(frame).toContain(item);
+    expect(frame).toContain('hooks.UserPromptSubmit (.claude/settings.json)');
+    expect(frame).toContain('pins the files as they are now');
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
   it('sums up a long list in one line', () => {
     const many = Array.from({ length: 12 }, (_, i) => `item ${i} (.opencoderc.json)`);
     app = render(<TrustScreen root="/r" ignored={many} onChoice={() => {}} />);
