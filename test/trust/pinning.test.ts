@@ -160,8 +160,13 @@ describe('an unchanged trusted project', () => {
 });
 
 describe('the control files', () => {
-  it('are the ones the sandbox keeps read-only: what trust pins and what commands may not write stay one set', () => {
-    expect([...FOLDER_CONTROL_PATHS, ...ROOT_CONTROL_PATHS].sort()).toEqual([...PROJECT_CONTROL_FILES].sort());
+  it('are all kept read-only by the sandbox: nothing trust pins can be written by a sandboxed command', () => {
+    const pinned = [...FOLDER_CONTROL_PATHS, ...ROOT_CONTROL_PATHS];
+    const readOnly = (path: string) => PROJECT_CONTROL_FILES.some((kept) => path === kept || path.startsWith(`${kept}/`));
+    expect(pinned.filter((path) => !readOnly(path))).toEqual([]);
+    // And every file the sandbox keeps read-only for a reason trust would care about is pinned
+    // (all of .claude/ is read-only inside, as hooks run scripts kept there; only these parts are loaded).
+    expect(PROJECT_CONTROL_FILES.filter((kept) => kept !== '.claude' && !pinned.includes(kept))).toEqual([]);
   });
 });
 
