@@ -3,13 +3,15 @@
 // includes, a worktree's `commondir`, a `.git` file) makes them run a command, and a
 // repository whose files git needs minutes for never stalls a prompt.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTaskCompletion, type CoreEvent, type TaskOutcome } from '../../src/core/events.js';
 import { scriptConversations, toolUse } from '../support/conversations.js';
 import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
+import { git as hostGit, GitError } from '../../src/core/workspace/git.js';
 import { bwrapMissing } from '../sandbox/support.js';
 
 let h: Harness | undefined;
@@ -166,13 +168,55 @@ describe("the program's git calls on the host", () => {
 /** A .gitignore line git backtracks on for minutes over a deep enough folder (issue 35, item 8). */
 const SLOW_PATTERN = '**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/b';
 
-async function slowRepoHarness(warnings: string[]): Promise<Harness> {
-  const harness = await repoHarness({ files: { '.gitignore': `${SLOW_PATTERN}\n`, 'top.txt': 'top\n' }, engine: { onWarning: (line) => warnings.push(line) } });
-  const deep = join(harness.projectDir, ...Array.from({ length: 40 }, () => 'a'));
+/** A folder 40 levels deep under `dir`, with a few files. */
+function deepFolder(dir: string): void {
+  const deep = join(dir, ...Array.from({ length: 40 }, () => 'a'));
   mkdirSync(deep, { recursive: true });
   for (const name of ['one', 'two', 'three']) writeFileSync(join(deep, name), `${name}\n`);
+}
+
+async function slowRepoHarness(warnings: string[]): Promise<Harness> {
+  const harness = await repoHarness({ files: { '.gitignore': `${SLOW_PATTERN}\n`, 'top.txt': 'top\n' }, engine: { onWarning: (line) => warnings.push(line) } });
+  deepFolder(harness.projectDir);
   return harness;
 }
+
+describe('every git call', () => {
+  const slowRepo = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oci-slow-git-'));
+    git(dir, 'init', '-q');
+    writeFileSync(join(dir, '.gitignore'), `${SLOW_PATTERN}\n`);
+    deepFolder(dir);
+    return dir;
+  };
+  const list = ['ls-files', '-o', '--exclude-standard'];
+
+  it('is stopped past its deadline, with a message saying how long it took and what it was doing', async () => {
+    const dir = slowRepo();
+    try {
+      const failure = await hostGit(list, { cwd: dir, timeoutMs: 300, doing: 'listing the slow files' }).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(GitError);
+      expect((failure as GitError).failure).toBe('timeout');
+      expect((failure as GitError).message).toBe('git ls-files -o took longer than 0.3 s while listing the slow files, and was stopped.');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is stopped when its signal aborts', async () => {
+    const dir = slowRepo();
+    try {
+      const controller = new AbortController();
+      const running = hostGit(list, { cwd: dir, signal: controller.signal, doing: 'listing the slow files' }).catch((err: unknown) => err);
+      controller.abort();
+      const failure = await running;
+      expect(failure).toBeInstanceOf(GitError);
+      expect((failure as GitError).failure).toBe('aborted');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('a repository git needs minutes for', () => {
   it('lets a prompt run without undo, saying so once and why', async () => {
