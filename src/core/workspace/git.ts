@@ -138,7 +138,9 @@ export async function git(args: readonly string[], opts: GitOptions): Promise<Gi
   let config: readonly ConfigEntry[] = HARDENED;
   try {
     const dirs = await repositoryOf(args, opts.cwd);
-    if (dirs) config = [...HARDENED, ...(await driverOverrides(dirs, listConfigFile))];
+    // Setting a value (the shadow repository's own `config` calls) runs no driver: no need to read the files.
+    const command = args[0] === '--git-dir' ? args[2] : args[0];
+    if (dirs && command !== 'config') config = [...HARDENED, ...(await driverOverrides(dirs, listConfigFile))];
   } catch (err) {
     if (err instanceof RepositoryRefusal) throw new GitError(err.message, null, 'refused');
     throw err;
