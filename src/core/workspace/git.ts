@@ -11,7 +11,11 @@
  * - workspace/merge.ts and tree-apply.ts — merge-tree, diff-tree, hash-object, cat-file
  *   (bringing a child's work back).
  * - workspace/warm-index.ts — update-index --refresh on a private copy of a child's index.
- * - requireGit() below — `git version`.
+ * - requireGit() below — `git version`; listConfigFile() below — `git config --file <f> --list`
+ *   outside any repository, to find a repository's drivers (git-drivers.ts).
+ * Nothing else in src spawns git: project detection and the file index read the file system,
+ * `sessions diff` and diff stats go through the shadow repository, and the git commands the
+ * model runs are the bash tool's (sandboxed when the sandbox is on), not the program's.
  *
  * Contract
  * - `git(args, opts)` resolves with stdout as a Buffer; a non-zero exit not listed in `okCodes`
