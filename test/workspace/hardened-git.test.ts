@@ -13,6 +13,7 @@ import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { git as hostGit, GitError } from '../../src/core/workspace/git.js';
 import { bwrapMissing } from '../sandbox/support.js';
+import { waitFor } from '../support/wait.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -241,6 +242,11 @@ describe('a repository git needs minutes for', () => {
     scriptConversations(h.server, { 'hello': [text('hi')] });
     const root = h.engine.createSession();
     const turn = h.engine.prompt(root.id, 'hello');
+    // The shadow repository's excludes are written last before the walk of the tree starts.
+    const snapshots = join(h.dir, 'data', 'snapshots');
+    await waitFor(() => existsSync(snapshots) && readdirSync(snapshots).some((d) => existsSync(join(snapshots, d, 'info', 'exclude'))), 'the snapshot to start', {
+      timeoutMs: 20_000,
+    });
     expect(h.engine.cancel(root.id)).toBe(true);
     expect((await turn).status).toBe('cancelled');
     // Cancelled, not timed out: no notice, and no request reached the model.
