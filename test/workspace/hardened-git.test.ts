@@ -3,7 +3,7 @@
 // includes, a worktree's `commondir`, a `.git` file) makes them run a command, and a
 // repository whose files git needs minutes for never stalls a prompt.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -163,6 +163,44 @@ describe("the program's git calls on the host", () => {
     expect((await h.engine.prompt(root.id, 'isolate me')).status).toBe('completed');
     const result = h.events.find((e) => e.type === 'tool.completed' && e.tool === 'task');
     expect(result?.type === 'tool.completed' && result.output).toMatch(new RegExp(`${join(h.projectDir, '.git')} names .*git is not run there`));
+  });
+});
+
+describe('the repository a git call runs in', () => {
+  let dir: string;
+  const made = () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'oci-git-layout-')));
+    const main = join(dir, 'main');
+    mkdirSync(main);
+    git(main, 'init', '-q', '-b', 'main');
+    writeFileSync(join(main, 'a.txt'), 'a\n');
+    git(main, 'add', '-A');
+    git(main, 'commit', '-qm', 'init');
+    git(main, 'worktree', 'add', '-q', join(dir, 'linked'));
+    return { main, linked: join(dir, 'linked'), worktreeGitDir: join(main, '.git', 'worktrees', 'linked') };
+  };
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const head = (cwd: string) => hostGit(['rev-parse', 'HEAD'], { cwd }).then((r) => r.stdout.toString().trim());
+  const refusal = (cwd: string) => hostGit(['rev-parse', 'HEAD'], { cwd }).then(() => undefined, (err: unknown) => err);
+
+  it('may be a main working tree or a linked worktree whose files agree with each other', async () => {
+    const { main, linked } = made();
+    expect(await head(join(linked))).toBe(await head(main));
+  });
+
+  it('is refused when the main .git names another repository through a commondir file', async () => {
+    const { main } = made();
+    writeFileSync(join(main, '.git', 'commondir'), `${join(dir, 'elsewhere')}\n`);
+    const err = await refusal(main);
+    expect(err).toBeInstanceOf(GitError);
+    expect((err as GitError).failure).toBe('refused');
+    expect((err as GitError).message).toBe(`${join(main, '.git', 'commondir')} exists: a repository's own git directory must not name another one, so git is not run there.`);
+  });
+
+  it("is refused when a linked worktree's git directory does not point back at it", async () => {
+    const { linked, worktreeGitDir } = made();
+    writeFileSync(join(worktreeGitDir, 'gitdir'), `${join(dir, 'other', '.git')}\n`);
+    expect(((await refusal(linked)) as GitError).message).toMatch(new RegExp(`^${join(worktreeGitDir, 'gitdir')} \\(the git directory ${join(linked, '.git')} names\\) does not point back`));
   });
 });
 
