@@ -215,7 +215,7 @@ export class ShadowRepo {
   private prepare(): Promise<boolean> {
     this.ready ??= this.init().catch((err: unknown) => {
       this.ready = undefined;
-      if (err instanceof GitError && err.exitCode === null) {
+      if (err instanceof GitError && err.failure === 'missing') {
         if (!this.unavailableTold) this.options.onUnavailable?.(NO_GIT_NOTICE);
         this.unavailableTold = true;
         return false;

@@ -53,8 +53,8 @@ export const MIN_GIT_VERSION = [2, 38] as const;
 /** How long a git call may take unless its caller says otherwise. */
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 
-/** Why a git call failed: git said no, it ran out of time, it was cancelled, or the repository was refused before it ran. */
-export type GitFailure = 'failed' | 'timeout' | 'aborted' | 'refused';
+/** Why a git call failed: git said no, it ran out of time, it was cancelled, the repository was refused before it ran, or there is no git. */
+export type GitFailure = 'failed' | 'timeout' | 'aborted' | 'refused' | 'missing';
 
 export class GitError extends Error {
   constructor(
@@ -194,7 +194,7 @@ function run(args: readonly string[], opts: GitOptions, config: readonly ConfigE
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
       done();
-      reject(e.code === 'ENOENT' ? new GitError(missingGitMessage(), null) : e);
+      reject(e.code === 'ENOENT' ? new GitError(missingGitMessage(), null, 'missing') : e);
     });
     // git may exit before reading all of its input (an error): that is reported by its exit code.
     child.stdin.on('error', () => {});
