@@ -143,7 +143,7 @@ export async function git(args: readonly string[], opts: GitOptions): Promise<Gi
   try {
     const dirs = await repositoryOf(args, opts.cwd);
     // Setting a value (the shadow repository's own `config` calls) runs no driver: no need to read the files.
-    const command = args[0] === '--git-dir' ? args[2] : args[0];
+    const command = commandWords(args)[0];
     if (dirs && command !== 'config') config = [...HARDENED, ...(await driverOverrides(dirs, listConfigFile))];
   } catch (err) {
     if (err instanceof RepositoryRefusal) throw new GitError(err.message, null, 'refused');
@@ -160,7 +160,7 @@ async function listConfigFile(file: string): Promise<string> {
 
 function run(args: readonly string[], opts: GitOptions, config: readonly ConfigEntry[]): Promise<GitResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  const what = `git ${args.slice(0, 2).join(' ')}`;
+  const what = `git ${commandWords(args).join(' ')}`;
   const doing = opts.doing ?? `running ${what} in ${opts.cwd}`;
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) {
@@ -214,6 +214,13 @@ function run(args: readonly string[], opts: GitOptions, config: readonly ConfigE
       reject(new GitError(`${what} failed in ${opts.cwd}: ${message || `exit code ${exitCode}`}`, exitCode));
     });
   });
+}
+
+/** The command and its first argument, for messages: `--git-dir <d>` and `--work-tree <w>` say nothing about it. */
+function commandWords(args: readonly string[]): readonly string[] {
+  let i = 0;
+  while (args[i] === '--git-dir' || args[i] === '--work-tree') i += 2;
+  return args.slice(i, i + 2);
 }
 
 function formatSeconds(ms: number): string {
