@@ -172,6 +172,8 @@ export class Engine {
   private readonly preparing = new Set<string>();
   /** Prompts cancelled while being prepared: their turn starts cancelled. */
   private readonly cancelledWhilePreparing = new Set<string>();
+  /** Aborted by a cancel while a prompt is prepared: stops the wait for its snapshot. */
+  private readonly preparation = new Map<string, AbortController>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
   private readonly supervisor: SubagentSupervisor;
@@ -367,6 +369,8 @@ export class Engine {
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
     this.preparing.add(sessionId);
+    const preparation = new AbortController();
+    this.preparation.set(sessionId, preparation);
     let session: LiveSession;
     let plan: PromptPlan;
     let hookContext: string[];
@@ -394,9 +398,10 @@ export class Engine {
       }
       // Taken last, just before the prompt is stored with it: a crash in between leaves an
       // unreferenced tree in the shadow repository and nothing else.
-      promptMark = { snapshot: await this.checkpoints.snapshot() };
+      promptMark = { snapshot: await this.checkpoints.snapshot({ signal: preparation.signal, prompt: true }) };
     } finally {
       this.preparing.delete(sessionId);
+      this.preparation.delete(sessionId);
       // Read (and cleared) however preparing ended, so a refused prompt leaves nothing behind.
       cancelled = this.cancelledWhilePreparing.delete(sessionId);
     }
@@ -577,6 +582,7 @@ export class Engine {
   cancel(sessionId: string): boolean {
     if (this.preparing.has(sessionId)) {
       this.cancelledWhilePreparing.add(sessionId);
+      this.preparation.get(sessionId)?.abort();
       return true;
     }
     return this.turns.cancel(sessionId);
@@ -647,6 +653,7 @@ export class Engine {
    */
   cancelAll(): void {
     for (const id of this.preparing) this.cancelledWhilePreparing.add(id);
+    for (const preparation of this.preparation.values()) preparation.abort();
     this.turns.cancelAll();
     void this.shells.endAll();
   }

@@ -16,6 +16,13 @@
  *   left half-written; the loser of a race only loses the stat cache of the winner.
  * - Without git, `snapshot()` resolves to undefined and `onUnavailable` gets the one line
  *   "undo is unavailable: no git" (once).
+ * - A snapshot has deadlines (DESIGN §18): the walk of the tree that finds what changed
+ *   (`git ls-files`, where a pathological `.gitignore` pattern can make git backtrack for
+ *   minutes) gets SNAPSHOT_WALK_MS; storing the changed files, whose cost is their size, gets
+ *   git's default deadline. Past one, the git process is killed and `snapshot()` rejects with a
+ *   SnapshotTimeout whose message names the project and the likely cause. `snapshot(signal)`
+ *   rejects with a GitError (failure "aborted") as soon as the signal aborts; the snapshot other
+ *   callers share goes on within its deadline.
  * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold; given a set
  *   of paths, `changes` and `diff` keep to those (one session's own files, DESIGN §18).
  * - A nested git repository (a folder with its own `.git`, like a submodule) is recorded by
@@ -31,6 +38,17 @@ import { git, GitError } from '../workspace/git.js';
 import { copyIndexFile } from '../workspace/index-copy.js';
 
 export const NO_GIT_NOTICE = 'undo is unavailable: no git';
+
+/** How long the walk of the project's tree may take: "a few seconds", then undo is skipped for that prompt. */
+export const SNAPSHOT_WALK_MS = 5_000;
+
+/** A snapshot that could not finish in time: its message says whose and why, for the one notice the user sees. */
+export class SnapshotTimeout extends GitError {
+  constructor(message: string) {
+    super(message, null, 'timeout');
+    this.name = 'SnapshotTimeout';
+  }
+}
 
 /** A nested repository's entry (a "gitlink"): a commit id, with no content in the snapshot. */
 const GITLINK_MODE = '160000';
@@ -85,7 +103,11 @@ export class ShadowRepo {
    * Callers who ask while one is being taken share the next one, which starts after they asked:
    * ten sub-agents starting together cost two snapshots, not ten.
    */
-  snapshot(): Promise<string | undefined> {
+  snapshot(signal?: AbortSignal): Promise<string | undefined> {
+    return abortable(this.shared(), signal, `the snapshot of ${this.project} was cancelled`);
+  }
+
+  private shared(): Promise<string | undefined> {
     if (!this.current) {
       this.current = this.take().finally(() => (this.current = undefined));
       return this.current;
@@ -94,7 +116,7 @@ export class ShadowRepo {
       .catch(() => undefined)
       .then(() => {
         this.next = undefined;
-        return this.snapshot();
+        return this.shared();
       });
     return this.next;
   }
@@ -149,7 +171,7 @@ export class ShadowRepo {
 
   /** The unified diff from one snapshot to another (paths as `a/…` and `b/…`), of `only` those paths when given. */
   async diff(from: string, to: string, only?: ReadonlySet<string>): Promise<string> {
-    const args = ['diff', '--no-color', '--no-renames', '--no-ext-diff', from, to];
+    const args = ['diff', '--no-color', '--no-renames', '--no-ext-diff', '--no-textconv', from, to];
     if (!only) return (await this.git(args)).toString('utf8');
     // Only the paths that differ go on the command line, in bounded groups, in git's path order.
     const paths = (await this.changes(from, to, only)).map((c) => c.path);
@@ -163,7 +185,8 @@ export class ShadowRepo {
 
   /** Runs `git merge-file` on three files: writes the merge into `ours`; false when they overlap. */
   async mergeFile(ours: string, base: string, theirs: string): Promise<boolean> {
-    const { exitCode } = await git(['merge-file', '-q', ours, base, theirs], { cwd: this.project, okCodes: range(1, 127) });
+    // Run against the shadow repository: the project's own `.git` plays no part in it.
+    const { exitCode } = await git(this.args(['merge-file', '-q', ours, base, theirs]), { cwd: this.project, okCodes: range(1, 127) });
     return exitCode === 0;
   }
 
@@ -173,7 +196,14 @@ export class ShadowRepo {
 
   /** New, changed and deleted paths since the index's last snapshot, from the top. */
   private async changedPaths(env: Record<string, string>): Promise<string[]> {
-    const out = await this.git(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard', '--full-name'], env);
+    const args = this.args(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard', '--full-name']);
+    const out = await git(args, { cwd: this.project, env, timeoutMs: SNAPSHOT_WALK_MS, doing: `listing the files of ${this.project}` }).then(
+      (result) => result.stdout,
+      (err: unknown) => {
+        if (!(err instanceof GitError) || err.failure !== 'timeout') throw err;
+        throw new SnapshotTimeout(`the snapshot of ${this.project} took longer than ${SNAPSHOT_WALK_MS / 1000} s (a .gitignore pattern may be very slow)`);
+      },
+    );
     return [...new Set(out.toString('utf8').split('\0').filter(Boolean))];
   }
 
@@ -185,7 +215,7 @@ export class ShadowRepo {
   private prepare(): Promise<boolean> {
     this.ready ??= this.init().catch((err: unknown) => {
       this.ready = undefined;
-      if (err instanceof GitError && err.exitCode === null) {
+      if (err instanceof GitError && err.failure === 'missing') {
         if (!this.unavailableTold) this.options.onUnavailable?.(NO_GIT_NOTICE);
         this.unavailableTold = true;
         return false;
@@ -256,6 +286,18 @@ export class ShadowRepo {
     }
     return large;
   }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on for whoever else waits on it). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+  if (!signal) return work;
+  const cancelled = () => new GitError(`${what}.`, null, 'aborted');
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Paths as git pathspecs that match exactly that path (no globbing), NUL-separated. */

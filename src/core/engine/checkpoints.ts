@@ -4,7 +4,11 @@
  * Contract
  * - `snapshot()` records the project's files and answers the snapshot id, or null when
  *   checkpoints are off or cannot be taken (no git: told once through `onWarning`). It never
- *   throws: a snapshot that fails is a warning, not a failed prompt.
+ *   throws: a snapshot that fails is a warning, not a failed prompt. A snapshot past its
+ *   deadline (shadow-repo.ts) is skipped: the prompt's own snapshot (`{ prompt: true }`) says
+ *   "Undo is not available for this prompt: <why>" once for that prompt; other snapshots say
+ *   it once per cause. A snapshot cancelled through `signal` (Esc while a prompt is being
+ *   prepared) answers null and says nothing.
  * - A prompt's snapshot "before" is stored with its message (the engine passes it to the turn);
  *   `promptEnded` stores the snapshot "after" on the newest prompt once its turn is over. A
  *   sub-agent's start and end snapshots are stored on its session (`sessionSnapshot`).
@@ -26,7 +30,8 @@
  *   the files (exit code 1). Every change emits `session.reverted`.
  */
 import { join } from 'node:path';
-import { diffBetween, diffStat, NO_GIT_NOTICE, projectKey, restoreFiles, ShadowRepo, type DiffStat, type FileDiff } from '../checkpoints/index.js';
+import { diffBetween, diffStat, NO_GIT_NOTICE, projectKey, restoreFiles, ShadowRepo, SnapshotTimeout, type DiffStat, type FileDiff } from '../checkpoints/index.js';
+import { GitError } from '../workspace/git.js';
 import type { CheckpointSettings } from '../config/schema.js';
 import { ConfigError, errorMessage, UserFacingError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
@@ -91,6 +96,8 @@ export interface CheckpointDeps {
 export class Checkpoints {
   private readonly repo: ShadowRepo;
   private unavailable: string | undefined;
+  /** Deadline notices already given (see the module comment). */
+  private readonly toldTimeouts = new Set<string>();
   /** Diff stats by `start..end` snapshot pair: a finished session's never changes. */
   private readonly stats = new Map<string, Promise<DiffStat>>();
   private readonly attribution: ChangeAttribution;
@@ -133,12 +140,19 @@ export class Checkpoints {
     return this.attribution.around(session, run);
   }
 
-  /** The project's files now, as a snapshot id; null when checkpoints are off or unavailable. */
-  async snapshot(): Promise<string | null> {
+  /** The project's files now, as a snapshot id; null when checkpoints are off, unavailable, too slow or cancelled. */
+  async snapshot(opts: { signal?: AbortSignal; prompt?: boolean } = {}): Promise<string | null> {
     if (!this.deps.settings.enabled) return null;
     try {
-      return (await this.repo.snapshot()) ?? null;
+      return (await this.repo.snapshot(opts.signal)) ?? null;
     } catch (err) {
+      if (err instanceof GitError && err.failure === 'aborted') return null;
+      if (err instanceof SnapshotTimeout) {
+        if (opts.prompt) this.deps.warn(`Undo is not available for this prompt: ${err.message}.`);
+        else if (!this.toldTimeouts.has(err.message)) this.deps.warn(`Undo may miss changes: ${err.message}.`);
+        this.toldTimeouts.add(err.message);
+        return null;
+      }
       this.deps.warn(`Could not snapshot the project's files for undo: ${errorMessage(err)}`);
       return null;
     }

@@ -41,7 +41,11 @@ export function mergeIntoWorkingTree(parent: RepoInfo, base: string, childTree: 
     for (let attempt = 1; ; attempt++) {
       const parentTree = await snapshotTree(parent, []);
       const [parentNow, child] = await Promise.all([commitTree(cwd, parentTree, [base], 'opencode-ink: working tree'), childCommit]);
-      const merged = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', parentNow, child], { cwd, okCodes: [1] });
+      const merged = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', parentNow, child], {
+        cwd,
+        okCodes: [1],
+        doing: `merging a sub-agent's work into ${cwd}`,
+      });
       const [tree = '', ...rest] = merged.stdout.toString('utf8').split('\0');
       if (merged.exitCode === 1) {
         const files = [...new Set(rest.map((p) => p.trim()).filter(Boolean))];

@@ -75,7 +75,7 @@ export async function snapshotTree(repo: RepoInfo, exclude: readonly string[]): 
     await copyIndexFile(repo.indexFile, temp);
     const env = { GIT_INDEX_FILE: temp };
     const pathspec = ['.', ...exclude.map((p) => `:(exclude,literal)${p}`)];
-    await git(['add', '-A', '--', ...pathspec], { cwd: repo.toplevel, env });
+    await git(['add', '-A', '--', ...pathspec], { cwd: repo.toplevel, env, doing: `recording the working tree of ${repo.toplevel}` });
     return await gitText(['write-tree'], { cwd: repo.toplevel, env });
   } finally {
     await rm(temp, { force: true });

@@ -141,7 +141,7 @@ export class Workspaces {
     await writeRecord(record, owner);
     this.active.add(path);
     try {
-      await git(['worktree', 'add', '--quiet', '-b', branch, path, base.commit], { cwd: parent.toplevel });
+      await git(['worktree', 'add', '--quiet', '-b', branch, path, base.commit], { cwd: parent.toplevel, doing: `checking out the worktree of sub-agent ${childId}` });
       const links = await linkFolders(parent.toplevel, path, link);
       if (links.length > 0) await writeRecord(record, { ...owner, links });
       const cwd = join(path, relative(parent.toplevel, parentCwd));
