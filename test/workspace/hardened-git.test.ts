@@ -92,9 +92,12 @@ async function runCommondirAttack(config: Record<string, unknown>): Promise<void
     // The program refused to run git in a worktree whose commondir leads elsewhere, and said which file.
     expect(outcome?.merge?.state).toBe('none');
     expect(outcome?.merge?.reason).toMatch(/\/commondir \(the git directory .*\.git names\) does not lead to .*, so git is not run there/);
+    // The user's tree is as it was: the child's work was not merged through the planted repository.
+    expect(readFileSync(join(h.projectDir, 'shared.txt'), 'utf8')).toBe(FILE);
+  } else {
+    // The sandbox kept the pointer read-only: the child's work came back the ordinary way.
+    expect(readFileSync(join(h.projectDir, 'shared.txt'), 'utf8')).toBe(FILE.replace('line 2\n', 'line 2 (child)\n'));
   }
-  // The user's tree is as it was: the child's work was not merged through the planted repository.
-  expect(readFileSync(join(h.projectDir, 'shared.txt'), 'utf8')).toBe(FILE);
   expect(existsSync(marker)).toBe(false);
 }
 
@@ -106,6 +109,9 @@ describe("the program's git calls on the host", () => {
 
   it.skipIf(bwrapMissing !== undefined)('never follow it when the child runs in the sandbox either', async () => {
     await runCommondirAttack({ sandbox: { mode: 'workspace-write' }, permission: { bash: 'allow' } });
+    // Inside the sandbox the worktree's commondir is read-only: the attack does not even get planted.
+    const bash = h!.events.find((e) => e.type === 'tool.completed' && e.tool === 'bash');
+    expect(bash && 'output' in bash ? bash.output : '').toMatch(/Read-only file system|EROFS/);
   });
 
   it("run none of the commands a repository's config defines: fsmonitor, external diff, filters, merge and diff drivers, includes", async () => {

@@ -35,8 +35,10 @@ export async function takeOutPlantedRepos(index: WorkTreeIndex, root: string): P
   const planted = gitlinksOf(index.file, index.hashBytes).filter((path) => !before.has(path) && hasOwnRepository(join(root, path)));
   if (planted.length === 0) return { paths: [] };
   try {
-    await git(['-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false', '--literal-pathspecs', 'rm', '--cached', '-f', '-q', '--ignore-unmatch', '--', ...planted], {
+    await git(['--literal-pathspecs', 'rm', '--cached', '-f', '-q', '--ignore-unmatch', '--', ...planted], {
       cwd: root,
+      timeoutMs: 10_000,
+      doing: 'taking a repository a sandboxed command planted out of the index',
     });
     return { paths: planted };
   } catch (err) {

@@ -11,6 +11,8 @@
  * - workspace/merge.ts and tree-apply.ts — merge-tree, diff-tree, hash-object, cat-file
  *   (bringing a child's work back).
  * - workspace/warm-index.ts — update-index --refresh on a private copy of a child's index.
+ * - sandbox/planted-repos.ts — `rm --cached` of a submodule entry a sandboxed command added
+ *   whose folder holds a repository of its own (`git status` would run its config).
  * - requireGit() below — `git version`; listConfigFile() below — `git config --file <f> --list`
  *   outside any repository, to find a repository's drivers (git-drivers.ts).
  * Nothing else in src spawns git: project detection and the file index read the file system,
