@@ -81,7 +81,8 @@ export async function startCliProject(): Promise<CliProject> {
     env,
     async close() {
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      // A program the test killed may still be finishing a write in its data dir (ENOTEMPTY).
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
