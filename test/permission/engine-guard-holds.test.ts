@@ -1,7 +1,7 @@
 // The control-file guard holds whatever else says yes, through the real engine, tools, hook
 // commands and Anthropic SDK against the fake server: a PreToolUse hook's `allow`, an earlier
-// "always" for a command prefix (in the session or its parent), and stored allow rules for
-// those commands. Writes that go through redirections, `tee`, `cp`, `git config` and names
+// "always" for a command prefix (in the session or its parent), stored allow rules for
+// those commands, `--yes`, and a sandbox's auto-allow. Writes that go through redirections, `tee`, `cp`, `git config` and names
 // only the running line knows (a glob, `$PWD`) are asked, and refused where nobody can answer;
 // only an `edit` rule naming the exact file lets one through.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -155,5 +155,18 @@ describe('an earlier "always" for a command', () => {
     for (const r of refused) expect(r).toEqual({ isError: true, text: expect.stringMatching(/^bash was refused: it writes .*always asked; nobody can approve it/) });
     expect(existsSync(join(h.projectDir, '.mcp.json'))).toBe(false);
     expect(existsSync(join(h.projectDir, '.claude'))).toBe(false);
+  });
+});
+
+describe("a sandbox's auto-allow", () => {
+  it('runs ordinary lines unasked but still refuses control-file writes where nobody can answer', async () => {
+    h = await startHarness({ config: { sandbox: { mode: 'workspace-write', auto_allow: true } }, files: { 'payload.json': '{}' } });
+    scriptConversations(h.server, { boxed: [reply(bash('echo fine > out.txt'), bash("echo '{}' > .mcp.json"), bash('cp payload.json .mcp.json')), text('done')] });
+    expect((await h.engine.prompt(h.engine.createSession().id, 'boxed')).status).toBe('completed');
+    const [fine, ...refused] = results(requestsOf(h.server, 'boxed')[1]!);
+    expect(fine!.isError).toBe(false);
+    expect(readFileSync(join(h.projectDir, 'out.txt'), 'utf8')).toBe('fine\n');
+    for (const r of refused) expect(r).toEqual({ isError: true, text: expect.stringContaining('bash was refused: it writes .mcp.json, which controls which MCP servers start') });
+    expect(existsSync(join(h.projectDir, '.mcp.json'))).toBe(false);
   });
 });
