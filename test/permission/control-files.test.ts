@@ -160,6 +160,9 @@ describe('controlFilesOfShell', () => {
     expect(await guessed('cp evil "$D/config"')).toContain('"$D/config"');
     // A line that sets HOME itself may point it anywhere.
     expect(await guessed('HOME=.git; echo x > "$HOME/config"')).toEqual(['"$HOME/config"']);
+    // As in bash, a glob spells a leading dot only literally, unless the line turns dotglob on.
+    expect(await guessed('rm -rf dist/* && chmod +x scripts/*.sh && echo x > ?git/config')).toEqual([]);
+    expect(await guessed('shopt -s dotglob; rm -rf *')).toEqual(['*']);
     expect(await guessed('echo x > .git?ignore')).toEqual([]);
     expect(await guessed('echo x > [ab].txt')).toEqual([]);
   });

@@ -190,15 +190,19 @@ export async function controlFilesOfShell(shell: ShellAnalysis, line: string, cw
     if (program && DIRECTORY_CHANGERS.has(program) && operands[0]) bases.push(resolvePath(cwd, operands[0]));
   }
   const found = new Map<string, ControlFileWrite>();
+  const dotglob = /\bdotglob\b/.test(line);
   for (const target of new Set(targets)) {
     for (const base of new Set(bases)) {
       const spelled = runTimeSpelling(target, { home: env.HOME, pwd: base, line });
-      const control = spelled.pattern ? await controlFilePatternAt(spelled.path, target, cwd, base) : await controlFileAt(resolvePath(base, spelled.path), cwd, env);
+      const control = spelled.pattern ? await controlFilePatternAt(spelled.path, target, cwd, base, dotglob) : await controlFileAt(resolvePath(base, spelled.path), cwd, env);
       if (control) found.set(control.path, control);
     }
   }
   return [...found.values()];
 }
+
+/** Stands for a run-time part of a name: unlike a glob's `*`, it may spell a leading dot. */
+const ANYTHING = '\uE000';
 
 /** A name as bash will spell it, or a glob of every name it may spell (`pattern`). */
 interface Spelling {
@@ -206,7 +210,7 @@ interface Spelling {
   pattern: boolean;
 }
 
-/** `$X`, `${X…}`, `$(…)`, `` `…` ``, `$((…))`: replaced by `*`, since only running the line tells what they are. */
+/** `$X`, `${X…}`, `$(…)`, `` `…` ``, `$((…))`: replaced by ANYTHING, since only running the line tells what they are. */
 const RUN_TIME_PARTS = /\$\(\([^]*?\)\)|\$\([^]*?(\)|$)|`[^`]*(`|$)|\$\{[^}]*(\}|$)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]/g;
 
 function runTimeSpelling(word: string, known: { home: string | undefined; pwd: string; line: string }): Spelling {
@@ -221,30 +225,35 @@ function runTimeSpelling(word: string, known: { home: string | undefined; pwd: s
   if (text === '~' || text.startsWith('~/')) text = `$HOME${text.slice(1)}`;
   expand('HOME', known.home);
   expand('PWD', known.pwd);
-  const unknown = text.replace(RUN_TIME_PARTS, '*');
-  return { path: unknown, pattern: /[*?[]/.test(unknown) };
+  const unknown = text.replace(RUN_TIME_PARTS, ANYTHING);
+  return { path: unknown, pattern: /[*?[]/.test(unknown) || unknown.includes(ANYTHING) };
 }
 
 /** A control name any segment of `pattern` (a path glob) can spell; shown as the command wrote it. */
-async function controlFilePatternAt(pattern: string, written: string, cwd: string, base: string): Promise<ControlFileWrite | undefined> {
+async function controlFilePatternAt(pattern: string, written: string, cwd: string, base: string, dotglob: boolean): Promise<ControlFileWrite | undefined> {
   const realCwd = await realTarget(path.resolve(cwd));
   const absolute = path.resolve(base, pattern);
   const below = isInside(realCwd, absolute) ? path.relative(realCwd, absolute) : absolute;
   const segments = below.split(path.sep).filter((s) => s !== '');
   for (const segment of segments) {
-    for (const [name, controls] of CONTROL_FOLDERS) if (globMatches(segment, name)) return { path: written, controls, unknownName: true };
+    for (const [name, controls] of CONTROL_FOLDERS) if (globMatches(segment, name, dotglob)) return { path: written, controls, unknownName: true };
   }
   const last = segments.at(-1) ?? '';
-  for (const [name, controls] of CONTROL_NAMES) if (globMatches(last, name)) return { path: written, controls, unknownName: true };
+  for (const [name, controls] of CONTROL_NAMES) if (globMatches(last, name, dotglob)) return { path: written, controls, unknownName: true };
   return undefined;
 }
 
-/** Whether the glob `segment` (`*`, `?`, `[…]`) can spell `name`, ignoring case as the guard does. */
-function globMatches(segment: string, name: string): boolean {
-  if (!/[*?[]/.test(segment)) return segment.toLowerCase() === name;
-  const source = segment.replace(/\[(!?)([^\]]*)\]|([*?])|([.+^${}()|\\\]])/g, (_m, negated: string, cls: string | undefined, wild: string | undefined, literal: string | undefined) => {
+/**
+ * Whether the glob `segment` (`*`, `?`, `[…]`, and run-time parts) can spell `name`, ignoring
+ * case as the guard does. As in bash, a glob spells a leading dot only literally (every control
+ * name starts with one), unless the line turns `dotglob` on.
+ */
+function globMatches(segment: string, name: string, dotglob: boolean): boolean {
+  if (!/[*?[]/.test(segment) && !segment.includes(ANYTHING)) return segment.toLowerCase() === name;
+  if (name.startsWith('.') && !dotglob && !segment.startsWith('.') && !segment.startsWith(ANYTHING)) return false;
+  const source = segment.replace(/\[(!?)([^\]]*)\]|([*?\uE000])|([.+^${}()|\\\]])/g, (_m, negated: string, cls: string | undefined, wild: string | undefined, literal: string | undefined) => {
     if (cls !== undefined) return `[${negated ? '^' : ''}${cls.replace(/\\/g, '\\\\')}]`;
-    if (wild !== undefined) return wild === '*' ? '.*' : '.';
+    if (wild !== undefined) return wild === '?' ? '.' : '.*';
     return `\\${literal}`;
   });
   try {
