@@ -137,6 +137,9 @@ describe('controlFilesOfShell', () => {
     expect(await written('mv .opencoderc.json old.json')).toContain('.opencoderc.json');
     expect(await written('ln -sf /tmp/evil .git/hooks/post-checkout')).toContain('.git/hooks/post-checkout');
     expect(await written('rm -f .claude/settings.local.json')).toEqual(['.claude/settings.local.json']);
+    // A hard link to a control file would let a later `>> notes.txt` write it unseen.
+    expect(await written('ln .git/config notes.txt')).toContain('.git/config');
+    expect(await written('cp -l .mcp.json notes.txt')).toContain('.mcp.json');
     expect(await written('chmod +x .git/hooks/pre-push')).toEqual(['.git/hooks/pre-push']);
     expect(await written("sed -i 's/ask/allow/' .opencoderc.json")).toEqual(['.opencoderc.json']);
     expect(await written('perl -pi -e s/a/b/ .mcp.json')).toEqual(['.mcp.json']);

@@ -94,10 +94,11 @@ const DIRECTORY_CHANGERS = new Set(['cd', 'pushd']);
 
 /**
  * Programs that write, replace, remove or re-mode the files named by their operands, as a
- * redirection does: every operand counts (a source of `mv` is removed, a mode of `chmod` is
- * not a file, but a false match only asks).
+ * redirection does: every operand counts (a source of `mv` is removed, a source of `ln` gets a
+ * hard link through which a later `>>` writes it unseen, a mode of `chmod` is not a file; a
+ * false match only asks).
  */
-const OPERAND_WRITERS = new Set(['tee', 'sponge', 'touch', 'truncate', 'rm', 'rmdir', 'unlink', 'shred', 'mkdir', 'chmod', 'chown', 'chgrp', 'mv']);
+const OPERAND_WRITERS = new Set(['tee', 'sponge', 'touch', 'truncate', 'rm', 'rmdir', 'unlink', 'shred', 'mkdir', 'chmod', 'chown', 'chgrp', 'mv', 'ln']);
 /** Programs that write their last operand, or each source's name inside it when it is a folder (`-t DIR` likewise). */
 const COPIERS = new Set(['cp', 'mv', 'install', 'ln', 'rsync']);
 /** Programs that rewrite their file operands in place when given `-i` (`sed -i`, `perl -pi -e`). */
@@ -116,6 +117,8 @@ function writtenByArguments(words: readonly string[]): string[] {
   const operands = args.filter((a) => a !== '' && !a.startsWith('-'));
   const targets: string[] = [];
   if (OPERAND_WRITERS.has(program)) targets.push(...operands);
+  // `cp -l` hard-links its sources, like `ln`.
+  if (program === 'cp' && args.some((a) => a === '--link' || /^-[a-zA-Z]*l/.test(a))) targets.push(...operands);
   if (IN_PLACE_EDITORS.has(program) && args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) targets.push(...operands);
   if (COPIERS.has(program)) {
     const flagged = args.findIndex((a) => a === '-t' || a.startsWith('--target-directory'));
