@@ -145,6 +145,7 @@ describe('controlFilesOfShell', () => {
     expect(await written('perl -pi -e s/a/b/ .mcp.json')).toEqual(['.mcp.json']);
     expect(await written('dd if=x of=.mcp.json')).toEqual(['.mcp.json']);
     expect(await written("git config core.fsmonitor 'touch PWNED'")).toEqual(['.git/config']);
+    expect(await written("git config -z --show-scope core.fsmonitor 'touch PWNED'")).toEqual(['.git/config']);
     expect(await written('git -C sub config --unset core.bare')).toEqual(['sub/.git/config']);
     expect(await written('git config --file .gitmodules submodule.x.url y')).toEqual([]);
     expect(await written('git config -f .opencode/x core.a b')).toEqual(['.opencode/x']);

@@ -133,9 +133,9 @@ function writtenByArguments(words: readonly string[]): string[] {
 }
 
 /** `git config` options whose value follows as the next word. */
-const GIT_CONFIG_VALUE_OPTIONS = new Set(['-f', '--file', '--blob', '--type', '--default', '--comment', '--value']);
-/** `git config` spellings that only read. */
-const GIT_CONFIG_READS = /^(--get.*|-l|--list|get|list|--show-origin|--show-scope|--name-only|-z|--null)$/;
+const GIT_CONFIG_VALUE_OPTIONS = new Set(['-f', '--file', '--blob', '-t', '--type', '--default', '--comment', '--value']);
+/** `git config` spellings that only read (`-z`, `--show-scope` still set a value when given one). */
+const GIT_CONFIG_READS = /^(--get.*|-l|--list|get|list)$/;
 /** `git config` spellings that write even with one operand. */
 const GIT_CONFIG_WRITES = /^(--unset.*|--add|--replace-all|--rename-section|--remove-section|-e|--edit|set|unset|rename-section|remove-section|edit)$/;
 
