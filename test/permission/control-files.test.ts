@@ -133,6 +133,7 @@ describe('controlFilesOfShell', () => {
     expect(await written('cp evil.json .mcp.json')).toEqual(['.mcp.json']);
     expect(await written('cp -r settings.json .claude')).toEqual(['.claude', '.claude/settings.json']);
     expect(await written('cp x/.mcp.json .')).toEqual(['.mcp.json']);
+    expect(await written('cp evil.md ".claude/agents/a b.md"')).toContain('.claude/agents/a b.md');
     expect(await written('cp -t .git/hooks pre-commit')).toEqual(['.git/hooks', '.git/hooks/pre-commit']);
     expect(await written('mv .opencoderc.json old.json')).toContain('.opencoderc.json');
     expect(await written('ln -sf /tmp/evil .git/hooks/post-checkout')).toContain('.git/hooks/post-checkout');

@@ -186,7 +186,7 @@ export async function controlFilesOfShell(shell: ShellAnalysis, line: string, cw
   const targets = [...shell.redirectTargets];
   const bases = [cwd];
   for (const command of shell.commands) {
-    const words = command.text.split(' ');
+    const words = command.words ?? command.text.split(' ');
     targets.push(...writtenByArguments(words));
     const [program, ...args] = words;
     const operands = args.filter((a) => a !== '' && !a.startsWith('-'));
