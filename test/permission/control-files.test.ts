@@ -57,6 +57,19 @@ describe('controlFileAt', () => {
     expect(await at('sub/.git')).toMatchObject({ controls: 'git' });
   });
 
+  it('matches control folders and names whatever their case, as case-insensitive file systems (macOS, Windows) open them', async () => {
+    setup();
+    const cases: Array<[string, RegExp]> = [
+      ['.Claude/settings.json', /Claude Code's/],
+      ['.GIT/config', /^git$/],
+      ['.OpenCode/x', /opencode-ink's agents/],
+      ['sub/.Git/hooks/pre-commit', /^git$/],
+      ['.MCP.json', /MCP servers/],
+      ['.OpencodeRC.json', /project configuration/],
+    ];
+    for (const [file, controls] of cases) expect(await at(file), file).toMatchObject({ path: file, controls: expect.stringMatching(controls) });
+  });
+
   it('leaves ordinary files alone, instructions files and look-alike names included', async () => {
     setup();
     for (const file of ['src/a.ts', 'AGENTS.md', 'CLAUDE.md', '.gitignore', '.github/workflows/ci.yml', 'docs/.git-notes.md', 'opencoderc.json', 'x.mcp.json']) {
@@ -92,7 +105,7 @@ describe('controlFileAt', () => {
 });
 
 describe('controlFilesOfShell', () => {
-  const written = async (command: string) => (await controlFilesOfShell(await analyzeBash(command), project, env)).map((f) => f.path);
+  const written = async (command: string) => (await controlFilesOfShell(await analyzeBash(command), command, project, env)).map((f) => f.path);
 
   it('sees redirections and tee into control files, wherever the line cds', async () => {
     setup();
@@ -110,5 +123,52 @@ describe('controlFilesOfShell', () => {
     expect(await written('echo x > out.txt 2>&1')).toEqual([]);
     expect(await written('cat .git/config > copy.txt')).toEqual([]);
     expect(await written('git status')).toEqual([]);
+    expect(await written('cp .git/config copy.txt && mv a.txt b.txt && touch src/new.ts')).toEqual([]);
+    expect(await written('git config user.name && git config --get core.fsmonitor && git config --list')).toEqual([]);
+    expect(await written('sed -n 1p .mcp.json && echo x > "$HOME/notes.txt" && tee ~/log.txt < .opencoderc.json')).toEqual([]);
+  });
+
+  it('sees the programs that write the files they name, git config among them', async () => {
+    setup();
+    expect(await written('cp evil.json .mcp.json')).toEqual(['.mcp.json']);
+    expect(await written('cp -r settings.json .claude')).toEqual(['.claude', '.claude/settings.json']);
+    expect(await written('cp x/.mcp.json .')).toEqual(['.mcp.json']);
+    expect(await written('cp evil.md ".claude/agents/a b.md"')).toContain('.claude/agents/a b.md');
+    expect(await written('cp -t .git/hooks pre-commit')).toEqual(['.git/hooks', '.git/hooks/pre-commit']);
+    expect(await written('mv .opencoderc.json old.json')).toContain('.opencoderc.json');
+    expect(await written('ln -sf /tmp/evil .git/hooks/post-checkout')).toContain('.git/hooks/post-checkout');
+    expect(await written('rm -f .claude/settings.local.json')).toEqual(['.claude/settings.local.json']);
+    // A hard link to a control file would let a later `>> notes.txt` write it unseen.
+    expect(await written('ln .git/config notes.txt')).toContain('.git/config');
+    expect(await written('cp -l .mcp.json notes.txt')).toContain('.mcp.json');
+    expect(await written('chmod +x .git/hooks/pre-push')).toEqual(['.git/hooks/pre-push']);
+    expect(await written("sed -i 's/ask/allow/' .opencoderc.json")).toEqual(['.opencoderc.json']);
+    expect(await written('perl -pi -e s/a/b/ .mcp.json')).toEqual(['.mcp.json']);
+    expect(await written('dd if=x of=.mcp.json')).toEqual(['.mcp.json']);
+    expect(await written("git config core.fsmonitor 'touch PWNED'")).toEqual(['.git/config']);
+    expect(await written("git config -z --show-scope core.fsmonitor 'touch PWNED'")).toEqual(['.git/config']);
+    expect(await written('git -C sub config --unset core.bare')).toEqual(['sub/.git/config']);
+    expect(await written('git config --file .gitmodules submodule.x.url y')).toEqual([]);
+    expect(await written('git config -f .opencode/x core.a b')).toEqual(['.opencode/x']);
+  });
+
+  it('judges a name known only when the line runs by every control file it could spell', async () => {
+    setup();
+    expect(await written('echo x | tee "$PWD/.mcp.json"')).toEqual(['.mcp.json']);
+    expect(await written('cd sub && echo x > "${PWD}/.opencoderc.json"')).toContain('sub/.opencoderc.json');
+    const guessed = async (command: string) => (await written(command)).map((p) => p.replace(/ \(a name only known when the line runs\)$/, ''));
+    expect(await guessed('echo x > .gi?/config')).toEqual(['.gi?/config']);
+    expect(await guessed('echo x | tee .mcp.*')).toEqual(['.mcp.*']);
+    expect(await guessed('echo x | tee .[c]laude/settings.json')).toEqual(['.[c]laude/settings.json']);
+    expect(await guessed('echo x | tee "$F"')).toEqual(['"$F"']);
+    expect(await guessed('echo x | tee $(cat name.txt)')).toEqual([expect.stringMatching(/^\$\(cat/)]);
+    expect(await guessed('cp evil "$D/config"')).toContain('"$D/config"');
+    // A line that sets HOME itself may point it anywhere.
+    expect(await guessed('HOME=.git; echo x > "$HOME/config"')).toEqual(['"$HOME/config"']);
+    // As in bash, a glob spells a leading dot only literally, unless the line turns dotglob on.
+    expect(await guessed('rm -rf dist/* && chmod +x scripts/*.sh && echo x > ?git/config')).toEqual([]);
+    expect(await guessed('shopt -s dotglob; rm -rf *')).toEqual(['*']);
+    expect(await guessed('echo x > .git?ignore')).toEqual([]);
+    expect(await guessed('echo x > [ab].txt')).toEqual([]);
   });
 });

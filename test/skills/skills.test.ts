@@ -12,6 +12,8 @@ import { agentToolNames, Engine } from '../../src/core/engine.js';
 import { createProvider } from '../../src/core/provider/index.js';
 import { loadSkills, MAX_LISTING_CHARS, skillListing, type SkillDefinition } from '../../src/core/skills/index.js';
 import { reply, text, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
+import { waitForEvent } from '../support/harness.js';
+import type { EventOf } from '../../src/core/events.js';
 import { projectFixtureForEachTest, put } from '../support/project-fixture.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'anthropic-skills');
@@ -26,7 +28,7 @@ function installVendoredSkills(): void {
   cpSync(FIXTURES, join(fixture.dir, '.claude', 'skills'), { recursive: true });
 }
 
-function engineFor(): { engine: Engine; warnings: string[] } {
+function engineFor(interactive = false): { engine: Engine; warnings: string[] } {
   const ctx = loadProject({ cwd: fixture.project, env: fixture.env });
   const provider = createProvider('anthropic', { apiKey: 'test-key', baseURL: fixture.server.url, maxRetries: 0 });
   const engine = new Engine({
@@ -36,7 +38,7 @@ function engineFor(): { engine: Engine; warnings: string[] } {
     agents: ctx.agents,
     commands: ctx.commands,
     skills: ctx.skills,
-    interactive: false,
+    interactive,
     providerFor: () => provider,
   });
   return { engine, warnings: ctx.warnings };
@@ -207,5 +209,23 @@ describe('agents and skills', () => {
     expect(listing).not.toContain('- claude-api:');
     expect(listing).toContain('- mcp-builder:');
     expect(resultTexts(fixture.server.requests[1]!)[0]).toMatchObject({ isError: true, text: expect.stringContaining('claude-api') });
+  });
+
+  it('ask before loading a skill an `ask` rule names, and load the others unasked', async () => {
+    put(join(fixture.project, '.opencoderc.json'), JSON.stringify({ permission: { skill: { 'claude-*': 'ask' } } }));
+    const { engine } = engineFor(true);
+    fixture.server.enqueue(reply({ type: 'tool_use', name: 'skill', input: { name: 'claude-api' } }, { type: 'tool_use', name: 'skill', input: { name: 'mcp-builder' } }), text('done'));
+    const asked = waitForEvent(engine, (e) => e.type === 'permission.asked') as Promise<EventOf<'permission.asked'>>;
+    const turn = engine.prompt(engine.createSession().id, 'go');
+    const question = await asked;
+    expect(question).toMatchObject({ tool: 'skill', permission: 'skill', patterns: ['claude-api'], subject: 'Load the skill "claude-api"' });
+    engine.replyPermission(question.request_id, 'reject');
+    expect((await turn).status).toBe('completed');
+    // Still listed (ask is not deny); refused as the user said, while the other skill loaded without a question.
+    expect(skillTool(fixture.server.requests[0]!)?.description).toContain('- claude-api:');
+    const [refused, loaded] = resultTexts(fixture.server.requests[1]!);
+    expect(refused).toEqual({ isError: true, text: 'The user denied permission for skill `claude-api`.' });
+    expect(loaded).toMatchObject({ isError: false, text: expect.stringMatching(/^Skill "mcp-builder" — folder: /) });
+    await engine.close();
   });
 });

@@ -162,6 +162,6 @@ export function alwaysPatterns(analysis: ShellAnalysis): string[] {
 export async function bashPermissionRequest(command: string, cwd?: string): Promise<PermissionRequest> {
   const shell = await analyzeBash(command);
   const texts = [...new Set(shell.commands.map((c) => c.text))];
-  const guard = cwd === undefined ? {} : controlFileGuard(await controlFilesOfShell(shell, cwd));
+  const guard = cwd === undefined ? {} : controlFileGuard(await controlFilesOfShell(shell, command, cwd));
   return { permission: 'bash', patterns: texts.length ? texts : [command], subject: command, always: alwaysPatterns(shell), shell, ...guard };
 }

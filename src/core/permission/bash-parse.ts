@@ -49,6 +49,8 @@ export interface SimpleCommand {
   riskyOptions?: string[];
   /** Wrappers seen through, outermost first. */
   wrappers: WrapperLayer[];
+  /** The words of `text` one by one (a word may hold spaces), for a command run as is. */
+  words?: string[];
 }
 
 export interface ShellAnalysis {
@@ -305,7 +307,7 @@ class Analyzer {
     const risky = riskyOptions(name, args);
     // `xargs git log` appends words from its input, which may be any option.
     if (Object.hasOwn(RISKS, name) && wrappers.some((w) => w.text.startsWith('xargs'))) risky.push('(arguments read by xargs)');
-    this.result.commands.push({ text, allowText, readable: true, wrappers, ...(risky.length ? { riskyOptions: risky } : {}) });
+    this.result.commands.push({ text, allowText, readable: true, wrappers, words: [name, ...argText], ...(risky.length ? { riskyOptions: risky } : {}) });
     if (name === 'find') this.findExec(args, depth, [...wrappers, layer]);
   }
 

@@ -4,7 +4,8 @@
 // Bash requests are decided per simple command (bash-match.ts), for rules and grants alike.
 // A request with `mustAsk` goes to the user even when the rules allow it; one that writes the
 // program's control files is passed only by an `edit` rule naming each file exactly or by an
-// earlier "always" for each of those very files (never by a pattern granted for other files).
+// earlier "always" for each of those very files (never by a pattern granted for other files,
+// and never for a name only the running line knows: a glob, a variable).
 // Inside a sandbox that auto-allows (DESIGN §19) the built-in `bash: ask` default no longer
 // asks, while every rule from the config or an agent file still does; leaving the sandbox
 // (`needsPerson`) always goes to a person.
@@ -62,7 +63,7 @@ export function answerSettles(granted: PermissionRequest, request: PermissionReq
   const byPatterns = grantCovers(granted.permission, granted.always ?? granted.patterns, request);
   if (!byPatterns || request.mustAsk === undefined) return byPatterns;
   // A request that must be asked is settled only by an answer about the same things.
-  const files = new Set((granted.controlFiles ?? []).map((f) => f.path));
+  const files = new Set((granted.controlFiles ?? []).filter((f) => !f.unknownName).map((f) => f.path));
   const wanted = request.controlFiles ?? [];
   return wanted.length > 0 ? wanted.every((f) => files.has(f.path)) : granted.mustAsk !== undefined;
 }
@@ -126,7 +127,9 @@ export class PermissionGate {
       ? decideBashChain(relaxed ?? (request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain), request.shell)
       : evaluateChain(relaxed ?? this.chain, request.permission, request.patterns);
     const files = (request.controlFiles ?? []).map((f) => f.path);
-    if (files.length > 0 && files.every((file) => namedExactly(this.chain, file))) request = withoutGuard(request);
+    // A name only the running line knows (a glob, a variable) is one no rule can name exactly.
+    const named = request.controlFiles?.every((f) => !f.unknownName && namedExactly(this.chain, f.path));
+    if (files.length > 0 && named) request = withoutGuard(request);
     const guarded = request.mustAsk !== undefined;
     const needsPerson = request.needsPerson !== undefined;
     if (decision === 'allow' && !guarded && !needsPerson) return;
@@ -147,7 +150,7 @@ export class PermissionGate {
     }
     if (outcome.reply === 'always') {
       this.approvals.grant(request.permission, request.always ?? request.patterns);
-      if (request.controlFiles?.length) this.approvals.grantControlFiles(files);
+      if (request.controlFiles?.length) this.approvals.grantControlFiles(request.controlFiles.filter((f) => !f.unknownName).map((f) => f.path));
     }
   }
 }
