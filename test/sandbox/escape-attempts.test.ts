@@ -169,10 +169,13 @@ describe.skipIf(bwrapMissing !== undefined)('ways out of the sandbox through fil
     const result = await run(
       bashTool,
       {
-        command: `${NODE} -e "const fs=require('fs'); for (const f of ['${own}/commondir', '${own}/gitdir', '${own}/config.worktree', '.git']) { try { fs.writeFileSync(f, 'x'); console.log('wrote', f) } catch (e) { console.log(e.code) } }"; mv ${own} ${own}-x 2>&1 | grep -o busy`,
+        command: `${NODE} -e "const fs=require('fs'); for (const f of ['${own}/commondir', '${own}/gitdir', '${own}/config.worktree', '.git', '.mcp.json']) { try { fs.writeFileSync(f, 'x'); console.log('wrote', f) } catch (e) { console.log(e.code) } }"; mv ${own} ${own}-x 2>&1 | grep -o busy`,
       },
       ctx,
     );
+    // A control file the child creates in its own worktree would be merged into the user's tree: it is removed.
+    expect(existsSync(join(worktree, '.mcp.json'))).toBe(false);
+    expect(result.output).toMatch(/the sandbox removed .*\.mcp\.json/);
     expect(result.output.match(/EROFS/g)?.length).toBe(3);
     expect(result.output).toMatch(/busy/);
     expect(readFileSync(join(own, 'commondir'), 'utf8').trim()).toBe('../..');

@@ -117,7 +117,7 @@ describe('the policy for a git worktree in the data dir', () => {
       expect.arrayContaining([
         { path: join(gitDir, 'commondir'), action: 'remove' },
         { path: join(own, 'config.worktree'), action: 'remove' },
-        { path: join(worktree, '.mcp.json'), action: 'report' },
+        { path: join(worktree, '.mcp.json'), action: 'remove' },
       ]),
     );
     const args = bwrapArgs(policy).join(' ');

@@ -164,7 +164,7 @@ function guardNote(findings: readonly GuardFinding[], repos: readonly PlantedRep
   const removed = findings.filter((f) => f.action === 'remove');
   if (removed.length) {
     sentences.push(
-      `the sandbox removed ${removed.map((f) => name(f.path)).join(', ')}: git's control files (config, hooks, commondir, gitdir…) cannot be created from inside it, since git would later run what they say outside it`,
+      `the sandbox removed ${removed.map((f) => name(f.path)).join(', ')}: control files (git's config, hooks, commondir, gitdir…; this program's and Claude Code's settings, agents, MCP servers) cannot be created from inside it, since what they say would later run outside it; write this program's with the write or edit tool, which asks`,
     );
   }
   const reported = findings.filter((f) => f.action === 'report');

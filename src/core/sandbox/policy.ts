@@ -11,7 +11,8 @@
 //   surface (git-surface.ts: `.git` pinned, its config, hooks, info, commondir, gitdir, for every
 //   worktree and submodule) and the control files of this program and of Claude Code
 //   (`PROJECT_CONTROL_FILES`, at the work tree's root and the working directory) are read-only
-//   where they exist; where they do not, they are `guarded` (guard-watch.ts);
+//   where they exist; where they do not, they are `guarded` (guard-watch.ts): removed when
+//   they appear in git's case and in a sub-agent's own worktree, named otherwise;
 // - secrets are not visible at all: the maintained credential list (credentials.ts),
 //   `sandbox.hide`, the user's runtime folder (its D-Bus and agent sockets), the Docker and
 //   Podman sockets, and this program's config and data dirs (sessions, trust store, snapshots,
@@ -222,7 +223,10 @@ function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' 
     protected: [...surface.protected, ...control.existing].filter(inReach),
     guarded: [
       ...surface.guarded.filter(inReach).map((path) => ({ path, action: 'remove' as const })),
-      ...control.missing.filter(inReach).map((path) => ({ path, action: 'report' as const })),
+      // In a sub-agent's own worktree (shown again inside the hidden data dir) nobody edits by
+      // hand, and what the child leaves there is merged into the user's tree: a control file
+      // created there is removed like git's, not only named.
+      ...control.missing.filter(inReach).map((path) => ({ path, action: policy.revealed.some((r) => isInside(path, r.path)) ? ('remove' as const) : ('report' as const) })),
     ],
   };
 }
