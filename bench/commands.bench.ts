@@ -15,7 +15,8 @@ import { startFakeServer, text } from '../test/support/fake-anthropic.js';
 import { BIN, REPO, baseEnv, cliEnv, figure, fmt, median, tempProject } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
-const dist = realpathSync(join(REPO, 'dist'));
+// The dist/ of the build measured (BENCH_BIN may name another checkout's).
+const dist = realpathSync(join(dirname(BIN), '..', 'dist'));
 
 interface Timed {
   wallMs: number;
