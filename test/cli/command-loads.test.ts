@@ -1,10 +1,13 @@
 // What a command loads is what it uses (issue 36): `--help` and `trust` never load the
 // engine, the session store, SQLite or the UI, which `sessions` (the control) does load in
 // part. Read from the built binary's own module loads (test/support/trace-loads.mjs) and
-// each loaded chunk's source map; no timing.
-import { readFileSync } from 'node:fs';
+// each loaded chunk's source map; no timing. And `run`, which changes V8 flags while it
+// works, leaves them as it found them: the next start compiles from the code cache the first
+// one wrote instead of rejecting and rewriting it.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { text } from '../support/fake-anthropic.js';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { REPO_ROOT } from '../support/repo-root.js';
 import { sourcesAmong } from '../support/ui-chunks.js';
@@ -52,5 +55,30 @@ describe('what each command loads', () => {
     const sessions = await loadsOf(['sessions']);
     expect(sessions.sources.some((s) => s.includes('src/core/store/'))).toBe(true);
     expect(sqliteAmong(sessions.urls)).not.toEqual([]);
+  });
+});
+
+describe("run's code cache", () => {
+  it('is written by the first run and compiled from, not rewritten, by the next ones', async () => {
+    const cacheDir = join(ctx.env.OPENCODE_INK_DATA_DIR!, 'cache');
+    const cacheFile = () => {
+      const files = readdirSync(cacheDir).filter((f) => f.startsWith('run-') && f.endsWith('.v8'));
+      expect(files).toHaveLength(1);
+      const path = join(cacheDir, files[0]!);
+      return { path, mtimeMs: statSync(path).mtimeMs, bytes: readFileSync(path) };
+    };
+    ctx.server.setHandler(() => text('ok'));
+    const first = await runCli(['run', 'say ok'], { cwd: ctx.project, env: ctx.env });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const written = cacheFile();
+    for (let i = 0; i < 2; i++) {
+      const again = await runCli(['run', 'say ok'], { cwd: ctx.project, env: ctx.env });
+      expect(again.code).toBe(0);
+      const now = cacheFile();
+      expect(now.path).toBe(written.path);
+      expect(now.mtimeMs).toBe(written.mtimeMs);
+      expect(now.bytes.equals(written.bytes)).toBe(true);
+    }
   });
 });
