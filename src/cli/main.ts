@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
 import { DEBUG_ENV } from '../core/provider/sdk-log.js';
-import { SandboxModeSchema, type SandboxMode } from '../core/sandbox/settings.js';
+import type { SandboxMode } from '../core/sandbox/settings.js';
 import type { RunOptions } from './commands/run.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust-option.js';
 import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
@@ -33,6 +33,15 @@ interface SharedOptions {
   continue?: boolean;
   debug?: boolean;
 }
+
+/**
+ * `--sandbox`'s choices, spelled here so that `--help` need not load zod for the schema's
+ * list; the two checks below fail the build when they and SandboxMode differ.
+ */
+const SANDBOX_MODES = ['off', 'read-only', 'workspace-write'] as const satisfies readonly SandboxMode[];
+type MissingSandboxMode = Exclude<SandboxMode, (typeof SANDBOX_MODES)[number]>;
+const everySandboxModeListed: [MissingSandboxMode] extends [never] ? true : MissingSandboxMode = true;
+void everySandboxModeListed;
 
 const DEBUG_FLAGS = '--debug';
 const DEBUG_DESCRIPTION = 'print stack traces for errors, and the model SDKs\' own warnings';
@@ -104,7 +113,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .option('-s, --session <id>', 'continue that session')
       .option('-c, --continue', 'continue the most recent session in this directory')
       .addOption(
-        new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SandboxModeSchema.options),
+        new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SANDBOX_MODES),
       );
 
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */

@@ -37,11 +37,13 @@ const heavyAmong = (sources: string[]) => sources.filter((s) => HEAVY.test(s));
 const sqliteAmong = (urls: string[]) => urls.filter((u) => u.includes('better-sqlite3'));
 
 describe('what each command loads', () => {
-  it('--help loads neither the engine, the store, SQLite nor the UI', async () => {
+  it('--help loads neither the engine, the store, SQLite, the UI nor zod', async () => {
     const help = await loadsOf(['--help']);
     expect(help.sources.some((s) => s.endsWith('src/cli/main.ts'))).toBe(true);
     expect(heavyAmong(help.sources)).toEqual([]);
     expect(sqliteAmong(help.urls)).toEqual([]);
+    // Nor the schemas' library: the help text needs none of them.
+    expect(help.sources.filter((s) => s.includes('node_modules/zod/'))).toEqual([]);
   });
 
   it('trust loads neither the engine, the store, SQLite nor the UI', async () => {
