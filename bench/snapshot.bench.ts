@@ -9,11 +9,11 @@ import { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShadowRepo } from '../src/core/checkpoints/index.js';
-import { median } from './support.js';
+import { figure, median } from './support.js';
 
 const FILES = 5_000;
 const CHANGED = 100;
-const RUNS = 7;
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
 /** CPU milliseconds used by this process's finished children (Linux; 0 elsewhere). */
 function childCpuMs(): number {
@@ -79,6 +79,7 @@ try {
   console.log('| measure | wall time | git CPU time |');
   console.log('|---|---|---|');
   console.log(`| first snapshot (empty shadow repository) | ${Math.round(first)} ms | |`);
+  figure('snapshot.unchanged', median(unchanged), 'ms');
   console.log(`| no change | ${Math.round(median(unchanged))} ms | ${Math.round(median(unchangedCpu))} ms |`);
   console.log(`| ${CHANGED} files changed | ${Math.round(median(changed))} ms | ${Math.round(median(changedCpu))} ms |`);
   console.log(`| one watched command (before, after, changed paths) | ${Math.round(median(watched))} ms | ${Math.round(median(watchedCpu))} ms |`);

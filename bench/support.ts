@@ -96,3 +96,11 @@ export function cliEnv(dir: string, serverUrl: string, withCaCerts = true): Node
 }
 
 export const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
+
+/**
+ * One figure for the summary of `node bench/run.mjs all` (bench/figures.mjs names each one's
+ * goal): printed as a line the runner picks out of the output, `@figure {"id",...}`.
+ */
+export function figure(id: string, value: number, unit: 'ms' | 'MB'): void {
+  console.log(`@figure ${JSON.stringify({ id, value: Math.round(value * 10) / 10, unit })}`);
+}

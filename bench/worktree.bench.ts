@@ -15,10 +15,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Workspaces } from '../src/core/workspace/worktree.js';
-import { median } from './support.js';
+import { figure, median } from './support.js';
 
 const FILES = 5_000;
-const RUNS = 5;
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** What a child that waits on a model spends between its start and its end, at the least. */
 const CHILD_WORK_MS = 2_500;
 
@@ -96,6 +96,7 @@ async function measure(layout: string, workspaces: Workspaces): Promise<void> {
   console.log('|---|---|---|');
   console.log(row('bare `git worktree add`', b));
   console.log(row('create + merge back (result ready)', median(ready)));
+  if (layout.startsWith('packed')) figure('worktree.ready', median(ready), 'ms');
   console.log(row('create + merge back + folder removed', median(total)));
   console.log(row(`create + merge back, child working ${CHILD_WORK_MS / 1000} s between (not counted)`, median(working)));
 }

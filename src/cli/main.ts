@@ -3,20 +3,17 @@
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, UserFacingError, errorMessage } from '../core/errors.js';
-import { sessionsDiff, sessionsRevert, undoCommand } from './commands/undo.js';
 import { DEBUG_ENV } from '../core/provider/sdk-log.js';
-import { SandboxModeSchema, type SandboxMode } from '../core/sandbox/settings.js';
-import { agentsCommand } from './commands/agents.js';
-import { modelsCommand } from './commands/models.js';
-import { mcpListCommand } from './commands/mcp.js';
-import { runCommand, type RunOptions } from './commands/run.js';
-import { sessionShow, sessionsList } from './commands/sessions.js';
-import { tuiCommand } from './commands/tui.js';
-import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust.js';
+import type { SandboxMode } from '../core/sandbox/settings.js';
+import type { RunOptions } from './commands/run.js';
+import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust-option.js';
 import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
-import { openProject, type OpenedProject } from '../core/project-context.js';
+import type { OpenedProject } from '../core/project-context.js';
 import { packageRoot, packageVersion } from '../core/package-root.js';
 import { composePrompt, inputKind, stdinWaitMs } from './stdin.js';
+
+// Each command's module (and the project context: config, agents, SQLite) is imported when
+// that command runs, so `--help`, `trust` and the listings load only what they use.
 
 // Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
 performance.mark('cli:loaded');
@@ -36,6 +33,15 @@ interface SharedOptions {
   continue?: boolean;
   debug?: boolean;
 }
+
+/**
+ * `--sandbox`'s choices, spelled here so that `--help` need not load zod for the schema's
+ * list; the two checks below fail the build when they and SandboxMode differ.
+ */
+const SANDBOX_MODES = ['off', 'read-only', 'workspace-write'] as const satisfies readonly SandboxMode[];
+type MissingSandboxMode = Exclude<SandboxMode, (typeof SANDBOX_MODES)[number]>;
+const everySandboxModeListed: [MissingSandboxMode] extends [never] ? true : MissingSandboxMode = true;
+void everySandboxModeListed;
 
 const DEBUG_FLAGS = '--debug';
 const DEBUG_DESCRIPTION = 'print stack traces for errors, and the model SDKs\' own warnings';
@@ -72,13 +78,19 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   if (debug) process.env[DEBUG_ENV] = '1';
   let exitCode = 0;
   let ctx: OpenedProject | undefined;
-  const context = (trustOnce = false, ui = false, sandboxMode?: SandboxMode): OpenedProject => {
-    ctx ??= openProject({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode });
-    for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
-    // The UI names what an untrusted project had ignored in its trust dialog instead.
-    if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);
-    return ctx;
+  /** Loads the project module, then gives what opens the project (the UI opens it after its first frame). */
+  const projectOpener = async (trustOnce = false, ui = false, sandboxMode?: SandboxMode): Promise<() => OpenedProject> => {
+    const { openProject } = await import('../core/project-context.js');
+    return () => {
+      ctx ??= openProject({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode });
+      for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
+      // The UI names what an untrusted project had ignored in its trust dialog instead.
+      if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);
+      return ctx;
+    };
   };
+  const context = async (trustOnce = false, ui = false, sandboxMode?: SandboxMode): Promise<OpenedProject> =>
+    (await projectOpener(trustOnce, ui, sandboxMode))();
 
   const program = new Command('opencode-ink')
     .description('A terminal coding assistant with parallel sub-agents.')
@@ -101,12 +113,12 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .option('-s, --session <id>', 'continue that session')
       .option('-c, --continue', 'continue the most recent session in this directory')
       .addOption(
-        new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SandboxModeSchema.options),
+        new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SANDBOX_MODES),
       );
 
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
   const runPrompt = async (words: string[], { sandbox, ...opts }: RunOptions & { sandbox?: SandboxMode }, trust = false) => {
-    const ctx = context(trust, false, sandbox);
+    const [ctx, { runCommand }] = await Promise.all([context(trust, false, sandbox), import('./commands/run.js')]);
     const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr, firstByteMs: stdinWaitMs(process.env) });
     exitCode = await runCommand(ctx, prompt, opts, { ...io, closed: output.signal });
   };
@@ -124,7 +136,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
       // The UI bundle is loaded on demand there: `run` and the listing commands never load Ink or React.
       const { sandbox, ...tuiRest } = rest;
-      exitCode = await tuiCommand(() => context(trust, true, sandbox), {
+      const [open, { tuiCommand }] = await Promise.all([projectOpener(trust, true, sandbox), import('./commands/tui.js')]);
+      exitCode = await tuiCommand(open, {
         ...tuiRest,
         ...(typeof resume === 'string' ? { session: resume } : {}),
         ...(resume === true ? { pickSession: true } : {}),
@@ -147,18 +160,20 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .description('list root sessions')
     .option('--all', 'include sub-agent sessions', false)
     .option('--json', 'print JSON', false)
-    .action((opts: { all: boolean; json: boolean }) => {
-      io.stdout.write(`${sessionsList(context(), opts)}\n`);
+    .action(async (opts: { all: boolean; json: boolean }) => {
+      const { sessionsList } = await import('./commands/sessions.js');
+      io.stdout.write(`${sessionsList(await context(), opts)}\n`);
     });
   sessions
     .command('show')
     .description('one session: messages and sub-agent tree')
     .argument('<id>', 'session id')
     .option('--json', 'print JSON', false)
-    .action((id: string, opts: { json: boolean }) => {
+    .action(async (id: string, opts: { json: boolean }) => {
       // `--json` after the id may be claimed by the parent `sessions` command, which has one too.
       const json = opts.json || (sessions.opts() as { json?: boolean }).json === true;
-      io.stdout.write(`${sessionShow(context(), id, { json })}\n`);
+      const { sessionShow } = await import('./commands/sessions.js');
+      io.stdout.write(`${sessionShow(await context(), id, { json })}\n`);
     });
 
   sessions
@@ -166,14 +181,16 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .description("undo one session's changes only (typically a sub-agent's), keeping everything else")
     .argument('<id>', 'session id')
     .action(async (id: string) => {
-      io.stdout.write(`${await sessionsRevert(context(), id, io)}\n`);
+      const { sessionsRevert } = await import('./commands/undo.js');
+      io.stdout.write(`${await sessionsRevert(await context(), id, io)}\n`);
     });
   sessions
     .command('diff')
     .description('the changes a session made, its sub-agents\' included (unified diff)')
     .argument('<id>', 'session id')
     .action(async (id: string) => {
-      io.stdout.write(await sessionsDiff(context(), id, io));
+      const { sessionsDiff } = await import('./commands/undo.js');
+      io.stdout.write(await sessionsDiff(await context(), id, io));
     });
   for (const action of ['undo', 'redo'] as const) {
     program
@@ -181,7 +198,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .description(action === 'undo' ? 'undo the last prompt of a root session (default: the newest here): files and conversation' : 're-apply what the last undo took back')
       .option('-s, --session <id>', 'the root session (default: the most recent one in this directory)')
       .action(async (opts: { session?: string }) => {
-        io.stdout.write(`${await undoCommand(context(), action, opts, io)}\n`);
+        const { undoCommand } = await import('./commands/undo.js');
+        io.stdout.write(`${await undoCommand(await context(), action, opts, io)}\n`);
       });
   }
 
@@ -189,16 +207,18 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .command('agents')
     .description('list agents with mode, model and source file')
     .option('--json', 'print JSON', false)
-    .action((opts: { json: boolean }) => {
-      io.stdout.write(`${agentsCommand(context(), opts)}\n`);
+    .action(async (opts: { json: boolean }) => {
+      const { agentsCommand } = await import('./commands/agents.js');
+      io.stdout.write(`${agentsCommand(await context(), opts)}\n`);
     });
 
   program
     .command('models')
     .description('list providers and their models with context window and prices')
     .option('--json', 'print JSON', false)
-    .action((opts: { json: boolean }) => {
-      io.stdout.write(`${modelsCommand(context(), opts)}\n`);
+    .action(async (opts: { json: boolean }) => {
+      const { modelsCommand } = await import('./commands/models.js');
+      io.stdout.write(`${modelsCommand(await context(), opts)}\n`);
     });
 
   program
@@ -219,7 +239,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .description('start the configured MCP servers and show each one\'s state and tools')
     .option('--json', 'print JSON', false)
     .action(async (opts: { json: boolean }) => {
-      io.stdout.write(`${await mcpListCommand(context(), opts)}\n`);
+      const { mcpListCommand } = await import('./commands/mcp.js');
+      io.stdout.write(`${await mcpListCommand(await context(), opts)}\n`);
     });
 
   registerTrustCommand(program, io.stdout);

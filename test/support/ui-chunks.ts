@@ -1,4 +1,5 @@
-// Which of the bundle's chunks hold UI code (Ink, React, src/ui). Chunk names do not say:
+// Which of the bundle's chunks hold UI code (Ink, React, src/ui), and which sources the
+// loaded chunks hold. Chunk names do not say:
 // esbuild names a chunk after its entry (`launch-*.js`) or not at all (`chunk-*.js`), and
 // Ink is bundled in, so the linked source map of each chunk is the reliable record.
 import { readFileSync, realpathSync } from 'node:fs';
@@ -21,4 +22,21 @@ export function uiChunksAmong(urls: readonly string[], distDir: string): string[
     .map((url) => fileURLToPath(url))
     .filter((file) => dirname(file) === dist && file.endsWith('.js'));
   return [...new Set(chunks)].filter(isUiChunk).map((file) => basename(file));
+}
+
+/** Every source file (as each chunk's source map names it) in the dist/ chunks among loaded module URLs. */
+export function sourcesAmong(urls: readonly string[], distDir: string): string[] {
+  const dist = realpathSync(distDir);
+  const chunks = new Set(
+    urls
+      .filter((url) => url.startsWith('file:'))
+      .map((url) => fileURLToPath(url))
+      .filter((file) => dirname(file) === dist && file.endsWith('.js')),
+  );
+  const sources = new Set<string>();
+  for (const chunk of chunks) {
+    const map = JSON.parse(readFileSync(`${chunk}.map`, 'utf8')) as { sources?: string[] };
+    for (const source of map.sources ?? []) sources.add(source);
+  }
+  return [...sources];
 }

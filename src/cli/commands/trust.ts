@@ -3,11 +3,8 @@
 // the content of its control files pinned; trusting a trusted project again re-pins them.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.js';
 import { describeChange, readTrustList, resolveTrust, setTrusted, trustProject, trustRoot } from '../../core/trust/index.js';
-
-export const TRUST_ONCE_OPTION = ['--trust', "trust this project's own config, agents and commands for this run only"] as const;
 
 export interface TrustCommandOptions {
   revoke: boolean;
@@ -37,15 +34,4 @@ export function trustCommand(dir: string | undefined, opts: TrustCommandOptions,
   if (!wasTrusted) return `Trusted ${root}: its .opencoderc.json, .opencode/ and .claude/ files now apply in full.${caveat}`;
   if (before.length > 0) return `Trusted ${root} again: pinned its control files as they are now (changed: ${before.map(describeChange).join(', ')}).${caveat}`;
   return changed ? `${root} is already trusted; pinned its control files as they are now.${caveat}` : `${root} is already trusted.${caveat}`;
-}
-
-export function registerTrustCommand(program: Command, stdout: NodeJS.WritableStream): void {
-  program
-    .command('trust')
-    .description("trust a project's own config, agents and commands (default: the current project)")
-    .argument('[dir]', 'a folder inside the project')
-    .option('--revoke', 'stop trusting it', false)
-    .action((dir: string | undefined, opts: TrustCommandOptions) => {
-      stdout.write(`${trustCommand(dir, opts, process.cwd(), process.env)}\n`);
-    });
 }
