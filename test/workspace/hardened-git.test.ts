@@ -58,14 +58,19 @@ const FILE = `${LINES.join('\n')}\n`;
  * node rather than a shell redirection.
  */
 function commondirAttack(marker: string): string {
-  return [
-    'C=$(git rev-parse --path-format=absolute --git-common-dir)',
-    'G=$(git rev-parse --path-format=absolute --git-dir)',
-    'cp -a "$C" "$C-copy" && mv "$C-copy" "$C/evil"',
-    `git --git-dir="$C/evil" config core.fsmonitor 'touch ${marker}'`,
-    `node -e 'require("fs").writeFileSync(process.argv[1], process.argv[2] + "\\n")' "$G/commondir" "$C/evil"`,
-    'cat "$G/commondir"',
-  ].join(' && ');
+  // All in one node script: the control-file guard asks about shell writes whose names are only
+  // known at run time ("$C-copy"), and this test is about what the host's git does if a write gets through.
+  const script = [
+    "const { execSync } = require('child_process'); const fs = require('fs');",
+    "const C = execSync('git rev-parse --path-format=absolute --git-common-dir').toString().trim();",
+    "const G = execSync('git rev-parse --path-format=absolute --git-dir').toString().trim();",
+    // Copied twice rather than renamed: inside the sandbox .git is a mount point of its own.
+    "fs.cpSync(C, C + '-copy', { recursive: true }); fs.cpSync(C + '-copy', C + '/evil', { recursive: true });",
+    `execSync('git --git-dir=' + C + '/evil config core.fsmonitor ' + JSON.stringify('touch ${marker}'));`,
+    "try { fs.writeFileSync(G + '/commondir', C + '/evil\\n'); } catch (e) { console.log(e.code); }",
+    "console.log(fs.readFileSync(G + '/commondir', 'utf8').trim());",
+  ].join(' ');
+  return `node -e ${JSON.stringify(script)}`;
 }
 
 async function runCommondirAttack(config: Record<string, unknown>): Promise<void> {
