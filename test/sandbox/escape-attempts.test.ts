@@ -159,6 +159,18 @@ describe.skipIf(bwrapMissing !== undefined)('ways out of the sandbox through fil
     expect(existsSync(join(home.home, 'planted'))).toBe(false);
   });
 
+  it('names a repository a command creates where there was none: git obeys its config outside the sandbox too', async () => {
+    const home = fakeHome();
+    cleanups.push(() => removeDir(home.root));
+    const plain = join(home.root, 'plain');
+    mkdirSync(plain);
+    const result = await run(bashTool, { command: 'git init -q && echo made' }, sandboxed(home, {}, plain));
+    expect(result.output).toMatch(/^made/);
+    expect(result.output).toMatch(/\.git was created from inside the sandbox: git obeys that repository's config and hooks .* look at \.git\/config before running git in it/);
+    // Named, not removed: a repository made on purpose stays.
+    expect(existsSync(join(plain, '.git', 'HEAD'))).toBe(true);
+  });
+
   it('keeps the worktree sub-agent from rewriting its own git dir\'s pointers', async () => {
     const home = repoHome();
     const worktree = join(home.dataDir, 'worktrees', 'child');

@@ -8,6 +8,7 @@
 //   runner bound to the session's policy;
 // - sessions inherit their parent's settings and may only tighten them (settings.ts).
 import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
 import { configDir, dataDir } from '../config/paths.js';
 import { detectSandbox, type SandboxAvailability, type SandboxBackend } from './availability.js';
 import { sandboxBlockNote } from './blocked.js';
@@ -167,7 +168,13 @@ function guardNote(findings: readonly GuardFinding[], repos: readonly PlantedRep
       `the sandbox removed ${removed.map((f) => name(f.path)).join(', ')}: control files (git's config, hooks, commondir, gitdir…; this program's and Claude Code's settings, agents, MCP servers) cannot be created from inside it, since what they say would later run outside it; write this program's with the write or edit tool, which asks`,
     );
   }
-  const reported = findings.filter((f) => f.action === 'report');
+  const repository = findings.find((f) => f.action === 'report' && basename(f.path) === '.git');
+  if (repository) {
+    sentences.push(
+      `${name(repository.path)} was created from inside the sandbox: git obeys that repository's config and hooks wherever it later runs there, outside the sandbox too, so the user should look at ${name(join(repository.path, 'config'))} before running git in it`,
+    );
+  }
+  const reported = findings.filter((f) => f.action === 'report' && f !== repository);
   if (reported.length) {
     sentences.push(
       `${reported.map((f) => name(f.path)).join(', ')} ${reported.length === 1 ? 'was' : 'were'} created from inside the sandbox: control files written there are not applied until the user trusts the project again (opencode-ink trust); write them with the write or edit tool, which asks`,

@@ -215,6 +215,9 @@ function controlSurface(policy: Pick<SandboxPolicy, 'mode' | 'cwd' | 'writable' 
   // Only what a command could otherwise change needs binding: a path outside every writable folder is read-only already.
   const inReach = (path: string) => policy.writable.some((w) => isInside(path, w)) && shown(path);
   const control = projectControlFiles([surface.root, policy.cwd]);
+  // Outside any repository a command may well `git init` one (and nothing can stop it), but
+  // git obeys the new repository's config wherever it later runs there: the user is told.
+  if (surface.gitDirs.length === 0 && !existsSync(join(surface.root, '.git'))) control.missing.push(join(surface.root, '.git'));
   const index = surface.index && inReach(surface.index.file) ? { index: surface.index } : {};
   return {
     ...index,
