@@ -186,18 +186,18 @@ export class ShadowRepo {
   /** Runs `git merge-file` on three files: writes the merge into `ours`; false when they overlap. */
   async mergeFile(ours: string, base: string, theirs: string): Promise<boolean> {
     // Run against the shadow repository: the project's own `.git` plays no part in it.
-    const { exitCode } = await git(this.args(['merge-file', '-q', ours, base, theirs]), { cwd: this.project, okCodes: range(1, 127) });
+    const { exitCode } = await git(this.args(['merge-file', '-q', ours, base, theirs]), { cwd: this.project, okCodes: range(1, 127), ownRepository: true });
     return exitCode === 0;
   }
 
   private async git(args: readonly string[], env?: Record<string, string>, input?: string): Promise<Buffer> {
-    return (await git(this.args(args), { cwd: this.project, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) })).stdout;
+    return (await git(this.args(args), { cwd: this.project, ownRepository: true, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) })).stdout;
   }
 
   /** New, changed and deleted paths since the index's last snapshot, from the top. */
   private async changedPaths(env: Record<string, string>): Promise<string[]> {
     const args = this.args(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard', '--full-name']);
-    const out = await git(args, { cwd: this.project, env, timeoutMs: SNAPSHOT_WALK_MS, doing: `listing the files of ${this.project}` }).then(
+    const out = await git(args, { cwd: this.project, env, ownRepository: true, timeoutMs: SNAPSHOT_WALK_MS, doing: `listing the files of ${this.project}` }).then(
       (result) => result.stdout,
       (err: unknown) => {
         if (!(err instanceof GitError) || err.failure !== 'timeout') throw err;

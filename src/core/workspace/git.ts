@@ -82,6 +82,12 @@ export interface GitOptions {
   doing?: string;
   /** Kills the process when aborted. */
   signal?: AbortSignal;
+  /**
+   * The repository is this program's own shadow repository (data dir, hidden from every
+   * sandbox): its config is written by the program and defines no driver, so it is not read
+   * for drivers (saves a git process on the prompt's path). Still hardened and validated.
+   */
+  ownRepository?: boolean;
 }
 
 export interface GitResult {
@@ -146,7 +152,7 @@ export async function git(args: readonly string[], opts: GitOptions): Promise<Gi
     const dirs = await repositoryOf(args, opts.cwd);
     // Setting a value (the shadow repository's own `config` calls) runs no driver: no need to read the files.
     const command = commandWords(args)[0];
-    if (dirs && command !== 'config') config = [...HARDENED, ...(await driverOverrides(dirs, listConfigFile))];
+    if (dirs && command !== 'config' && !opts.ownRepository) config = [...HARDENED, ...(await driverOverrides(dirs, listConfigFile))];
   } catch (err) {
     if (err instanceof RepositoryRefusal) throw new GitError(err.message, null, 'refused');
     throw err;
