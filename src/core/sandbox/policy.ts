@@ -60,9 +60,6 @@ export interface SandboxPolicy {
   revealed: Array<{ path: string; writable: boolean }>;
 }
 
-/** @deprecated the list lives in credentials.ts; kept as a name for callers of this module. */
-export const HIDDEN_HOME_PATHS: readonly string[] = HIDDEN_CREDENTIALS;
-export { HIDDEN_SYSTEM_PATHS };
 
 /**
  * The control files of this program and of Claude Code, relative to a project folder: what
