@@ -12,7 +12,7 @@ import type { UiCore } from './core-api.js';
 import { ApprovalDialog, diffRows, fitDiffLines } from './components/dialogs/ApprovalDialog.js';
 import { AskUserDialog } from './components/dialogs/AskUserDialog.js';
 import { PromptInput } from './components/input/PromptInput.js';
-import { DOUBLE_ESCAPE_MS } from './components/input/prompt-state.js';
+import { DOUBLE_ESCAPE_MS, EXIT_WINDOW_MS } from './components/input/prompt-state.js';
 import type { NamedItem } from './components/input/completion.js';
 import { PICKER_CHROME_ROWS, SessionPicker } from './components/session-picker.js';
 import { StatusLine } from './components/status-line.js';
@@ -37,6 +37,7 @@ import { RewindView } from './screens/rewind-view.js';
 import { ConfirmLine } from './components/dialogs/ConfirmLine.js';
 import { childrenNeedingChanges, loadChanges, loadDiffStats, revertCheck, revertedNotice, revertQuestion } from './app/child-changes.js';
 import { usePromptQueue } from './app/use-prompt-queue.js';
+import { useNotice } from './app/use-notice.js';
 import { useBlockSelection } from './app/use-block-selection.js';
 import { selectableBlocks, selectionHint } from './app/block-selection.js';
 import { useRunningShells } from './app/use-running-shells.js';
@@ -256,13 +257,13 @@ function Screen(props: ScreenProps) {
   // Built-in Claude names plus the models the config lists under its providers.
   const models = useMemo<readonly NamedItem[]>(() => core.modelChoices?.() ?? MODELS, [core]);
   const state = useVisibleState(frames, viewId);
+  const { notice, setNotice } = useNotice(state);
   const { exit } = useApp();
   const { stdout } = useStdout();
   // The whole terminal width; MAX_WIDTH only when the terminal reports none.
   const width = stdout.columns || MAX_WIDTH;
   const leaderPending = useLeaderPending();
   const [row, setRow] = useState<SessionRow | undefined>(() => core.history(rootId)?.session);
-  const [notice, setNotice] = useState<string>();
   const [history, setHistory] = useState<readonly string[]>(props.inputHistory?.entries ?? []);
   const commands: NamedItem[] = useMemo(() => commandMenu(core.commands()), [core]);
   // The prompt's own rows (text, menu), as it reports them; an empty prompt takes three.
@@ -319,8 +320,12 @@ function Screen(props: ScreenProps) {
       if (steering) {
         // A sub-agent's view sends to that sub-agent (DESIGN §23); the root's queue is not involved.
         try {
-          const { outcome } = core.sendToSession(viewId, text);
-          setNotice(outcome === 'queued' ? `Queued for ${steering.label}: it reads it at its next step.` : `Continuing ${steering.label}; its new result goes to its parent.`);
+          const { outcome, delivery } = core.sendToSession(viewId, text);
+          const target = viewId;
+          // Each goes when it stops being true: once the child has read the message (or it was
+          // dropped, which the view shows), or once the continued child is no longer running.
+          if (outcome === 'queued') setNotice(`Queued for ${steering.label}: it reads it at its next step.`, { until: delivery });
+          else setNotice(`Continuing ${steering.label}; its new result goes to its parent.`, { until: delivery.then((d) => (d.delivered ? settledRun(core, target) : undefined)) });
         } catch (err) {
           setNotice(errorMessage(err));
         }
@@ -461,7 +466,7 @@ function Screen(props: ScreenProps) {
       const targets = isChildView ? [viewId] : runningChildIds(current, viewId);
       const sent = targets.filter((id) => core.isDetachable(id) && core.detach(id));
       if (sent.length === 0) return false;
-      setNotice(`Sent to the background: ${sent.map((id) => agentPath(current, id)).join(', ')}. Results arrive when they finish.`);
+      setNotice(`Sent to the background: ${sent.map((id) => agentPath(current, id)).join(', ')}. Results arrive when they finish.`, { holds: (s) => isUnderWay(s, sent) });
       return true;
     },
     { isActive: inputActive, shortcut: true },
@@ -473,13 +478,13 @@ function Screen(props: ScreenProps) {
   useKeys(
     (input, key) => {
       if (!key.ctrl || input !== 'c') return;
-      if (Date.now() - exitArmedAt.current <= 2000) {
+      if (Date.now() - exitArmedAt.current <= EXIT_WINDOW_MS) {
         props.onExit?.();
         exit();
         return;
       }
       exitArmedAt.current = Date.now();
-      setNotice('Press Ctrl+C again to exit');
+      setNotice('Press Ctrl+C again to exit', { forMs: EXIT_WINDOW_MS });
     },
     { isActive: !inputActive },
   );
@@ -787,6 +792,25 @@ function steeringHint(target: SteeringTarget, keybinds: KeybindConfig | undefine
 }
 
 /** The running sub-agents the viewed session's turn waits on (its own, not deeper ones). */
+/** Settles when the session's run ends (its status leaves running); the app unsubscribes at once. */
+function settledRun(core: UiCore, sessionId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const off = core.on((e) => {
+      if (e.type !== 'session.status' || e.session_id !== sessionId || e.status === 'running' || e.status === 'queued') return;
+      off();
+      resolve();
+    });
+  });
+}
+
+/** Whether any of these sessions is still running or waiting to run. */
+function isUnderWay(state: UiState, ids: readonly string[]): boolean {
+  return ids.some((id) => {
+    const status = state.sessions[id]?.status;
+    return status === 'running' || status === 'queued';
+  });
+}
+
 function runningChildIds(state: UiState, sessionId: string): string[] {
   return Object.values(state.sessions)
     .filter((s) => s.parentId === sessionId && (s.status === 'running' || s.status === 'queued'))

@@ -11,7 +11,7 @@ import { useKeys } from '../../keys/key-router.js';
 import { CompletionMenu } from './CompletionMenu.js';
 import { fromText, graphemeAt } from './editor.js';
 import type { NamedItem } from './completion.js';
-import { initialPromptState, isExitArmed, openMenu, reducePrompt, type OpenMenu, type PromptEffect, type PromptState } from './prompt-state.js';
+import { EXIT_WINDOW_MS, initialPromptState, isExitArmed, openMenu, reducePrompt, type OpenMenu, type PromptEffect, type PromptState } from './prompt-state.js';
 
 export interface PromptInputProps {
   onSubmit: (text: string) => void;
@@ -98,7 +98,7 @@ export function PromptInput(props: PromptInputProps) {
     showCursor = isActive,
     prompt = '›',
     promptColor,
-    exitWindowMs = 2000,
+    exitWindowMs = EXIT_WINDOW_MS,
     now = Date.now,
     width = MAX_WIDTH,
   } = props;

@@ -94,6 +94,9 @@ export function openMenu(state: PromptState, sources: CompletionSources): OpenMe
   return { context, items, index: Math.min(state.menuIndex, items.length - 1) };
 }
 
+/** How long after a first Ctrl+C a second one exits (and the hint saying so stays). */
+export const EXIT_WINDOW_MS = 2000;
+
 export function isExitArmed(state: PromptState, now: number): boolean {
   return state.exitArmedUntil !== undefined && now <= state.exitArmedUntil;
 }
