@@ -29,6 +29,8 @@ export type TaskProgress = z.infer<typeof TaskProgressSchema>;
 export type TaskOutcome = z.infer<typeof TaskOutcomeSchema>;
 export type FileChange = z.infer<typeof FileChangeSchema>;
 export type TaskMerge = z.infer<typeof MergeOutcomeSchema>;
+/** Who sent a background result (the `result.arrived` event without its envelope). */
+export type ResultArrival = EventPayloads['result.arrived'];
 export type ImageRef = z.infer<typeof ImageRefSchema>;
 export type DiffStat = z.infer<typeof DiffStatSchema>;
 export type ProtocolLine = z.infer<typeof ProtocolLineSchema>;

@@ -207,6 +207,14 @@ describe('queued and background children', () => {
     expect(rootRequests).toHaveLength(3);
     expect(JSON.stringify(rootRequests[2]!.body.messages.at(-1))).toContain('mid relays: leaf findings');
     expect(h.engine.lastOutcome(root.id)?.text).toBe('root read the late findings');
+    // Each hand-over is announced on the session that receives it, naming the sender.
+    const arrivals = h.events.filter((e) => e.type === 'result.arrived');
+    const mid = h.store.children(root.id)[0]!;
+    const leaf = h.store.children(mid.id)[0]!;
+    expect(arrivals.map((e) => [e.session_id, e.child_id, e.description, e.state, e.follow_up])).toEqual([
+      [mid.id, leaf.id, 'bg', 'completed', false],
+      [root.id, mid.id, 'mid', 'completed', true],
+    ]);
   });
 });
 

@@ -63,7 +63,7 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     isRunning: (id) => turns.isRunning(id) || store.leases.otherHolder(id) !== undefined,
     liveSession: (id) => live.get(id),
     onEvent: deps.onEvent,
-    deliver: (parent, text) => turns.deliver(parent, { type: 'text', text }),
+    deliver: (parent, text, arrival) => turns.deliver(parent, { type: 'text', text }, arrival),
     trackBackground: (rootId, work) => turns.trackBackground(rootId, work),
     checkpoint: (sessionId, phase) => deps.checkpoints.sessionSnapshot(sessionId, phase),
     merged: (sessionId, topLevel, files, fromAt) => deps.checkpoints.merged(sessionId, topLevel, files, fromAt),

@@ -10,7 +10,7 @@ import { dropSteering, takeInbox } from '../agent/inbox.js';
 import type { LiveSession } from '../agent/live-session.js';
 import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from '../agent/loop.js';
 import { errorMessage } from '../errors.js';
-import type { EventListener, SessionStatus } from '../events.js';
+import type { EventListener, ResultArrival, SessionStatus } from '../events.js';
 import type { Message, TextPart } from '../messages.js';
 import type { SessionStore } from '../store/index.js';
 import { formatTaskResult, watchToolLog, withNote, type ChildRunOptions } from '../subagents/index.js';
@@ -146,7 +146,7 @@ export class TurnScheduler {
    * sub-agent parent whose own task call has already returned passes what that new turn
    * produced on to its parent the same way, so the result climbs to someone who reads it.
    */
-  deliver(target: LiveSession, part: TextPart): void {
+  deliver(target: LiveSession, part: TextPart, arrival: ResultArrival): void {
     const { live, store } = this.deps;
     // The session may have been reopened (resumed) since the task started: use the live one.
     // A child released since it returned is taken back, lease and all, as it was.
@@ -163,6 +163,8 @@ export class TurnScheduler {
       live.set(target.id, target);
       parent = target;
     }
+    // Said before the turn that reads it, so a front end can name who reported (not the user).
+    parent.emit('result.arrived', arrival);
     parent.inbox.push(part);
     if (this.running.has(parent.id)) return;
     const input = takeInbox(parent);
@@ -178,10 +180,12 @@ export class TurnScheduler {
         const row = store.getSession(parent.id);
         const state = outcome.status === 'completed' || outcome.status === 'max_turns' ? 'completed' : outcome.status;
         const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
-        this.deliver(grandparent, {
-          type: 'text',
-          text: `Task "${row?.task_description ?? parent.agentName}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text, toolLog?.log())}`,
-        });
+        const description = row?.task_description ?? parent.agentName;
+        this.deliver(
+          grandparent,
+          { type: 'text', text: `Task "${description}" (${parent.agentName}) has more to report:\n${formatTaskResult(parent.id, state, text, toolLog?.log())}` },
+          { child_id: parent.id, child_agent: parent.agentName, description, state, follow_up: true },
+        );
       })
       .catch((err: unknown) => {
         parent.emit('error', { message: errorMessage(err) });

@@ -310,6 +310,19 @@ export const FileKeptSchema = event('file.kept', {
   message: z.string().describe('What happened, in one sentence for the user.'),
 });
 
+/**
+ * A sub-agent's result reached this session after its `task` call had returned: a background
+ * task finished, a child sent to the background (Ctrl+B) finished, or a continued child
+ * reported again (DESIGN §23). Emitted as the result is handed over, before the turn that reads it.
+ */
+export const ResultArrivedSchema = event('result.arrived', {
+  child_id: id.describe('The sub-agent whose result arrived.'),
+  child_agent: z.string().describe("The sub-agent's agent name."),
+  description: z.string().describe("The task's description (its agent name when it had none)."),
+  state: TaskStateSchema.describe("The sub-agent's state as its result says."),
+  follow_up: z.boolean().describe('true: a further report of a task that had already delivered a result (a continued child, or a background result passed up).'),
+});
+
 /** Every core event. */
 export const CoreEventSchema = z
   .union([
@@ -341,6 +354,7 @@ export const CoreEventSchema = z
     ErrorEventSchema,
     HookNoticeSchema,
     FileKeptSchema,
+    ResultArrivedSchema,
   ])
   .meta({ id: 'CoreEvent' });
 

@@ -60,7 +60,7 @@ import type { TurnOutcome } from '../agent/loop.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
 import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
-import type { CoreEvent, EventListener, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
+import type { CoreEvent, EventListener, ResultArrival, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
 import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
 import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
@@ -129,8 +129,8 @@ export interface SubagentHost {
   /** The session held in memory by this engine, if any. */
   liveSession(sessionId: string): LiveSession | undefined;
   onEvent(listener: EventListener): () => void;
-  /** Hands a finished background task's result to its parent session. */
-  deliver(parent: LiveSession, text: string): void;
+  /** Hands a finished background task's result to its parent session, announcing who sent it. */
+  deliver(parent: LiveSession, text: string, arrival: ResultArrival): void;
   /** Keeps the process alive (and `run` waiting) until background work ends. */
   trackBackground(rootId: string, work: Promise<unknown>): void;
   /** Records a snapshot of the project's files as a child starts or ends (DESIGN §18); never throws. */
@@ -243,7 +243,7 @@ export class SubagentSupervisor {
         progress.stop();
         release();
       });
-      this.deliverLater(parent, work, `Background task "${args.description}" (${agent.name}) has finished`);
+      this.deliverLater(parent, work, `Background task "${args.description}" (${agent.name}) has finished`, { child, description: args.description });
       return this.runningResult(child, 'Started in the background. Its result will arrive as a message when it finishes; you may go on meanwhile.');
     }
     const link = new ParentLink(parent.controller.signal);
@@ -264,7 +264,7 @@ export class SubagentSupervisor {
     });
     const finished = await Promise.race([work, detached]);
     if (finished) return finished;
-    this.deliverLater(parent, work, `Background task "${args.description}" (${agent.name}) has finished`);
+    this.deliverLater(parent, work, `Background task "${args.description}" (${agent.name}) has finished`, { child, description: args.description });
     return this.runningResult(child, 'The user moved this task to the background. Its result will arrive as a message when it finishes; you may go on meanwhile.');
   }
 
@@ -316,7 +316,12 @@ export class SubagentSupervisor {
       log.stop();
       this.claimed.delete(row.id);
     });
-    this.deliverLater(parent, work, `The user sent a follow-up to task "${row.task_description ?? agent.name}" (${agent.name}); it has finished again`);
+    const description = row.task_description ?? agent.name;
+    this.deliverLater(parent, work, `The user sent a follow-up to task "${description}" (${agent.name}); it has finished again`, {
+      child: { id: row.id, agentName: agent.name },
+      description,
+      followUp: true,
+    });
   }
 
   /**
@@ -350,9 +355,22 @@ export class SubagentSupervisor {
   }
 
   /** Hands a task's eventual result to its parent as a background result, counted against the root until then. */
-  private deliverLater(parent: LiveSession, work: Promise<ToolResult>, heading: string): void {
+  private deliverLater(
+    parent: LiveSession,
+    work: Promise<ToolResult>,
+    heading: string,
+    from: { child: Pick<LiveSession, 'id' | 'agentName'>; description: string; followUp?: boolean },
+  ): void {
     const delivery = work
-      .then((result) => this.host.deliver(parent, `${heading}:\n${result.output}`))
+      .then((result) =>
+        this.host.deliver(parent, `${heading}:\n${result.output}`, {
+          child_id: from.child.id,
+          child_agent: from.child.agentName,
+          description: from.description,
+          state: resultState(result),
+          follow_up: from.followUp ?? false,
+        }),
+      )
       .catch((err: unknown) => parent.emit('error', { message: errorMessage(err) }));
     this.host.trackBackground(parent.path[0]!, delivery);
   }
@@ -633,4 +651,12 @@ export function watchToolLog(onEvent: (listener: EventListener) => () => void, s
     else if (event.type === 'tool.completed') recorder.completed(event.call_id, event.output === CANCELLED_RESULT ? 'unfinished' : event.is_error ? 'error' : 'ok');
   });
   return { stop, log: () => recorder.snapshot() };
+}
+
+const TASK_STATES: readonly TaskState[] = ['completed', 'failed', 'cancelled', 'running'];
+
+/** The state a finished task's result reports (its metadata's), `failed` for an error result without one. */
+function resultState(result: ToolResult): TaskState {
+  const state = result.metadata?.state;
+  return TASK_STATES.find((s) => s === state) ?? (result.isError ? 'failed' : 'completed');
 }

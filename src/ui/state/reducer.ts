@@ -192,6 +192,14 @@ function step(d: Draft, input: UiInput): void {
       d.pushItem(sid, (id) => ({ kind: 'user', id, text, ts: e.ts, steered }));
       break;
     }
+    case 'result.arrived': {
+      // A background result starts (or joins) a turn: say whose it is, so the reply that
+      // follows is not read as an answer to the user's last prompt.
+      closeAssistant(d, sid);
+      const text = `${e.child_agent} (${e.description}) ${e.follow_up ? 'reported again' : 'reported back'}: ${e.state}`;
+      d.pushItem(sid, (id) => ({ kind: 'notice', id, text, ts: e.ts }));
+      break;
+    }
     case 'message.dropped': {
       // Never silently lost: the sender sees, in that session's view, what did not arrive and why.
       closeAssistant(d, sid);

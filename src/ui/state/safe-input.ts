@@ -43,6 +43,8 @@ export function safeEvent(e: CoreEvent): CoreEvent {
     case 'message.delivered':
     case 'message.dropped':
       return { ...e, text: terminalSafe(e.text) };
+    case 'result.arrived':
+      return { ...e, child_agent: terminalSafe(e.child_agent), description: terminalSafe(e.description) };
     case 'question.asked':
       return { ...e, question: terminalSafe(e.question), options: e.options.map(terminalSafe) };
     case 'permission.asked':

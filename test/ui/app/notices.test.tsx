@@ -1,6 +1,6 @@
 // A notice goes when what it says stops being true (issue: stale notices). Against the real
 // engine and the fake Messages API: "Sent to the background" goes once the child's result is
-// in; "Queued for …" goes once the child has read the message; "Press Ctrl+C again to exit"
+// in, and a line names the child whose result starts the parent's next turn; "Queued for …" goes once the child has read the message; "Press Ctrl+C again to exit"
 // over a dialog goes when its window closes.
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,7 +42,10 @@ describe('notices end with their truth', () => {
     work.open();
     const after = await waitForFrame(app.lastFrame, (f) => f.includes('parent read the late result'), 10_000);
     await waitForFrame(app.lastFrame, (f) => !f.includes('Sent to the background'));
-    expect(after).toContain('parent read the late result');
+    // The reply that follows is announced as the child's result, not as an answer to a prompt.
+    const announced = after.indexOf('general (Slow job) reported back: completed');
+    expect(announced).toBeGreaterThan(after.indexOf('parent went on'));
+    expect(announced).toBeLessThan(after.indexOf('parent read the late result'));
   });
 
   it('"Queued for …" goes once the child has read the message', async () => {
