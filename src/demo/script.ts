@@ -1,8 +1,10 @@
 // The scripted conversation behind `--demo`: a main agent that fans out to three
 // sub-agents, one of which asks the user a question and one of which needs an approval,
 // then edits a file (a second approval, shown as a diff). Replies are chosen by
-// conversation (the first user message) and step (assistant messages so far), so the
-// script is stateless and survives retries. Any prompt off the script gets a short,
+// conversation (the first user message) and, for the sub-agents, step (assistant messages
+// so far); the main agent's by what its conversation holds (which sub-agents have
+// reported, whether it has edited), so it follows Ctrl+B. The script is stateless and
+// survives retries. Any prompt off the script gets a short,
 // clearly labelled scripted reply.
 import type { DemoBlock, DemoReply } from './sse.js';
 
@@ -80,53 +82,113 @@ function lastToolFailed(req: Request): boolean {
   return (last.content as Array<{ type: string; is_error?: boolean }>).some((p) => p.type === 'tool_result' && p.is_error === true);
 }
 
+const FAN_OUT: ReadonlyArray<{ description: string; prompt: string; subagent_type: string }> = [
+  { description: 'Find API routes', prompt: ROUTES_TASK, subagent_type: 'explore' },
+  { description: 'Find auth middleware', prompt: AUTH_TASK, subagent_type: 'explore' },
+  { description: 'Check the test setup', prompt: TESTS_TASK, subagent_type: 'general' },
+];
+
+interface Part {
+  type: string;
+  id?: string;
+  name?: string;
+  input?: { description?: string };
+  tool_use_id?: string;
+  content?: unknown;
+  text?: string;
+}
+
+const partsOf = (m: { content: unknown }): Part[] => (Array.isArray(m.content) ? (m.content as Part[]) : []);
+const resultText = (p: Part): string =>
+  typeof p.content === 'string' ? p.content : Array.isArray(p.content) ? (p.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('') : '';
+
+/**
+ * The main agent's sub-agents whose results it has not read yet. A task sent to the
+ * background (Ctrl+B) returns `state="running"`; its result arrives later as a message
+ * starting `Background task "<description>"`, which is when the demo counts it as read.
+ */
+function pendingTasks(req: Request): string[] {
+  const calls = new Map<string, string>();
+  for (const m of req.messages) if (m.role === 'assistant') for (const p of partsOf(m)) if (p.type === 'tool_use' && p.name === 'task' && p.id) calls.set(p.id, p.input?.description ?? 'a sub-agent');
+  const arrived = (description: string) =>
+    req.messages.some((m) => m.role === 'user' && partsOf(m).some((p) => p.type === 'text' && (p.text ?? '').startsWith(`Background task "${description}"`)));
+  const pending: string[] = [];
+  for (const [id, description] of calls) {
+    const result = req.messages.flatMap(partsOf).find((p) => p.type === 'tool_result' && p.tool_use_id === id);
+    const inBackground = result !== undefined && resultText(result).includes('state="running"');
+    if (!result || (inBackground && !arrived(description))) pending.push(description);
+  }
+  return pending;
+}
+
+/** Whether the main agent has already asked to edit (its last step follows the edit's result). */
+function editAsked(req: Request): boolean {
+  return req.messages.some((m) => m.role === 'assistant' && partsOf(m).some((p) => p.type === 'tool_use' && p.name === 'edit'));
+}
+
+/** The last message is the result of the main agent's read and edit (not a later prompt of the user's). */
+function lastIsEditResult(req: Request): boolean {
+  const last = req.messages[req.messages.length - 1];
+  return last?.role === 'user' && partsOf(last).some((p) => p.type === 'tool_result');
+}
+
+/**
+ * The main conversation follows what the user does rather than a fixed count of steps: a
+ * sub-agent sent to the background (Ctrl+B) is waited for, and the edit comes only once
+ * every sub-agent's findings (and the user's answer to one of them) are in.
+ */
+function mainReply(req: Request): DemoReply {
+  if (!req.messages.some((m) => m.role === 'assistant')) {
+    return reply(
+      say("I'll map the code first: three sub-agents will look at routes, authentication and tests in parallel."),
+      ...FAN_OUT.map((t) => tool('task', t)),
+    );
+  }
+  if (editAsked(req)) return lastIsEditResult(req) ? summary(req) : followUp(req);
+  const pending = pendingTasks(req);
+  if (pending.length > 0) {
+    const names = pending.map((d) => `“${d}”`).join(' and ');
+    return reply(say(`${names} ${pending.length === 1 ? 'is' : 'are'} still working in the background. I'll go on when ${pending.length === 1 ? 'its result arrives' : 'their results arrive'}.`));
+  }
+  const both = /both/i.test(JSON.stringify(req.messages));
+  const routes = both ? "app.post('/v1/login', rateLimit, login);\napp.post('/v2/login', rateLimit, login);" : "app.post('/v1/login', login);\napp.post('/v2/login', rateLimit, login);";
+  return reply(
+    say('The sub-agents agree: login lives in `src/server.ts` and has no throttling. Adding a limiter there.'),
+    // Only a sub-agent read the file so far, and edit needs this session to have read it.
+    tool('read', { file_path: 'src/server.ts' }),
+    tool('edit', {
+      file_path: 'src/server.ts',
+      old_string: "app.post('/v1/login', login);\napp.post('/v2/login', login);",
+      new_string: `${routes}`,
+    }),
+  );
+}
+
+function summary(req: Request): DemoReply {
+  // Denied with a note, the result is the user's note, flagged as an error.
+  const applied = !lastToolFailed(req) && !/denied|rejected|declined/i.test(lastToolResult(req));
+  return reply(
+    say(
+      applied
+        ? [
+            '## Done',
+            '',
+            '- **Routes**: `src/server.ts` defines `/v1/login` and `/v2/login`.',
+            '- **Auth**: bearer tokens checked by `authenticate` in `src/auth/middleware.ts`.',
+            '- **Change**: login now goes through `rateLimit`:',
+            '',
+            '```ts',
+            "app.post('/v2/login', rateLimit, login);",
+            '```',
+            '',
+            'Next step would be defining `rateLimit` (e.g. 5 attempts per minute per IP) and a test in `tests/auth.test.js`.',
+          ].join('\n')
+        : 'Understood, I left `src/server.ts` unchanged. The findings above still hold.',
+    ),
+  );
+}
+
 const SCRIPTS: Record<string, Step[]> = {
-  [DEMO_PROMPT]: [
-    () =>
-      reply(
-        say("I'll map the code first: three sub-agents will look at routes, authentication and tests in parallel."),
-        tool('task', { description: 'Find API routes', prompt: ROUTES_TASK, subagent_type: 'explore' }),
-        tool('task', { description: 'Find auth middleware', prompt: AUTH_TASK, subagent_type: 'explore' }),
-        tool('task', { description: 'Check the test setup', prompt: TESTS_TASK, subagent_type: 'general' }),
-      ),
-    (req) => {
-      const both = /both/i.test(JSON.stringify(req.messages));
-      const routes = both ? "app.post('/v1/login', rateLimit, login);\napp.post('/v2/login', rateLimit, login);" : "app.post('/v1/login', login);\napp.post('/v2/login', rateLimit, login);";
-      return reply(
-        say('The sub-agents agree: login lives in `src/server.ts` and has no throttling. Adding a limiter there.'),
-        // Only a sub-agent read the file so far, and edit needs this session to have read it.
-        tool('read', { file_path: 'src/server.ts' }),
-        tool('edit', {
-          file_path: 'src/server.ts',
-          old_string: "app.post('/v1/login', login);\napp.post('/v2/login', login);",
-          new_string: `${routes}`,
-        }),
-      );
-    },
-    (req) => {
-      // Denied with a note, the result is the user's note, flagged as an error.
-      const applied = !lastToolFailed(req) && !/denied|rejected|declined/i.test(lastToolResult(req));
-      return reply(
-        say(
-          applied
-            ? [
-                '## Done',
-                '',
-                '- **Routes**: `src/server.ts` defines `/v1/login` and `/v2/login`.',
-                '- **Auth**: bearer tokens checked by `authenticate` in `src/auth/middleware.ts`.',
-                '- **Change**: login now goes through `rateLimit`:',
-                '',
-                '```ts',
-                "app.post('/v2/login', rateLimit, login);",
-                '```',
-                '',
-                'Next step would be defining `rateLimit` (e.g. 5 attempts per minute per IP) and a test in `tests/auth.test.js`.',
-              ].join('\n')
-            : 'Understood, I left `src/server.ts` unchanged. The findings above still hold.',
-        ),
-      );
-    },
-  ],
   [ROUTES_TASK]: [
     () => reply(tool('glob', { pattern: 'src/**/*.ts' })),
     () => reply(tool('read', { file_path: 'src/server.ts' })),
@@ -199,6 +261,7 @@ function firstUserText(req: Request): string {
 
 /** The scripted reply for a request: by conversation and by how far it has got. */
 export function demoReply(req: Request): DemoReply {
+  if (firstUserText(req).trim() === DEMO_PROMPT) return mainReply(req);
   const steps = SCRIPTS[firstUserText(req).trim()];
   const step = req.messages.filter((m) => m.role === 'assistant').length;
   const next = steps?.[step];

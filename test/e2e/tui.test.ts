@@ -33,7 +33,9 @@ async function playDemo(t: Term): Promise<{ answered: boolean; approvals: number
   while (Date.now() < deadline) {
     const s = t.screen();
     if (s.includes('Next step would be')) break;
-    if (s.includes('Which should get the rate limit?') && !answered) {
+    // The question's dialog (its text also shows in the asking block's latest line, and
+    // behind another dialog as "Also waiting").
+    if (s.includes('Question from') && s.includes('Which should get the rate limit?') && !answered) {
       askers.push(/Question from (.*?)\s*│/.exec(s)?.[1] ?? '');
       t.keys('Down');
       await t.waitFor((x) => /❯ 2\. Both/.test(x), 'the second option to be highlighted');
@@ -151,5 +153,21 @@ describe.runIf(hasTmux || process.env.CI)('the built binary in a terminal', () =
     await t.waitFor((s) => s.includes('/exit'), 'the typed command');
     t.keys('Enter');
     await t.waitFor((s) => !s.includes('Ask anything'), 'the app to exit');
+  }, 120_000);
+
+  it('follows Ctrl+B in the demo: the main agent waits for the background sub-agents and names each result as it arrives', async () => {
+    const t = start('background', 100, 40);
+    await t.waitFor((s) => s.includes('ctrl+b background'), 'a running sub-agent block');
+    t.keys('C-b');
+    await t.waitFor((s) => s.includes('still working in'), 'the main agent to wait for the background sub-agents', 20_000);
+    const played = await playDemo(t);
+    expect(played.answered).toBe(true);
+    const history = t.history();
+    // The results arrived as results (not as prompts), before the edit that used them.
+    expect(history).not.toContain('You asked');
+    const arrived = history.indexOf('reported back: completed');
+    expect(arrived).toBeGreaterThan(history.indexOf('still working in'));
+    expect(arrived).toBeLessThan(history.indexOf('Adding a limiter there'));
+    expect(history).toContain("app.post('/v1/login', rateLimit, login);");
   }, 120_000);
 });
