@@ -469,7 +469,24 @@ function Screen(props: ScreenProps) {
       setNotice(`Sent to the background: ${sent.map((id) => agentPath(current, id)).join(', ')}. Results arrive when they finish.`, { holds: (s) => isUnderWay(s, sent) });
       return true;
     },
-    { isActive: inputActive, shortcut: true },
+    // Also while a dialog is open: the blocks behind it say `ctrl+b background`.
+    { isActive: !overlay && !leaderPending, shortcut: true },
+  );
+
+  // Esc in an approval denies and interrupts the asker's turn (a sub-agent's alone: its parent
+  // goes on); a second Esc soon after, whatever dialog came next, interrupts the whole turn,
+  // so two looping children asking again cannot keep the user clearing dialogs.
+  const dialogEscAt = useRef(0);
+  // A question's Esc only declines (the asker reads that), but counts as a first Esc.
+  const interruptFromDialog = useCallback(
+    (sessionId: string | undefined) => {
+      const at = Date.now();
+      const second = at - dialogEscAt.current <= DIALOG_SECOND_ESCAPE_MS;
+      dialogEscAt.current = second ? 0 : at;
+      if (second) core.cancel(rootId);
+      else if (sessionId !== undefined) core.cancel(sessionId);
+    },
+    [core, rootId],
   );
 
   // Ctrl+C twice quits from anywhere: while a dialog or an overlay has the keys, the prompt
@@ -597,6 +614,7 @@ function Screen(props: ScreenProps) {
           position={state.permissions.indexOf(permission) + 1}
           total={state.permissions.length}
           onReply={(reply: PermissionReply, note?: string) => core.replyPermission(permission.requestId, reply, note)}
+          onEscape={() => interruptFromDialog(permission.sessionId)}
         />
       ) : null}
       {question ? (
@@ -611,7 +629,10 @@ function Screen(props: ScreenProps) {
           maxQuestionRows={layout.subjectRows}
           compact={compactQuestion}
           onAnswer={(text) => core.answerQuestion(question.questionId, text)}
-          onDecline={() => core.declineQuestion(question.questionId)}
+          onDecline={() => {
+            core.declineQuestion(question.questionId);
+            interruptFromDialog(undefined);
+          }}
         />
       ) : null}
       {overlay?.kind === 'picker' ? (
@@ -802,6 +823,9 @@ function settledRun(core: UiCore, sessionId: string): Promise<void> {
     });
   });
 }
+
+/** How soon after an Esc in a dialog a second one interrupts the whole turn. */
+const DIALOG_SECOND_ESCAPE_MS = EXIT_WINDOW_MS;
 
 /** Whether any of these sessions is still running or waiting to run. */
 function isUnderWay(state: UiState, ids: readonly string[]): boolean {

@@ -34,6 +34,8 @@ export interface ApprovalDialogProps {
   position: number;
   total: number;
   onReply: (reply: ApprovalReply, note?: string) => void;
+  /** Esc: after the denial, the asker's turn is interrupted (as in Claude Code). */
+  onEscape?: () => void;
   /** Overrides the budget derived from the terminal height. */
   maxSubjectLines?: number;
   /** Other dialogs queued behind this one, e.g. `question from build › explore`. */
@@ -61,7 +63,7 @@ export function choiceRows(always: readonly string[] | undefined, width: number)
 /** Rows the frame, header, choices and footer take around the subject, with a margin. */
 const CHROME_ROWS = 14;
 
-const FOOTER = `↑↓ choose · ${digitRange(APPROVAL_CHOICES.length)} pick · Enter confirm · Esc deny`;
+const FOOTER = `↑↓ choose · ${digitRange(APPROVAL_CHOICES.length)} pick · Enter confirm · Esc deny and stop`;
 /** The choices on one row, for a compact dialog on a short screen. */
 const SHORT_CHOICES = ['Allow', 'Always', 'Deny', 'Note'] as const;
 
@@ -136,7 +138,7 @@ interface ApprovalState {
   note: string;
 }
 
-function ApprovalBody({ asker, tool, subject, file, always, reason, renderSubject, position, total, onReply, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
+function ApprovalBody({ asker, tool, subject, file, always, reason, renderSubject, position, total, onReply, onEscape, maxSubjectLines, waiting = [], isActive = true, compact = false }: ApprovalDialogProps) {
   const [get, set] = useRefState<ApprovalState>({ selected: 0, noting: false, note: '' });
   const { stdout } = useStdout();
   const { selected, noting, note } = get();
@@ -164,7 +166,10 @@ function ApprovalBody({ asker, tool, subject, file, always, reason, renderSubjec
         return;
       }
       // Dismissing a permission request must never grant it.
-      if (key.escape) return onReply('reject');
+      if (key.escape) {
+        onReply('reject');
+        return onEscape?.();
+      }
       if (key.upArrow) return set({ ...s, selected: (s.selected + 3) % 4 });
       if (key.downArrow) return set({ ...s, selected: (s.selected + 1) % 4 });
       if (key.return) return choose(s.selected);
