@@ -311,10 +311,17 @@ export class Engine {
   }
 
   /** A stored session with its messages, for views that load history on demand. */
-  history(sessionId: string): { session: SessionRow; messages: Message[] } | undefined {
+  /**
+   * A stored session and its conversation. With `withUndone`, messages that undo or rewind
+   * took out are included too, each marked in `undone` (same indexes), for a transcript that
+   * shows them as undone; without it, the conversation the model sees next.
+   */
+  history(sessionId: string, opts: { withUndone?: boolean } = {}): { session: SessionRow; messages: Message[]; undone?: boolean[] } | undefined {
     const session = this.options.store.getSession(sessionId);
     if (!session) return undefined;
-    return { session, messages: this.options.store.loadMessages(sessionId) };
+    if (!opts.withUndone) return { session, messages: this.options.store.loadMessages(sessionId) };
+    const rows = this.options.store.messageRows(sessionId);
+    return { session, messages: rows.map((r) => ({ role: r.role, content: r.content })), undone: rows.map((r) => r.undone) };
   }
 
   children(sessionId: string): SessionRow[] {

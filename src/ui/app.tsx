@@ -171,13 +171,15 @@ export function App(props: AppProps) {
   );
 
   const openRoot = useCallback(
-    (id: string) => {
-      loadTree(props.core, store, id, true);
+    (id: string, opts: { reload?: boolean } = {}) => {
+      loadTree(props.core, store, id, true, opts);
+      // The remounted <Static> prints once: it must print the reloaded items, not the last frame's.
+      frames.flush();
       setRootId(id);
       setViewId(id);
       repaint();
     },
-    [props.core, store, repaint],
+    [props.core, store, frames, repaint],
   );
 
   const revertKey = useRef<(() => Promise<void>) | undefined>(undefined);
@@ -243,7 +245,8 @@ interface ScreenProps extends AppProps {
   epoch: number;
   overlay: Overlay;
   setOverlay: (o: Overlay) => void;
-  openRoot: (id: string) => void;
+  /** `reload`: read the stored transcript again though the UI followed it live (after undo, redo, rewind). */
+  openRoot: (id: string, opts?: { reload?: boolean }) => void;
   showView: (id: string) => void;
   repaint: () => void;
   /** Set by the screen: what the revert key does in the view on screen; settles once it asked. */

@@ -1,5 +1,5 @@
 // End-to-end in a real terminal (tmux) with the built binary: a prompt whose turn writes a
-// file; /undo removes it, /redo brings it back, and /rewind opened with Esc Esc → pick the
+// file; /undo removes it (the turn stays in view marked `[undone]`), /redo brings it back, and /rewind opened with Esc Esc → pick the
 // prompt → "Code only" puts the files back as they were before that prompt.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,11 +49,14 @@ describe.runIf(hasTmux || process.env.CI)('undo, redo and rewind in the terminal
     tmux('send-keys', '-t', NAME, 'Enter');
     await until(() => screen().includes('Undid "make a file"'), 'the undo notice');
     expect(existsSync(made)).toBe(false);
+    // The undone turn stays in view, marked, as `sessions show` prints it.
+    await until(() => screen().includes('[undone] › make a file') && screen().includes('[undone] WROTE-IT'), 'the undone turn marked');
 
     tmux('send-keys', '-t', NAME, '-l', '/redo');
     tmux('send-keys', '-t', NAME, 'Enter');
     await until(() => screen().includes('Redid "make a file"'), 'the redo notice');
     expect(existsSync(made)).toBe(true);
+    await until(() => !screen().includes('[undone]') && screen().includes('› make a file'), 'the redone turn unmarked');
 
     tmux('send-keys', '-t', NAME, 'Escape', 'Escape');
     await until(() => screen().includes('Rewind: pick a prompt') && screen().includes('❯ make a file'), 'the rewind list');

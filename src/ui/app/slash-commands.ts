@@ -36,7 +36,7 @@ export interface SlashContext {
   setRow(row: SessionRow): void;
   notify(text: string | undefined): void;
   setOverlay(overlay: Overlay): void;
-  openRoot(id: string): void;
+  openRoot(id: string, opts?: { reload?: boolean }): void;
   /** Leaves the app. */
   exit(): void;
   queue: Pick<PromptQueue, 'isBusy' | 'runExclusive' | 'whenIdle'>;
@@ -126,8 +126,8 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
         // A refusal (files changed since that overlap) arrives as a notice naming them; nothing changed.
         ctx.queue.runExclusive(async () => {
           const outcome = await (name === 'undo' ? core.undo(rootId) : core.redo(rootId));
-          // The transcript is read again: undone turns leave it, redone ones come back.
-          ctx.openRoot(rootId);
+          // The transcript is read again: undone turns are marked, redone ones come back.
+          ctx.openRoot(rootId, { reload: true });
           ctx.notify(revertNotice(name, outcome));
         });
       });
@@ -169,7 +169,7 @@ export function runRewind(
 ): void {
   ctx.queue.runExclusive(async () => {
     const outcome = await ctx.core.rewind(ctx.rootId, messageId, mode);
-    if (mode !== 'code') ctx.openRoot(ctx.rootId);
+    if (mode !== 'code') ctx.openRoot(ctx.rootId, { reload: true });
     ctx.notify(rewindNotice(mode, outcome));
     if (mode !== 'code' && outcome.prompt) ctx.fillInput(outcome.prompt.text);
   });

@@ -14,7 +14,7 @@ import type { ImageRef, SessionMeta, StoredChild, UiState } from './types.js';
 const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
 
 /** Replaces the session's items with the stored history; live fields of a running session are kept. */
-export function loadHistory(state: UiState, sessionId: string, messages: Message[], meta: SessionMeta): UiState {
+export function loadHistory(state: UiState, sessionId: string, messages: Message[], meta: SessionMeta, undone: readonly boolean[] = []): UiState {
   const d = new Draft(state);
   const parent = meta.parent_id ? d.session(meta.parent_id) : undefined;
   const path = parent ? [...parent.path, sessionId] : meta.parent_id ? [meta.parent_id, sessionId] : [sessionId];
@@ -45,7 +45,8 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
   const ts = meta.created_at;
   const byCall = new Map<string, number>();
   const storedChildren = new Map((meta.children ?? []).flatMap((c) => (c.tool_call_id ? [[c.tool_call_id, c] as const] : [])));
-  for (const message of messages) {
+  for (const [at, message] of messages.entries()) {
+    const first = items.length;
     for (const part of message.content) {
       if (part.type === 'text' && part.compaction) {
         d.pushItem(sessionId, (id) => ({ kind: 'notice', id, text: 'Context compacted here: the model continued from a summary of the turns above.', ts }));
@@ -88,6 +89,8 @@ export function loadHistory(state: UiState, sessionId: string, messages: Message
         };
       }
     }
+    // The message's own items (a later tool result only completes an earlier call).
+    if (undone[at]) for (let i = first; i < items.length; i++) items[i] = { ...items[i]!, undone: true };
   }
   // A stored call without a result was cut off (crash, cancel): it will never finish.
   if (status !== 'running' && status !== 'queued') {

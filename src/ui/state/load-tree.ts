@@ -9,13 +9,15 @@ import type { UiStore } from './store.js';
  * Loads a stored session and (when `recursive`) all its descendants into the UI store, so a
  * resumed session or an already-finished child renders like one followed live.
  */
-export function loadTree(core: UiCore, store: UiStore, sessionId: string, recursive: boolean): void {
+export function loadTree(core: UiCore, store: UiStore, sessionId: string, recursive: boolean, opts: { reload?: boolean } = {}): void {
   const known = store.getState().sessions[sessionId];
-  // A session the UI followed live already has its items; reloading would drop live fields.
-  if (!known || (store.getState().items[sessionId]?.length ?? 0) === 0) {
-    const loaded = core.history(sessionId);
+  // A session the UI followed live already has its items; reloading would drop live fields
+  // (`reload`: after undo, redo or rewind, which only run while it is idle).
+  if (opts.reload || !known || (store.getState().items[sessionId]?.length ?? 0) === 0) {
+    // Undone turns stay in the transcript, marked, as `sessions show` prints them.
+    const loaded = core.history(sessionId, { withUndone: true });
     if (!loaded) return;
-    store.loadHistory(sessionId, loaded.messages, { ...loaded.session, children: core.children(sessionId) });
+    store.loadHistory(sessionId, loaded.messages, { ...loaded.session, children: core.children(sessionId) }, loaded.undone);
   }
   if (!recursive) return;
   for (const child of core.children(sessionId)) loadTree(core, store, child.id, true);

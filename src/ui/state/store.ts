@@ -16,7 +16,7 @@ import type { SessionMeta, UiState } from './types.js';
 export interface UiStore {
   getState(): UiState;
   dispatch(input: UiInput): void;
-  loadHistory(sessionId: string, messages: Message[], meta: SessionMeta): void;
+  loadHistory(sessionId: string, messages: Message[], meta: SessionMeta, undone?: readonly boolean[]): void;
   /**
    * Called synchronously when the state may have changed: once for the first input queued
    * after a read, not again until getState() is called. Use a FrameScheduler in front of React.
@@ -45,9 +45,9 @@ export function createUiStore(initial: UiState = createUiState()): UiStore {
       queued.push(input);
       if (queued.length === 1) notify();
     },
-    loadHistory(sessionId, messages, meta) {
+    loadHistory(sessionId, messages, meta, undone) {
       const before = apply();
-      state = loadHistory(before, sessionId, messages, meta);
+      state = loadHistory(before, sessionId, messages, meta, undone);
       if (state !== before) notify();
     },
     subscribe(listener) {

@@ -67,6 +67,8 @@ export interface RetryWait {
 export interface UserItem {
   kind: 'user';
   id: string;
+  /** Taken out of the conversation by undo or rewind: drawn dimmed, marked `[undone]`. */
+  undone?: boolean;
   text: string;
   ts: number;
   /** A message sent to the session while it ran (or to continue it), and by whom (DESIGN §23). */
@@ -78,6 +80,8 @@ export interface UserItem {
 export interface AssistantItem {
   kind: 'assistant';
   id: string;
+  /** Taken out of the conversation by undo or rewind: drawn dimmed, marked `[undone]`. */
+  undone?: boolean;
   messageId: string | null;
   text: string;
   /**
@@ -100,6 +104,8 @@ export interface AssistantItem {
 export interface ToolCallItem {
   kind: 'tool';
   id: string;
+  /** Taken out of the conversation by undo or rewind: drawn dimmed, marked `[undone]`. */
+  undone?: boolean;
   callId: string;
   tool: string;
   input: unknown;
@@ -123,6 +129,8 @@ export interface ToolCallItem {
 export interface ErrorItem {
   kind: 'error';
   id: string;
+  /** Taken out of the conversation by undo or rewind: drawn dimmed, marked `[undone]`. */
+  undone?: boolean;
   message: string;
   ts: number;
 }
@@ -131,6 +139,8 @@ export interface ErrorItem {
 export interface NoticeItem {
   kind: 'notice';
   id: string;
+  /** Taken out of the conversation by undo or rewind: drawn dimmed, marked `[undone]`. */
+  undone?: boolean;
   text: string;
   ts: number;
 }

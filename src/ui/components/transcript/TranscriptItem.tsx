@@ -10,6 +10,7 @@ import { MAX_WIDTH, roleColor } from '../../theme.js';
 import { TaskBlock } from '../tree/TaskBlock.js';
 import { ToolCall } from './ToolCall.js';
 import { imageLabel } from '../../../core/images/label.js';
+import { toolArgument } from './tool-summary.js';
 
 export interface TranscriptItemProps {
   item: Item;
@@ -33,6 +34,7 @@ export interface TranscriptItemProps {
 export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItemProps) {
   const { item, expanded, state, now = 0, agentColors } = props;
   const width = props.width ?? MAX_WIDTH;
+  if (item.undone) return <UndoneLine item={item} width={width} />;
   switch (item.kind) {
     case 'user':
       return (
@@ -101,4 +103,29 @@ export const TranscriptItem = memo(function TranscriptItem(props: TranscriptItem
 /** Draws an entry of transcriptView(): whole items, or one piece of a cut assistant text. */
 export function TranscriptEntryView({ entry, ...rest }: { entry: TranscriptEntry } & Omit<TranscriptItemProps, 'item' | 'text'>) {
   return 'text' in entry ? <TranscriptItem item={entry.item} text={entry.text} last={entry.last} continued={entry.continued} {...rest} /> : <TranscriptItem item={entry.item} {...rest} />;
+}
+
+/**
+ * A turn taken out by undo or rewind stays in view, one dimmed line per item marked
+ * `[undone]` (as `sessions show` prints it), so the screen never shows it as current.
+ */
+function UndoneLine({ item, width }: { item: Item; width: number }) {
+  const firstLine = (text: string) => text.split('\n').find((l) => l.trim() !== '') ?? '';
+  const text =
+    item.kind === 'user'
+      ? `› ${firstLine(item.text)}`
+      : item.kind === 'assistant'
+        ? firstLine(item.text)
+        : item.kind === 'tool'
+          ? `${item.tool} ${toolArgument(item)}`.trim()
+          : item.kind === 'error'
+            ? `✗ ${item.message}`
+            : `⋯ ${item.text}`;
+  return (
+    <Box width={width}>
+      <Text dimColor wrap="truncate-end">
+        [undone] {text}
+      </Text>
+    </Box>
+  );
 }
