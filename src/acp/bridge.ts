@@ -15,6 +15,7 @@ import type { AgentContext, ClientCapabilities, PermissionOption, SessionUpdate,
 import type { Engine } from '../core/engine.js';
 import type { CoreEvent, EventOf } from '../core/events.js';
 import type { SessionStore } from '../core/store/index.js';
+import { askAction } from '../core/permission/ask-title.js';
 import { planFrom, textContent, toolDiff, toolKind, toolLocations, toolTitle } from './translate.js';
 
 interface SessionInfo {
@@ -303,11 +304,14 @@ export class Bridge {
       { optionId: 'always', name: `Always allow ${always.join(', ')}`, kind: 'allow_always' },
       { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
     ];
-    // Why a rule-allowed request is still asked (a control file) comes first: it is the point.
+    // The title says who wants to do what, in one line (`build › general (…): write CHANGELOG.md`);
+    // why a rule-allowed request is still asked (a control file) comes right after: it is the point.
+    // The diff or the whole command goes in the content.
     const outside = event.outside_sandbox ? ` (runs outside the sandbox: ${event.outside_sandbox})` : '';
-    const title = event.reason ? `${this.label(event.path)}: ${event.reason}\n${event.subject}${outside}` : `${this.label(event.path)}: ${event.subject}${outside}`;
+    const why = event.reason ? ` — ${event.reason}` : '';
+    const title = `${this.label(event.path)}: ${askAction(event)}${why}${outside}`;
     // A child's call was never announced on the root's stream: the request describes it fully.
-    const toolCall = this.toolCallFor(event.call_id, event.request_id, title, event.tool);
+    const toolCall: ToolCallUpdate = { ...this.toolCallFor(event.call_id, event.request_id, title, event.tool), content: [textContent(event.subject)] };
     this.queue = this.queue.then(() => {
       void this.options.client
         .request('session/request_permission', { sessionId: root, toolCall, options }, { cancellationSignal: controller.signal, stopWaitingOnCancel: true })

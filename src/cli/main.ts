@@ -60,6 +60,7 @@ interface TopLevelOptions extends SharedOptions {
   demo?: boolean;
   print?: boolean;
   format?: 'text' | 'json';
+  quiet?: boolean;
   yes?: boolean;
   /** `-r` alone: true (pick a session); `-r <id>`: that session. */
   resume?: string | true;
@@ -129,11 +130,13 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .option('--yes', 'approve every permission request that would ask (never overrides deny)')
     .addOption(new Option('-p, --print', 'run the prompt without the interactive UI and print the answer (same as run)').conflicts(['demo', 'resume']))
     .addOption(new Option('--format <format>', 'with -p: output format').choices(['text', 'json']))
+    .option('-q, --quiet', 'with -p: no line on stderr as each sub-agent starts and ends')
     .option(...TRUST_ONCE_OPTION)
     .action(async (words: string[], opts: TopLevelOptions) => {
-      const { print, format, yes, resume, trust, ...rest } = opts;
-      if (print) return runPrompt(words, { ...rest, format: format ?? 'text', yes: yes ?? false }, trust);
+      const { print, format, yes, resume, trust, quiet, ...rest } = opts;
+      if (print) return runPrompt(words, { ...rest, format: format ?? 'text', yes: yes ?? false, quiet: quiet ?? false }, trust);
       if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
+      if (quiet) program.error('error: --quiet applies to run and -p only', { exitCode: 2 });
       // The UI bundle is loaded on demand there: `run` and the listing commands never load Ink or React.
       const { sandbox, ...tuiRest } = rest;
       const [open, { tuiCommand }] = await Promise.all([projectOpener(trust, true, sandbox), import('./commands/tui.js')]);
@@ -152,6 +155,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .argument('[prompt...]', 'the prompt; text piped on stdin is appended after a blank line, or is the prompt')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--yes', 'approve every permission request that would ask (never overrides deny)', false)
+    .option('-q, --quiet', 'no line on stderr as each sub-agent starts and ends (text output)', false)
     .option(...TRUST_ONCE_OPTION)
     .action((words: string[], { trust, ...opts }: RunOptions & { trust?: boolean }) => runPrompt(words, opts, trust));
 

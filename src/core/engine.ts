@@ -46,7 +46,8 @@ import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
 import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
-import type { DiffStat, FileDiff } from './checkpoints/index.js';
+import { ShadowRepo, type DiffStat, type FileDiff } from './checkpoints/index.js';
+import { revertRoot, rootDiff, type RootChangesDeps } from './engine/root-changes.js';
 
 export { agentToolNames } from './engine/session-factory.js';
 export { UndoConflictError, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
@@ -191,6 +192,8 @@ export class Engine {
   private readonly shells = new BackgroundShells();
   /** Snapshots of the project's files for undo, redo, rewind and revert (DESIGN §18). */
   private readonly checkpoints: Checkpoints;
+  /** Read by `sessions diff|revert <root>` only. */
+  private rootRepo: ShadowRepo | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.workspaces = new Workspaces(worktreesRoot(options.store));
@@ -500,14 +503,57 @@ export class Engine {
     return this.checkpoints.rewind(sessionId, messageId, mode);
   }
 
-  /** Undoes one session's changes (a sub-agent's, its descendants' included), keeping everything else. */
-  revertSession(sessionId: string): Promise<RevertOutcome> {
-    return this.checkpoints.revertSession(sessionId);
+  /**
+   * Undoes one session's changes (its descendants' included), keeping everything else. A root
+   * session's are its prompts' changes (root-changes.ts); files changed between its prompts by
+   * something else are left as they are and named in `left_alone`.
+   */
+  async revertSession(sessionId: string): Promise<RevertOutcome> {
+    const row = this.options.store.getSession(sessionId);
+    if (!row || row.parent_id) return this.checkpoints.revertSession(sessionId);
+    if (this.turns.isRunning(row.id) || this.preparing.has(row.id) || row.status === 'running' || row.status === 'queued') {
+      throw new ConfigError(`Session ${row.id} is running; wait for it to finish (or press Esc) first.`);
+    }
+    const { window, files } = await revertRoot(this.rootChanges(), row);
+    const leftAlone = window.leftAlone.length ? { left_alone: window.leftAlone } : {};
+    this.emitFor(row.id, row.agent, [row.id], 'session.reverted', {
+      action: 'revert',
+      files,
+      from_snapshot: window.to,
+      to_snapshot: window.from,
+      hidden_message_ids: [],
+      restored_message_ids: [],
+      ...leftAlone,
+    });
+    return { files, hidden_message_ids: [], restored_message_ids: [], ...leftAlone };
   }
 
   /** The unified diff a session made, its descendants' included. */
-  sessionDiff(sessionId: string): Promise<string> {
-    return this.checkpoints.sessionDiff(sessionId);
+  async sessionDiff(sessionId: string): Promise<string> {
+    return (await this.sessionDiffReport(sessionId)).diff;
+  }
+
+  /** A session's unified diff, and the files left out of it because something else changed them too (named, not shown). */
+  async sessionDiffReport(sessionId: string): Promise<{ diff: string; left_alone: SharedFile[] }> {
+    const row = this.options.store.getSession(sessionId);
+    if (!row || row.parent_id) {
+      const diff = await this.checkpoints.sessionDiff(sessionId);
+      return { diff, left_alone: this.checkpoints.sharedFiles(sessionId) };
+    }
+    const { diff, leftAlone } = await rootDiff(this.rootChanges(), row);
+    return { diff, left_alone: leftAlone };
+  }
+
+  /** What root-changes.ts reads: the same shadow repository the checkpoints write, opened only when asked. */
+  private rootChanges(): RootChangesDeps {
+    const settings = this.options.config.checkpoints;
+    this.rootRepo ??= new ShadowRepo({ root: snapshotsRoot(dataRoot(this.options.store)), project: this.project.root, maxFileMb: settings.max_file_mb });
+    return {
+      store: this.options.store,
+      repo: this.rootRepo,
+      snapshotNow: () => this.checkpoints.snapshot(),
+      whyNoSnapshots: () => (settings.enabled ? 'it ran before checkpoints existed, or has not started' : 'checkpoints.enabled is false'),
+    };
   }
 
   /** Files a session changed that another session also changed while it ran: left out of its diff and its revert. */

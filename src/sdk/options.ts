@@ -13,8 +13,12 @@ import type { Tool } from '../core/tools/types.js';
 import { WEBSEARCH_TOOL } from '../core/tools/websearch.js';
 import { coreToolOf, type InProcessTool } from './tool.js';
 
-/** A permission ask from any session of the tree: the `permission.asked` event, plus the asking call's input when known. */
-export type PermissionRequest = EventOf<'permission.asked'> & { input?: unknown };
+/**
+ * A permission ask from any session of the tree: the `permission.asked` event, plus the asking
+ * call's input when known, and `title`: the tool and its target in one line (`write plan.md`,
+ * `bash npm test`), never a diff — that is in `subject`.
+ */
+export type PermissionRequest = EventOf<'permission.asked'> & { input?: unknown; title: string };
 
 /** `once` allows this call; `always` also allows what the ask's `always` patterns cover for the rest of the query's session tree; `reject` refuses it. */
 export type PermissionAnswer = 'once' | 'always' | 'reject';

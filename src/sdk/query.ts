@@ -19,6 +19,7 @@
 import { Engine, projectParts, type SendReceipt } from '../core/engine.js';
 import type { CoreEvent } from '../core/events.js';
 import { emptyUsage, type Usage } from '../core/messages.js';
+import { askAction } from '../core/permission/ask-title.js';
 import { pickSession } from '../core/pick-session.js';
 import { openProject, type OpenedProject } from '../core/project-context.js';
 import { credentialProblem } from '../core/provider/credentials.js';
@@ -162,7 +163,8 @@ function routeRequests(engine: Engine, options: CheckedOptions, warn: (line: str
       case 'permission.asked': {
         if (!canUseTool) return;
         const input = event.call_id !== undefined ? inputs.get(event.call_id) : undefined;
-        const request = input !== undefined ? { ...event, input } : { ...event };
+        const title = askAction(event);
+        const request = input !== undefined ? { ...event, input, title } : { ...event, title };
         void settle(() => canUseTool(request)).then((answer) => {
           if (answer.ok && isPermissionAnswer(answer.value)) {
             engine.replyPermission(event.request_id, answer.value);

@@ -120,6 +120,8 @@ export function syntaxColor(scope: string): string | undefined {
 export const GLYPHS = {
   queued: '◌',
   completed: '✓',
+  /** Stopped at its cap on model requests: ended, but maybe unfinished. */
+  limited: '■',
   failed: '✗',
   cancelled: '⊘',
   interrupted: '⊘',

@@ -134,7 +134,7 @@ describe('opencode-ink acp', () => {
     await initialize(e);
     const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
     expect((await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'survey' }] })).stopReason).toBe('end_turn');
-    expect(e.permissions.map((r) => r.toolCall.title)).toEqual(['build › general (Survey) › explore (Find API routes): ls routes']);
+    expect(e.permissions.map((r) => r.toolCall.title)).toEqual(['build › general (Survey) › explore (Find API routes): bash ls routes']);
     // Only the root's own task call reached the stream as a tool call; the grandchild shows in its progress.
     const calls = e.updates.filter((n) => n.update.sessionUpdate === 'tool_call');
     expect(calls).toHaveLength(1);
@@ -164,7 +164,9 @@ describe('opencode-ink acp', () => {
     const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
     expect((await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'configure' }] })).stopReason).toBe('end_turn');
     expect(e.permissions).toHaveLength(1);
-    expect(e.permissions[0]!.toolCall.title).toMatch(/^build: writes \.mcp\.json, which controls which MCP servers start: always asked\n/);
+    // Who, what and on which file in one line; the diff is the content, never the title.
+    expect(e.permissions[0]!.toolCall.title).toBe('build: write .mcp.json — writes .mcp.json, which controls which MCP servers start: always asked');
+    expect(JSON.stringify(e.permissions[0]!.toolCall.content)).toContain('+{\\"mcpServers\\":{}}');
     expect(readFileSync(join(p.project, 'notes.md'), 'utf8')).toBe('fine');
     expect(existsSync(join(p.project, '.mcp.json'))).toBe(false);
   });

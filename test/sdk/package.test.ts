@@ -102,6 +102,7 @@ describe('opencode-ink/sdk, imported from a separate folder', () => {
       'Run the check.': [
         toolUse('lookup', { word: 'child' }),
         toolUse('ask_user', { question: 'Which check?', options: ['fast', 'full'] }),
+        toolUse('write', { file_path: 'plan.md', content: '# Plan\n' }),
         toolUse('bash', { command: 'echo checked' }),
         text('checked', { input_tokens: 7, output_tokens: 2 }),
       ],
@@ -122,7 +123,7 @@ const q = query({
   prompt: 'Use the tools.',
   tools: [lookup],
   canUseTool: async (r) => {
-    asks.push({ tool: r.tool, agent: r.agent, path: r.path, session_id: r.session_id, input: r.input });
+    asks.push({ tool: r.tool, title: r.title, agent: r.agent, path: r.path, session_id: r.session_id, input: r.input });
     return 'once';
   },
   onQuestion: async (question) => question.agent + ' at depth ' + (question.path.length - 1) + ' picks ' + question.options[0],
@@ -136,7 +137,7 @@ console.log(JSON.stringify({ asks, result, events }));
     ).done;
     expect(run.code, run.stderr).toBe(0);
     const { asks, result, events } = report<{
-      asks: Array<{ tool: string; agent: string; path: string[]; session_id: string; input: unknown }>;
+      asks: Array<{ tool: string; title: string; agent: string; path: string[]; session_id: string; input: unknown }>;
       result: { text: string; sessionId: string; status: string; usage: { input_tokens: number; output_tokens: number }; cost: number };
       events: Array<{ type: string; session_id: string; agent: string; path: string[]; parent_id?: string | null; usage?: { output_tokens: number } }>;
     }>(run);
@@ -144,7 +145,11 @@ console.log(JSON.stringify({ asks, result, events }));
     const rootId = result.sessionId;
     const child = events.find((e) => e.type === 'session.created' && e.parent_id === rootId);
     expect(child?.agent).toBe('general');
-    expect(asks).toEqual([{ tool: 'bash', agent: 'general', path: [rootId, child!.session_id], session_id: child!.session_id, input: { command: 'echo checked' } }]);
+    // Titled by tool and target: the file a write changes, never its diff.
+    expect(asks).toEqual([
+      { tool: 'write', title: 'write plan.md', agent: 'general', path: [rootId, child!.session_id], session_id: child!.session_id, input: { file_path: 'plan.md', content: '# Plan\n' } },
+      { tool: 'bash', title: 'bash echo checked', agent: 'general', path: [rootId, child!.session_id], session_id: child!.session_id, input: { command: 'echo checked' } },
+    ]);
     expect(result).toMatchObject({ text: 'All done.', status: 'completed' });
     // The tree's usage: the child's turn counts too.
     expect(result.usage.output_tokens).toBeGreaterThanOrEqual(5);

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sessionShow } from '../../src/cli/commands/sessions.js';
 import type { CoreEvent } from '../../src/core/events.js';
+import type { OpenedProject } from '../../src/core/project-context.js';
 import { maxOverlap, requestsOf, scriptConversations } from '../support/conversations.js';
 import { reply, text, toolNames, toolResults, systemText, type RecordedRequest } from '../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
@@ -343,9 +345,33 @@ describe('task: limits, cancel, background, resume, cost', () => {
     await h.engine.prompt(root.id, 'capped');
     expect(requestsOf(h.server, 'looping child')).toHaveLength(2);
     const [result] = resultsText(requestsOf(h.server, 'capped')[1]!);
-    expect(result).toMatch(/state="completed"/);
+    // Its own state, not `completed`: the parent, the events, the store and `sessions show` say it stopped at its limit and what raises it.
+    expect(result).toMatch(/state="limited"/);
     expect(result).toContain('step toolu_r2');
-    expect(result).toMatch(/limit of 2 model requests/);
+    expect(result).toContain("Stopped: reached its limit of 2 model requests (raise task call's max_turns); the work may be unfinished.");
+    const child = h.store.children(root.id)[0]!;
+    expect(child.status).toBe('limited');
+    const status = h.events.filter((e) => e.type === 'session.status' && e.session_id === child.id).at(-1);
+    expect(status).toMatchObject({ status: 'limited', reason: "reached its limit of 2 model requests (raise task call's max_turns)" });
+    const task = h.events.find((e) => e.type === 'tool.completed' && e.tool === 'task');
+    expect(task).toMatchObject({ metadata: { state: 'limited' } });
+  });
+
+  it("names subagents.max_turns when the config's cap stopped the child, in sessions show too", async () => {
+    h = await startHarness({ files: { 'f.txt': 'x' }, config: { subagents: { max_turns: 1 } } });
+    scriptConversations(h.server, {
+      'config capped': [reply(spawn('loop', 'config looping child')), text('root ok')],
+      'config looping child': [reply({ type: 'tool_use', name: 'read', input: { file_path: 'f.txt' }, id: 'toolu_c1' }), text('never')],
+    });
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'config capped');
+    const [result] = resultsText(requestsOf(h.server, 'config capped')[1]!);
+    expect(result).toMatch(/state="limited"/);
+    expect(result).toContain('reached its limit of 1 model request (raise subagents.max_turns)');
+    const child = h.store.children(root.id)[0]!;
+    const ctx = { store: h.store } as unknown as OpenedProject;
+    expect(sessionShow(ctx, child.id, { json: false }).split('\n')[1]).toContain('· limited (reached its limit of 1 model request (raise subagents.max_turns))');
+    expect(sessionShow(ctx, root.id, { json: false })).toMatch(new RegExp(`${child.id}  general  limited \\(reached its limit of 1 model request \\(raise subagents\\.max_turns\\)\\)`));
   });
 
   it('fails a child that exceeds timeout_seconds and the parent goes on', async () => {

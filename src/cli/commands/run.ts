@@ -10,10 +10,13 @@ import { credentialProblem } from '../../core/provider/credentials.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { OpenedProject } from '../../core/project-context.js';
 import { pickSession } from '../../core/pick-session.js';
+import { childProgressPrinter } from '../child-progress.js';
 
 export interface RunOptions {
   format: 'text' | 'json';
   yes: boolean;
+  /** No line per sub-agent start and end on stderr (text output). */
+  quiet?: boolean;
   model?: string;
   agent?: string;
   session?: string;
@@ -62,6 +65,8 @@ async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOpti
   if (opts.format === 'text') reportHookNotices(engine, io.stderr);
   // JSON carries the `request.retrying` event itself; text runs say it on stderr.
   if (opts.format === 'text') reportRetries(engine, io.stderr);
+  // Sub-agents as they start and end, so a long run is not silent until the answer.
+  if (opts.format === 'text' && !opts.quiet) engine.on(childProgressPrinter(io.stderr));
   const sessionId = pickSession(engine, opts);
 
   let interrupts = 0;

@@ -1,7 +1,7 @@
 // `opencode-ink sessions` and `sessions show <id>`: read-only views of the store.
 import { ConfigError } from '../../core/errors.js';
 import type { Message } from '../../core/messages.js';
-import type { SessionTree } from '../../core/store/index.js';
+import type { SessionRow, SessionTree } from '../../core/store/index.js';
 import type { OpenedProject } from '../../core/project-context.js';
 import { formatCost, formatTime, formatTokens, table } from '../format.js';
 import { sessionIdFrom } from '../../core/pick-session.js';
@@ -40,7 +40,7 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
   const totals = ctx.store.totals(id);
   const lines = [
     `${session.title}`,
-    `id ${session.id} · agent ${session.agent} · model ${session.model} · ${session.status}`,
+    `id ${session.id} · agent ${session.agent} · model ${session.model} · ${statusText(session)}`,
     `tokens ${formatTokens(totals.total_tokens)} · cost ${formatCost(totals.total_cost)} (sub-agents included)`,
     '',
     // Undone messages stay in the store and are shown, marked: the model no longer sees them.
@@ -78,9 +78,14 @@ function renderMessage(message: Message): string[] {
 
 function renderTree(nodes: SessionTree[], depth: number): string[] {
   return nodes.flatMap((node) => [
-    `${'  '.repeat(depth)}${node.session.id}  ${node.session.agent}  ${node.session.status}  ${node.session.task_description ?? node.session.title}`,
+    `${'  '.repeat(depth)}${node.session.id}  ${node.session.agent}  ${statusText(node.session)}  ${node.session.task_description ?? node.session.title}`,
     ...renderTree(node.children, depth + 1),
   ]);
+}
+
+/** A status, with why for a sub-agent stopped at its cap: `limited (reached its limit of 20 model requests (raise subagents.max_turns))`. */
+function statusText(session: Pick<SessionRow, 'status' | 'error'>): string {
+  return session.status === 'limited' && session.error ? `limited (${session.error})` : session.status;
 }
 
 function truncate(s: string, n: number): string {

@@ -56,10 +56,13 @@ export async function sessionsDiff(ctx: OpenedProject, idOrPrefix: string, io: U
   const engine = engineFor(ctx, io);
   try {
     const id = sessionIdFrom(ctx.store, idOrPrefix, 'opencode-ink sessions --all');
-    const diff = await engine.sessionDiff(id);
+    const { diff, left_alone } = await engine.sessionDiffReport(id);
     // Said beside the diff, not in it: the output stays a patch `git apply` can read.
-    for (const file of engine.sessionSharedFiles(id)) {
-      io.stderr.write(`${terminalSafe(`${file.path} is left out: ${whoElse(ctx, file.also_changed_by)} changed it too while this session ran.`)}\n`);
+    for (const file of left_alone) {
+      const why = file.also_changed_by.length
+        ? `${whoElse(ctx, file.also_changed_by)} changed it too while this session ran`
+        : 'something else changed it too between this session\'s prompts';
+      io.stderr.write(`${terminalSafe(`${file.path} is left out: ${why}.`)}\n`);
     }
     return terminalSafe(diff);
   } finally {
@@ -88,8 +91,8 @@ function whoElse(ctx: OpenedProject, ids: readonly string[]): string {
 function leftAloneSentence(ctx: OpenedProject, outcome: RevertOutcome): string {
   const files = outcome.left_alone ?? [];
   if (files.length === 0) return '';
-  const named = files.slice(0, 10).map((f) => `${f.path}, also changed by ${whoElse(ctx, f.also_changed_by)}`);
-  return `\nLeft as ${files.length === 1 ? 'it is' : 'they are'} (changed by another session at the same time): ${named.join('; ')}${files.length > 10 ? '; …' : ''}.`;
+  const named = files.slice(0, 10).map((f) => (f.also_changed_by.length ? `${f.path}, also changed by ${whoElse(ctx, f.also_changed_by)}` : `${f.path}, also changed between its prompts`));
+  return `\nLeft as ${files.length === 1 ? 'it is' : 'they are'} ${files.some((f) => f.also_changed_by.length === 0) ? '(changed by something else too)' : '(changed by another session at the same time)'}: ${named.join('; ')}${files.length > 10 ? '; …' : ''}.`;
 }
 
 function preview(text: string): string {

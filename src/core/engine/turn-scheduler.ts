@@ -178,7 +178,7 @@ export class TurnScheduler {
         const grandparent = parent.parent;
         if (!grandparent) return;
         const row = store.getSession(parent.id);
-        const state = outcome.status === 'completed' || outcome.status === 'max_turns' ? 'completed' : outcome.status;
+        const state = outcome.status === 'max_turns' ? 'limited' : outcome.status;
         const text = withNote(outcome.text, 'This follows a background result that arrived after the task had returned.');
         const description = row?.task_description ?? parent.agentName;
         this.deliver(
@@ -224,6 +224,9 @@ export class TurnScheduler {
     const stopped = outcome.status === 'cancelled' ? opts?.stopReason() : undefined;
     if (stopped) {
       this.setStatus(session, 'failed', stopped);
+    } else if (outcome.status === 'max_turns' && session.depth > 0) {
+      // A child at its cap: ended, maybe unfinished, and the user should learn what raises it.
+      this.setStatus(session, 'limited', opts?.limitReason?.() ?? `reached its limit of ${session.maxTurns ?? outcome.steps} model requests`);
     } else {
       if (outcome.status === 'failed') session.emit('error', { message: outcome.error ?? 'The turn failed.' });
       this.setStatus(session, statusAfter(outcome, session.depth), outcome.error);

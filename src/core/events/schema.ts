@@ -19,13 +19,17 @@ import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID } from './protocol.js';
 const id = z.string().min(1);
 const count = z.number().int().nonnegative();
 
-/** `queued`: a sub-agent waiting for a free slot under its parent's `max_concurrency`. */
-export const SessionStatusSchema = z.enum(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
+/**
+ * `queued`: a sub-agent waiting for a free slot under its parent's `max_concurrency`.
+ * `limited`: a sub-agent stopped by its cap on model requests (`max_turns`); the status event's
+ * `reason` names the limit and the setting that raises it.
+ */
+export const SessionStatusSchema = z.enum(['queued', 'running', 'idle', 'completed', 'limited', 'failed', 'cancelled', 'interrupted']);
 
 export const PermissionReplySchema = z.enum(['once', 'always', 'reject']);
 
 /** What a `task` call's result says about its child (the `state` of `<task … state="…">`). */
-export const TaskStateSchema = z.enum(['completed', 'failed', 'cancelled', 'running']);
+export const TaskStateSchema = z.enum(['completed', 'limited', 'failed', 'cancelled', 'running']);
 
 export const UsageSchema = z.strictObject({
   input_tokens: count,

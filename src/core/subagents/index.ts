@@ -99,6 +99,8 @@ interface RunLimits {
   narrow: readonly string[] | undefined;
   isolation: Isolation;
   maxTurns: number;
+  /** The setting that decided `maxTurns`, named when the child stops at it. */
+  maxTurnsKey: string;
 }
 
 export interface ChildRunOptions {
@@ -106,6 +108,18 @@ export interface ChildRunOptions {
   links: AbortSignal[];
   /** Why the run was stopped when it was not the user, e.g. a timeout; decides the final status. */
   stopReason(): string | undefined;
+  /** Why a turn that reached the child's cap on model requests stopped: the `limited` status's reason. */
+  limitReason?(): string;
+}
+
+/** The settings that cap a child's model requests, as the user would look them up. */
+const TASK_CALL_KEY = "task call's max_turns";
+const CONFIG_KEY = 'subagents.max_turns';
+const agentKey = (agent: AgentDefinition) => `max_turns in the ${agent.name} agent's definition`;
+
+/** Why a child stopped at its cap: the limit and the setting that raises it. */
+export function turnLimitReason(limit: number, key: string): string {
+  return `reached its limit of ${limit} model request${limit === 1 ? '' : 's'} (raise ${key})`;
 }
 
 /** What the supervisor needs from the engine that owns the sessions. */
@@ -154,6 +168,8 @@ function narrowing(tools: readonly string[]): string[] {
 export class SubagentSupervisor {
   /** One limiter per parent turn: children of different turns or parents do not share slots. */
   private readonly limiters = new WeakMap<AbortSignal, Limiter>();
+  /** Which setting capped each running child's model requests. */
+  private readonly maxTurnsKeys = new WeakMap<LiveSession, string>();
   /** Children with a task under way (queued or running): a second resume must wait. */
   private readonly claimed = new Set<string>();
   /** Running foreground children, by id: each one's way to the background (`detach`). */
@@ -201,6 +217,7 @@ export class SubagentSupervisor {
         narrow: args.tools === undefined ? undefined : narrowing(args.tools),
         isolation: this.isolationOf(args, agent),
         maxTurns: args.max_turns ?? agent.maxTurns ?? settings.max_turns,
+        maxTurnsKey: args.max_turns !== undefined ? TASK_CALL_KEY : agent.maxTurns !== undefined ? agentKey(agent) : CONFIG_KEY,
       };
       this.checkNarrowing(parent, agent, limits.narrow);
       // Asked before the child exists, so a refusal leaves no session behind.
@@ -231,6 +248,7 @@ export class SubagentSupervisor {
     }
     const child = this.host.openChild(row, parent, limits.narrow);
     child.maxTurns = limits.maxTurns;
+    this.maxTurnsKeys.set(child, limits.maxTurnsKey);
     if (args.model && args.session_id) {
       child.model = this.host.resolveModel(args.model, parent.model);
       this.host.store.updateSession(child.id, { model: child.model });
@@ -310,6 +328,7 @@ export class SubagentSupervisor {
       const worktree = limits.isolation === 'worktree' ? await this.createWorktree(parent, row.id) : undefined;
       const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow);
       child.maxTurns = limits.maxTurns;
+      this.maxTurnsKeys.set(child, limits.maxTurnsKey);
       child.emit('message.delivered', { text, sender: 'user', continued: true });
       return this.execute(parent, child, input, log.log, undefined, worktree);
     })().finally(() => {
@@ -398,7 +417,9 @@ export class SubagentSupervisor {
     const firstIsolation = first?.isolation ?? agent.isolation ?? settings.isolation;
     const isolation: Isolation = firstIsolation === 'worktree' || call.isolation === 'worktree' ? 'worktree' : 'none';
     const cap = first?.max_turns ?? agent.maxTurns ?? settings.max_turns;
-    return { narrow, isolation, maxTurns: call.max_turns === undefined ? cap : Math.min(call.max_turns, cap) };
+    const capKey = first?.max_turns !== undefined ? `the first ${TASK_CALL_KEY}` : agent.maxTurns !== undefined ? agentKey(agent) : CONFIG_KEY;
+    if (call.max_turns !== undefined && call.max_turns < cap) return { narrow, isolation, maxTurns: call.max_turns, maxTurnsKey: TASK_CALL_KEY };
+    return { narrow, isolation, maxTurns: cap, maxTurnsKey: capKey };
   }
 
   /** A fresh worktree from the parent's tree as it is now; a failure is an error result naming why. */
@@ -549,6 +570,7 @@ export class SubagentSupervisor {
       outcome = await this.host.runChild(child, input, {
         links: link ? [link.signal, timeout] : [timeout],
         stopReason: () => (timeout.aborted ? `timed out after ${settings.timeout_seconds} s (subagents.timeout_seconds)` : undefined),
+        limitReason: () => this.limitReason(child),
       });
     } finally {
       release();
@@ -557,10 +579,7 @@ export class SubagentSupervisor {
       case 'completed':
         return result('completed', outcome.text);
       case 'max_turns':
-        return result(
-          'completed',
-          withNote(outcome.text, `Stopped after reaching its limit of ${child.maxTurns ?? outcome.steps} model requests; the work may be unfinished.`),
-        );
+        return result('limited', withNote(outcome.text, `Stopped: ${this.limitReason(child)}; the work may be unfinished.`));
       case 'cancelled':
         if (timeout.aborted) {
           return result('failed', withNote(outcome.text, `Stopped: timed out after ${settings.timeout_seconds} s; the work may be unfinished.`));
@@ -569,6 +588,11 @@ export class SubagentSupervisor {
       case 'failed':
         return result('failed', withNote(outcome.text, `Failed: ${outcome.error ?? 'unknown error'}`));
     }
+  }
+
+  /** `reached its limit of 20 model requests (raise subagents.max_turns)`: the limit, and what raises it. */
+  limitReason(child: LiveSession): string {
+    return turnLimitReason(child.maxTurns ?? 0, this.maxTurnsKeys.get(child) ?? CONFIG_KEY);
   }
 
   private result(child: LiveSession, state: TaskState, body: string, log: ToolLog, merge: MergeOutcome | undefined): ToolResult {

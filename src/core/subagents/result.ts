@@ -5,7 +5,7 @@
 import type { TaskMerge } from '../events.js';
 import { formatToolLog, type ToolLog } from './tool-log.js';
 
-export type TaskState = 'completed' | 'failed' | 'cancelled' | 'running';
+export type TaskState = 'completed' | 'limited' | 'failed' | 'cancelled' | 'running';
 
 /** `log` is left out only while the child has not run yet (a background start); `merge` only for a task without isolation. */
 export function formatTaskResult(childId: string, state: TaskState, body: string, log?: ToolLog, merge?: TaskMerge): string {

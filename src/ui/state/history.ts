@@ -11,7 +11,7 @@ import { attachPromptImages, isFinalStatus } from './reducer.js';
 import { safeImages } from './safe-input.js';
 import type { ImageRef, SessionMeta, StoredChild, UiState } from './types.js';
 
-const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'idle', 'completed', 'failed', 'cancelled', 'interrupted']);
+const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'idle', 'completed', 'limited', 'failed', 'cancelled', 'interrupted']);
 
 /** Replaces the session's items with the stored history; live fields of a running session are kept. */
 export function loadHistory(state: UiState, sessionId: string, messages: Message[], meta: SessionMeta, undone: readonly boolean[] = []): UiState {
@@ -116,6 +116,7 @@ function findChildFor(d: Draft, parentId: string, callId: string): string | unde
 function outcomeOf(child: StoredChild): TaskOutcome | undefined {
   switch (child.status) {
     case 'completed':
+    case 'limited':
     case 'failed':
     case 'cancelled':
       return { session_id: child.id, agent: child.agent, state: child.status };

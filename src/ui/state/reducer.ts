@@ -14,7 +14,7 @@ export type UiInput = CoreEvent | UserMessageAction | DiffStatAction | SessionCh
 /** A live tail longer than this is cut at a safe markdown boundary into <Static>. */
 export const LIVE_TAIL_LINES = 20;
 
-const FINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
+const FINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'limited', 'failed', 'cancelled', 'interrupted']);
 
 export function isFinalStatus(status: SessionStatus): boolean {
   return FINAL.has(status);

@@ -43,6 +43,16 @@ describe('TaskBlock states', () => {
     expect(block(s, A, 'callG', 99_999)).toBe('⊘ explore Deep dive · cancelled · 3s · 55 tok · $0.50');
   });
 
+  it('marks a child stopped at its cap on model requests as limited, naming the limit and what raises it', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }, 100));
+    const reason = 'reached its limit of 20 model requests (raise subagents.max_turns)';
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'limited', reason }, 2100));
+    const output = `<task id="${B}" state="limited"><task_result>half done\n\n[Stopped: ${reason}; the work may be unfinished.]</task_result></task>`;
+    s = reduce(s, ev('tool.completed', ROOT, [ROOT], 'build', { call_id: 'callB', tool: 'task', output, is_error: false, metadata: { session_id: B, agent: 'general', state: 'limited' } }, 2101));
+    expect(block(s, ROOT, 'callB', 99_999)).toBe(`■ general Review tests · limited · 2s\n  ${reason}`);
+  });
+
   it('lists the first lines of the report and then the tool log when expanded, and only then', () => {
     let s = run(treeEvents());
     s = reduce(s, ev('session.status', A, [ROOT, A], 'explore', { status: 'completed' }, 5010));

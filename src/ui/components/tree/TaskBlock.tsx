@@ -80,7 +80,7 @@ export function TaskBlock(props: TaskBlockProps) {
   const latest = latestTools > 0 ? calls.filter((c) => !isTaskCall(c)).slice(-latestTools) : [];
   const subtasks = calls.filter(isTaskCall);
   const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
-  const reason = s === 'failed' || s === 'cancelled' ? failureReason(call, child?.statusReason) : undefined;
+  const reason = s === 'failed' || s === 'cancelled' || s === 'limited' ? failureReason(call, child?.statusReason) : undefined;
   const log = expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
   // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.
   const shownReason = reason !== undefined && log.includes(reason) ? undefined : reason;

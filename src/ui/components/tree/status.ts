@@ -5,13 +5,14 @@ import { childOfCall, toolCallsOf } from '../../state/selectors.js';
 import type { SessionStatus, ToolCallItem, UiState } from '../../state/types.js';
 import { GLYPHS, SPINNER_FRAMES, roleColor, type Role } from '../../theme.js';
 
-export type TaskState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type TaskState = 'queued' | 'running' | 'completed' | 'limited' | 'failed' | 'cancelled';
 
 function fromStatus(status: SessionStatus | string | undefined): TaskState | undefined {
   switch (status) {
     case 'queued':
     case 'running':
     case 'completed':
+    case 'limited':
     case 'failed':
     case 'cancelled':
       return status;
@@ -46,7 +47,7 @@ export function stateGlyph(s: TaskState, now: number): string {
 }
 
 export function stateColor(s: TaskState): string | undefined {
-  const roles: Record<TaskState, Role> = { queued: 'queued', running: 'running', completed: 'success', failed: 'error', cancelled: 'warning' };
+  const roles: Record<TaskState, Role> = { queued: 'queued', running: 'running', completed: 'success', limited: 'warning', failed: 'error', cancelled: 'warning' };
   return roleColor(roles[s]);
 }
 
