@@ -677,7 +677,7 @@ export function watchToolLog(onEvent: (listener: EventListener) => () => void, s
   return { stop, log: () => recorder.snapshot() };
 }
 
-const TASK_STATES: readonly TaskState[] = ['completed', 'failed', 'cancelled', 'running'];
+const TASK_STATES: readonly TaskState[] = ['completed', 'limited', 'failed', 'cancelled', 'running'];
 
 /** The state a finished task's result reports (its metadata's), `failed` for an error result without one. */
 function resultState(result: ToolResult): TaskState {
