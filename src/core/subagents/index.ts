@@ -47,6 +47,13 @@
  *   background result.
  * - Result: the child's last text, then its tool log — the tool calls of this run (a resume
  *   lists only the calls it made; the earlier run's log went out with the earlier result).
+ * - Fork (issue 37, ./fork.ts): `fork: true` or `subagent_type: "fork"` starts a child that runs
+ *   as its caller's agent, with the caller's model, system prompt and tools (its `task` tool kept
+ *   even at the depth limit, where calls to it are refused), starting from the caller's
+ *   conversation; `model`, `tools` and `system_prompt` are refused, `permission.task` rules
+ *   match it as type "fork". Its row says "fork" in its title; a resume continues it as a fork.
+ *   `startUserFork` does it for the user (`/fork`): the call is recorded in the parent's history
+ *   as a background `task` call, as a subtask command's is.
  * - Isolation (DESIGN §17): `task.isolation` > the agent's `isolation` > `subagents.isolation`.
  *   "worktree" runs the child (each run, a resume too) in its own git worktree made from the
  *   parent's tree as it is now; its cwd, tools, permission paths, AGENTS.md and its own
@@ -72,6 +79,7 @@ import { Limiter } from './limiter.js';
 import { ParentLink } from './parent-link.js';
 import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
+import { FORK_SUBAGENT_TYPE, forkInput, forkShape, inheritedConversation, isForkCall, type ForkShape } from './fork.js';
 import { ToolLogRecorder, type ToolLog } from './tool-log.js';
 
 export { askUserTool } from './ask-user-tool.js';
@@ -79,6 +87,7 @@ export { ASK_USER_TOOL, TASK_TOOL, childRoutes, offeredSubagents, selectToolName
 export { Limiter } from './limiter.js';
 export { formatTaskResult, withNote, type TaskState } from './result.js';
 export { createTaskTool, type TaskArgs } from './task-tool.js';
+export { FORK_SUBAGENT_TYPE, forkShape, isForkCall, type ForkShape } from './fork.js';
 export { TOOL_LOG_LIMIT, formatToolLog, mainArgument, type ToolLog, type ToolLogEntry, type ToolLogStatus } from './tool-log.js';
 
 export interface SubagentSettings {
@@ -94,11 +103,12 @@ export interface SubagentSettings {
 
 export type Isolation = 'none' | 'worktree';
 
-/** What one run of a child is held to: its tools narrowing, where it works and its model requests. */
+/** What one run of a child is held to: its tools narrowing, where it works and its model requests, and whether it is a fork. */
 interface RunLimits {
   narrow: readonly string[] | undefined;
   isolation: Isolation;
   maxTurns: number;
+  fork: boolean;
 }
 
 export interface ChildRunOptions {
@@ -122,8 +132,11 @@ export interface SubagentHost {
     parent: LiveSession,
     fields: { agent: string; title: string; task_description: string; tool_call_id: string; model: string; system_prompt: string | null },
   ): SessionRow;
-  /** The live state for a child row, built with gates A and B and the parent's routes. */
-  openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined): LiveSession;
+  /**
+   * The live state for a child row, built with gates A and B and the parent's routes; a fork
+   * (`fork` given) gets that system prompt and those tools instead (./fork.ts).
+   */
+  openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined, fork?: ForkShape): LiveSession;
   runChild(child: LiveSession, input: Message, opts: ChildRunOptions): Promise<TurnOutcome>;
   isRunning(sessionId: string): boolean;
   /** The session held in memory by this engine, if any. */
@@ -175,6 +188,15 @@ export class SubagentSupervisor {
         `Too many tasks in one message: at most ${settings.max_per_batch} start per message (subagents.max_per_batch), so this one was not started. Send it again once the others have finished.`,
       );
     }
+    // Only a fork at the depth limit holds `task` (kept so its tools match its caller's): it may start nothing.
+    if (parent.depth >= settings.max_depth) {
+      throw new ToolError(
+        `You are at depth ${parent.depth}, and sessions there cannot start sub-agents or forks (subagents.max_depth is ${settings.max_depth}); do the work yourself.`,
+      );
+    }
+    // With session_id the call continues a task, a fork or not, whatever it says of forks.
+    const fork = !args.session_id && isForkCall(args);
+    if (fork) checkForkArgs(args);
     if (args.session_id) {
       const delivered = this.steerRunningChild(parent, args.session_id, args.prompt);
       if (delivered) return delivered;
@@ -182,6 +204,8 @@ export class SubagentSupervisor {
     let row: SessionRow;
     let agent: AgentDefinition;
     let limits: RunLimits;
+    /** A new fork's inherited conversation, taken before anything awaits. */
+    let inherited: Message[] | undefined;
     if (args.session_id) {
       ({ row, agent } = this.resumable(parent, args.session_id));
       // Claimed before anything awaits, so two calls in one message cannot resume the same child.
@@ -195,12 +219,23 @@ export class SubagentSupervisor {
         this.claimed.delete(row.id);
         throw err;
       }
+    } else if (fork) {
+      inherited = inheritedConversation(parent);
+      agent = this.forkAgent(parent);
+      limits = { narrow: undefined, isolation: this.isolationOf(args, agent), maxTurns: args.max_turns ?? agent.maxTurns ?? settings.max_turns, fork: true };
+      await this.authorize(parent, agent, args.description, ctx, FORK_SUBAGENT_TYPE);
+      if (limits.isolation === 'worktree') await this.checkWorkspace(parent);
+      row = this.createRow(parent, agent, args, ctx, true);
+      this.claimed.add(row.id);
+      // The conversation is the fork's own from here: a resume or a restart reads it back.
+      for (const message of inherited) this.host.store.appendMessage(row.id, message);
     } else {
       agent = this.spawnableAgent(args, ctx);
       limits = {
         narrow: args.tools === undefined ? undefined : narrowing(args.tools),
         isolation: this.isolationOf(args, agent),
         maxTurns: args.max_turns ?? agent.maxTurns ?? settings.max_turns,
+        fork: false,
       };
       this.checkNarrowing(parent, agent, limits.narrow);
       // Asked before the child exists, so a refusal leaves no session behind.
@@ -229,14 +264,16 @@ export class SubagentSupervisor {
       this.host.store.updateSession(row.id, { system_prompt: args.system_prompt });
       row = { ...row, system_prompt: args.system_prompt };
     }
-    const child = this.host.openChild(row, parent, limits.narrow);
+    const child = this.host.openChild(row, parent, limits.narrow, this.shapeOf(parent, limits));
     child.maxTurns = limits.maxTurns;
     if (args.model && args.session_id) {
       child.model = this.host.resolveModel(args.model, parent.model);
       this.host.store.updateSession(child.id, { model: child.model });
     }
 
-    const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
+    const input: Message = inherited
+      ? forkInput(inherited, args.prompt, { worktree: worktree ? { cwd: worktree.cwd, parentCwd: parent.cwd } : undefined })
+      : { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
     if (args.run_in_background) {
       const work = this.execute(parent, child, input, progress.log, undefined, worktree).finally(() => {
@@ -308,7 +345,7 @@ export class SubagentSupervisor {
     const work = (async () => {
       // An isolated child works in a new worktree from the parent's tree as it is now, merged back the same way.
       const worktree = limits.isolation === 'worktree' ? await this.createWorktree(parent, row.id) : undefined;
-      const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow);
+      const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow, this.shapeOf(parent, limits));
       child.maxTurns = limits.maxTurns;
       child.emit('message.delivered', { text, sender: 'user', continued: true });
       return this.execute(parent, child, input, log.log, undefined, worktree);
@@ -380,7 +417,19 @@ export class SubagentSupervisor {
     const firstIsolation = first?.isolation ?? agent.isolation ?? settings.isolation;
     const isolation: Isolation = firstIsolation === 'worktree' || call.isolation === 'worktree' ? 'worktree' : 'none';
     const cap = first?.max_turns ?? agent.maxTurns ?? settings.max_turns;
-    return { narrow, isolation, maxTurns: call.max_turns === undefined ? cap : Math.min(call.max_turns, cap) };
+    return { narrow, isolation, maxTurns: call.max_turns === undefined ? cap : Math.min(call.max_turns, cap), fork: first?.fork === true };
+  }
+
+  /** A fork, resumed too, repeats the system prompt and tools of the session calling it now. */
+  private shapeOf(parent: LiveSession, limits: RunLimits): ForkShape | undefined {
+    return limits.fork ? forkShape(parent) : undefined;
+  }
+
+  /** The agent a fork runs as: its caller's own. */
+  private forkAgent(parent: LiveSession): AgentDefinition {
+    const agent = this.host.agent(parent.agentName);
+    if (!agent) throw new ToolError(`Cannot fork: your agent "${parent.agentName}" is no longer defined.`);
+    return agent;
   }
 
   /** A fresh worktree from the parent's tree as it is now; a failure is an error result naming why. */
@@ -419,11 +468,12 @@ export class SubagentSupervisor {
     return agent;
   }
 
-  private createRow(parent: LiveSession, agent: AgentDefinition, args: TaskArgs, ctx: ToolContext): SessionRow {
-    const model = this.host.resolveModel(args.model ?? agent.model, parent.model);
+  private createRow(parent: LiveSession, agent: AgentDefinition, args: TaskArgs, ctx: ToolContext, fork = false): SessionRow {
+    // A fork keeps its caller's model: another model would read nothing from the caller's cache.
+    const model = fork ? parent.model : this.host.resolveModel(args.model ?? agent.model, parent.model);
     const row = this.host.createChild(parent, {
       agent: agent.name,
-      title: `${args.description} (@${agent.name} subagent)`,
+      title: `${args.description} (@${agent.name} ${fork ? 'fork' : 'subagent'})`,
       task_description: args.description,
       tool_call_id: ctx.callId,
       model,
@@ -433,18 +483,18 @@ export class SubagentSupervisor {
   }
 
   /** `permission.task` for this sub-agent type, over the calling session's rules and its ancestors'. */
-  private async authorize(parent: LiveSession, agent: AgentDefinition, description: string, ctx: ToolContext): Promise<void> {
+  private async authorize(parent: LiveSession, agent: AgentDefinition, description: string, ctx: ToolContext, type = agent.name): Promise<void> {
     const chain = parent.gate.rulesets;
-    if (evaluateChain(chain, 'task', [agent.name]) === 'deny') {
+    if (evaluateChain(chain, 'task', [type]) === 'deny') {
       const permitted = this.catalogue()
         .filter((a) => evaluateChain(chain, 'task', [a.name]) !== 'deny')
         .map((a) => a.name);
       const others = permitted.length ? `Sub-agents you may start: ${permitted.join(', ')}.` : 'No sub-agent type is permitted; do the work yourself.';
-      throw new ToolError(`Sub-agent type "${agent.name}" is denied by the permission rules (permission.task), so it was not started. ${others}`);
+      throw new ToolError(`Sub-agent type "${type}" is denied by the permission rules (permission.task), so it was not started. ${others}`);
     }
-    // A subtask the user started (a command, `@agent`) is their own consent.
+    // A subtask the user started (a command, `@agent`, `/fork`) is their own consent.
     if (ctx.byUser) return;
-    await ctx.ask({ permission: 'task', patterns: [agent.name], subject: `${agent.name}: ${description}`, always: [agent.name] });
+    await ctx.ask({ permission: 'task', patterns: [type], subject: `${type}: ${description}`, always: [type] });
   }
 
   /** Refuses a `task.tools` that would leave the child nothing but `ask_user`, naming what it could have. */
@@ -633,4 +683,17 @@ export function watchToolLog(onEvent: (listener: EventListener) => () => void, s
     else if (event.type === 'tool.completed') recorder.completed(event.call_id, event.output === CANCELLED_RESULT ? 'unfinished' : event.is_error ? 'error' : 'ok');
   });
   return { stop, log: () => recorder.snapshot() };
+}
+
+/** What a fork cannot be given: it is a copy of its caller, so the cached conversation is read as it was. */
+function checkForkArgs(args: TaskArgs): void {
+  const refused = [
+    args.model !== undefined ? 'model' : undefined,
+    args.tools !== undefined ? 'tools' : undefined,
+    args.system_prompt !== undefined ? 'system_prompt' : undefined,
+  ].filter((x): x is string => x !== undefined);
+  if (refused.length === 0) return;
+  throw new ToolError(
+    `A fork is a copy of you with your model, tools and instructions, so it cannot take ${refused.join(', ')}. The fork was not started; call again without ${refused.length === 1 ? 'it' : 'them'}, or start an ordinary sub-agent instead.`,
+  );
 }
