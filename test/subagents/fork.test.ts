@@ -14,6 +14,7 @@ import { createProvider } from '../../src/core/provider/index.js';
 import { call, say, startFakeOpenAI } from '../support/fake-openai.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
+import { held } from '../support/conversations.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -166,6 +167,25 @@ describe('task with fork: true', () => {
     expect(h.store.children(root.id)[0]).toMatchObject({ agent: 'plan', title: 'survey (@plan fork)' });
   });
 
+  it("is continued as a fork: a resume repeats its caller's system prompt and tools", async () => {
+    h = await startHarness();
+    const forkCall = toolUse('task', { description: 'side', prompt: 'Do the side job.', subagent_type: 'fork' });
+    const parent: ScriptedReply[] = [reply(forkCall), text('first done')];
+    script(h, parent, [text('side done'), text('side continued')]);
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'fork once');
+    const forkId = h.store.children(root.id)[0]!.id;
+    parent.push(reply(toolUse('task', { description: 'more', prompt: 'Now the rest.', subagent_type: 'general', session_id: forkId })), text('all done'));
+    await h.engine.prompt(root.id, 'continue it');
+    const forkRequests = h.server.requests.filter(isForkRequest);
+    expect(forkRequests).toHaveLength(2);
+    const [first, resumed] = forkRequests;
+    expect(JSON.stringify(resumed!.body.system)).toBe(JSON.stringify(first!.body.system));
+    expect(JSON.stringify(resumed!.body.tools)).toBe(JSON.stringify(first!.body.tools));
+    expect(withoutMarkers(resumed!.body.messages.slice(0, first!.body.messages.length))).toBe(withoutMarkers(first!.body.messages));
+    expect(h.store.children(root.id)).toHaveLength(1);
+  });
+
   it('is matched as type "fork" by permission.task rules', async () => {
     h = await startHarness({ config: { permission: { task: { fork: 'deny' } } } });
     const call = toolUse('task', { description: 'x', prompt: 'x', subagent_type: 'general', fork: true });
@@ -258,9 +278,17 @@ describe('/fork', () => {
 
   it('refuses an empty prompt and a session that is running a turn', async () => {
     h = await startHarness();
+    const slow = held(text('finally'));
+    h.server.setHandler(() => slow.reply());
     const root = h.engine.createSession();
     await expect(h.engine.fork(root.id, '   ')).rejects.toThrow('Say what the fork should do: /fork <prompt>.');
     expect(h.store.loadMessages(root.id)).toHaveLength(0);
+    const turn = h.engine.prompt(root.id, 'take your time');
+    await h.server.waitForRequests(1);
+    await expect(h.engine.fork(root.id, 'side job')).rejects.toThrow('Wait for the running turn to finish before /fork.');
+    slow.open();
+    await turn;
+    expect(h.store.children(root.id)).toHaveLength(0);
   });
 });
 
