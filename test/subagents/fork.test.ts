@@ -3,7 +3,8 @@
 // conversation: its first request repeats the caller's last request — system prompt, tools and
 // messages — byte for byte, with the cache breakpoint on the block where the caller's request
 // wrote its cache, and then the caller's task call and the fork's own prompt.
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -184,6 +185,27 @@ describe('task with fork: true', () => {
     expect(JSON.stringify(resumed!.body.tools)).toBe(JSON.stringify(first!.body.tools));
     expect(withoutMarkers(resumed!.body.messages.slice(0, first!.body.messages.length))).toBe(withoutMarkers(first!.body.messages));
     expect(h.store.children(root.id)).toHaveLength(1);
+  });
+
+  it('works in its own worktree when asked, told so in its note, and its changes are merged back', async () => {
+    h = await startHarness({ engine: { autoApprove: true }, files: { 'readme.txt': 'hello\n' } });
+    const project = h.projectDir;
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: project, encoding: 'utf8' });
+    rmSync(join(project, '.git'), { recursive: true, force: true });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'init');
+    const call = toolUse('task', { description: 'note', prompt: 'Write note.txt.', subagent_type: 'fork', isolation: 'worktree' });
+    script(h, [reply(call), text('ok')], [reply(toolUse('write', { file_path: 'note.txt', content: 'from the fork\n' })), text('wrote it')]);
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'fork into a worktree');
+    const first = h.server.requests.find(isForkRequest)!;
+    expectSharedPrefix(h.server.requests[0]!, first);
+    const note = blocks(first.body.messages.at(-1)!).find((b) => b.text?.startsWith('<fork>'))!.text!;
+    expect(note).toMatch(/You work in your own git worktree at (\S+), a copy of /);
+    expect(note).not.toContain(`worktree at ${project},`);
+    expect(readFileSync(join(project, 'note.txt'), 'utf8')).toBe('from the fork\n');
+    expect(String(toolResults(h.server.requests.at(-1)!)[0]!.content)).toContain('merge="merged"');
   });
 
   it('is matched as type "fork" by permission.task rules', async () => {
