@@ -120,6 +120,8 @@ describe('task with fork: true', () => {
     const [child] = h.store.children(root.id);
     expect(child).toMatchObject({ agent: 'build', status: 'completed', depth: 1, model: root.model, tool_call_id: fork.id });
     expect(child!.title).toBe('check the tests (@build fork)');
+    const completed = h.events.find((e) => e.type === 'tool.completed' && e.call_id === fork.id);
+    expect(completed).toMatchObject({ metadata: { session_id: child!.id, state: 'completed', agent: 'build', fork: true } });
     // Its stored history starts with what it inherited, so a resume or a restart reads it back.
     expect(h.store.loadMessages(child!.id).length).toBe(n + 3);
   });

@@ -173,6 +173,8 @@ export class SubagentSupervisor {
   private readonly detachers = new Map<string, () => void>();
   /** Messages a parent's `task(session_id)` queued that its child never read, told in the child's next result. */
   private readonly undelivered = new Map<string, Array<{ text: string; reason: DropReason }>>();
+  /** Sessions opened as forks by this supervisor (a fork's row says so only in its title). */
+  private readonly forks = new Set<string>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -266,6 +268,7 @@ export class SubagentSupervisor {
     }
     const child = this.host.openChild(row, parent, limits.narrow, this.shapeOf(parent, limits));
     child.maxTurns = limits.maxTurns;
+    if (limits.fork) this.forks.add(child.id);
     if (args.model && args.session_id) {
       child.model = this.host.resolveModel(args.model, parent.model);
       this.host.store.updateSession(child.id, { model: child.model });
@@ -347,6 +350,7 @@ export class SubagentSupervisor {
       const worktree = limits.isolation === 'worktree' ? await this.createWorktree(parent, row.id) : undefined;
       const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow, this.shapeOf(parent, limits));
       child.maxTurns = limits.maxTurns;
+      if (limits.fork) this.forks.add(child.id);
       child.emit('message.delivered', { text, sender: 'user', continued: true });
       return this.execute(parent, child, input, log.log, undefined, worktree);
     })().finally(() => {
@@ -397,8 +401,13 @@ export class SubagentSupervisor {
   private runningResult(child: LiveSession, body: string): ToolResult {
     return {
       output: formatTaskResult(child.id, 'running', body),
-      metadata: { session_id: child.id, state: 'running', agent: child.agentName } satisfies TaskOutcome,
+      metadata: { session_id: child.id, state: 'running', agent: child.agentName, ...this.forkMark(child) } satisfies TaskOutcome,
     };
+  }
+
+  /** Said on a fork's outcome, so the UI, ACP and the library can tell it from an ordinary child. */
+  private forkMark(child: LiveSession): { fork?: true } {
+    return this.forks.has(child.id) ? { fork: true } : {};
   }
 
   /**
@@ -616,6 +625,7 @@ export class SubagentSupervisor {
         tool_log_earlier: log.earlier,
         report: body,
         ...(merge ? { merge } : {}),
+        ...this.forkMark(child),
       } satisfies TaskOutcome,
     };
   }
