@@ -35,6 +35,7 @@ import { costFunction, knownModels, limitOf, modelTakesImages, resolveModelName,
 import type { Provider } from './provider/types.js';
 import type { SessionIdMatch, SessionRow, SessionStore, SessionSummary } from './store/index.js';
 import { TASK_TOOL, SubagentSupervisor } from './subagents/index.js';
+import { startUserFork } from './subagents/user-fork.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
 import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index.js';
@@ -688,6 +689,19 @@ export class Engine {
   /** A running foreground sub-agent that `detach` would send to the background. */
   isDetachable(sessionId: string): boolean {
     return this.supervisor.isDetachable(sessionId);
+  }
+
+  /**
+   * `/fork <prompt>`: starts a fork of a session that is not running a turn — a background
+   * sub-agent that inherits its conversation (subagents/user-fork.ts). Resolves with its id.
+   */
+  async fork(sessionId: string, prompt: string): Promise<string> {
+    if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError('Wait for the running turn to finish before /fork.');
+    const session = this.openForDelivery(sessionId);
+    // A cancelled earlier turn leaves an aborted signal behind; the task call needs a live one.
+    if (session.controller.signal.aborted) session.controller = new AbortController();
+    const { store } = this.options;
+    return this.turns.exclusive(session, () => startUserFork(session, prompt, { store, persist: (id, message) => store.appendMessage(id, message) }));
   }
 
   /** A session and its ancestors held in memory, opened from the store where they are not, to receive a result. */

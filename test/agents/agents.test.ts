@@ -232,6 +232,13 @@ describe('names and precedence', () => {
     expect(build.prompt).toBe('App build.');
     expect(build.tools).toBeUndefined();
   });
+
+  it('warns that an agent called "fork" cannot be started as a sub-agent: the name starts a fork', () => {
+    const file = write(join(project, '.opencode', 'agent', 'fork.md'), ['---', 'description: Splits work.', 'mode: subagent', '---', '', 'You split work.'].join('\n'));
+    const { warnings } = load();
+    expect(warnings).toContainEqual({ source: file, message: 'agent "fork": subagent_type "fork" starts a fork of the calling session, so this agent cannot be started as a sub-agent; rename it.' });
+    expect(load().warnings.filter((w) => w.message.includes('"fork"'))).toHaveLength(1);
+  });
 });
 
 describe('config entries', () => {

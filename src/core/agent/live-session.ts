@@ -28,6 +28,17 @@ export type DropReason = 'cancelled' | 'finished';
 
 export type SteeringFate = { delivered: true } | { delivered: false; reason: DropReason };
 
+/**
+ * The messages a model request carried (pruned or compacted as sent, images by reference), and
+ * where the history stood then: its length and its last message, so a later reader can tell
+ * whether the history has only grown since.
+ */
+export interface SentMessages {
+  messages: readonly Message[];
+  historyLength: number;
+  last: Message | undefined;
+}
+
 export interface LiveSession {
   readonly id: string;
   readonly agentName: string;
@@ -66,6 +77,8 @@ export interface LiveSession {
   maxTurns: number | undefined;
   /** Loaded lazily from the store, then kept in step with it. */
   history: Message[];
+  /** The messages of its last model request, as sent: what a fork repeats (subagents/fork.ts). */
+  sent?: SentMessages | undefined;
   /** Aborts the turn in flight; replaced at the start of each turn. */
   controller: AbortController;
   /** Results of background tasks that arrived while a turn runs; read before the next model request. */

@@ -191,6 +191,7 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
           });
           // Measured on the references, as the next estimate will be: base64 is not what the model reads.
           recordRequestSize(session, { ...request, messages: prepared.messages }, response.usage);
+          session.sent = { messages: prepared.messages, historyLength: session.history.length, last: session.history.at(-1) };
           break;
         } catch (err) {
           if (signal.aborted || !isPromptTooLong(err)) throw err;

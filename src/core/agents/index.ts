@@ -145,5 +145,10 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     }
   }
 
+  // Claude Code's name for a copy of the caller (subagents/fork.ts): `task` cannot reach an agent of that name.
+  const shadowed = agents.get('fork');
+  if (shadowed && shadowed.mode !== 'primary' && !shadowed.disable) {
+    warnings.push({ source: shadowed.source, message: 'agent "fork": subagent_type "fork" starts a fork of the calling session, so this agent cannot be started as a sub-agent; rename it.' });
+  }
   return { agents, warnings };
 }

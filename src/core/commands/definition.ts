@@ -46,6 +46,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'model', description: 'switch model: /model <provider/id | sonnet | opus | haiku>' },
   { name: 'agent', description: 'switch primary agent: /agent <name>' },
   { name: 'compact', description: 'summarise older turns to free context: /compact [focus]' },
+  { name: 'fork', description: 'a background copy of this conversation works on a task: /fork <prompt>' },
   { name: 'skills', description: 'skills the model can load' },
   { name: 'shells', description: 'background commands that are running' },
   { name: 'undo', description: 'put the files back as before the last prompt and hide that turn' },

@@ -31,6 +31,7 @@ import {
   createTaskTool,
   offeredSubagents,
   selectToolNames,
+  type ForkShape,
   type SubagentSupervisor,
 } from '../subagents/index.js';
 import { BUILTIN_TOOLS } from '../tools/index.js';
@@ -109,8 +110,14 @@ export class SessionFactory {
     return provider;
   }
 
-  /** `agentName` runs the session as another agent than its own (a command's agent, for one turn). */
-  open(row: SessionRow, parent?: LiveSession, narrow?: readonly string[], agentName?: string): LiveSession {
+  /**
+   * `agentName` runs the session as another agent than its own (a command's agent, for one turn).
+   * `fork` opens a fork (subagents/fork.ts): its system prompt is the one given, and its tools are
+   * the ones named, in that order — its caller's, so the request repeats the caller's prefix.
+   * Its `task` tool stays even past max_depth (the supervisor refuses calls there): a tool list
+   * that differs from the caller's would miss the whole cached prefix.
+   */
+  open(row: SessionRow, parent?: LiveSession, narrow?: readonly string[], agentName?: string, fork?: ForkShape): LiveSession {
     const { options, live, mcp } = this.deps;
     const existing = live.get(row.id);
     if (existing) return existing;
@@ -177,8 +184,13 @@ export class SessionFactory {
       const chosen = new Set(gate.names);
       return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
     };
+    const forkTools = (shape: ForkShape) => () => {
+      const candidates = new Map([...base, ...mcp.tools()].map((t) => [t.name, t]));
+      return { tools: shape.toolNames.flatMap((name) => candidates.get(name) ?? []), hints: {} };
+    };
+    const select = fork ? forkTools(fork) : selectTools;
     const mcpVersion = mcp.version;
-    const gate = selectTools();
+    const gate = select();
 
     const session: LiveSession = {
       id: row.id,
@@ -189,14 +201,16 @@ export class SessionFactory {
       path,
       parent,
       // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
-      systemPrompt: buildSystemPrompt(row.system_prompt ?? agent.prompt, {
-        cwd: row.cwd,
-        projectRoot: project.root,
-        isGitRepo: project.isGitRepo,
-        platform: process.platform,
-        date: options.now?.() ?? new Date(),
-        userDirs: options.peerDirs,
-      }),
+      systemPrompt:
+        fork?.systemPrompt ??
+        buildSystemPrompt(row.system_prompt ?? agent.prompt, {
+          cwd: row.cwd,
+          projectRoot: project.root,
+          isGitRepo: project.isGitRepo,
+          platform: process.platform,
+          date: options.now?.() ?? new Date(),
+          userDirs: options.peerDirs,
+        }),
       tools: gate.tools,
       missingToolHints: gate.hints,
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
@@ -229,7 +243,7 @@ export class SessionFactory {
         : undefined,
     };
     self.current = session;
-    this.toolSelection.set(session, { select: () => selectTools().tools, version: mcpVersion });
+    this.toolSelection.set(session, { select: () => select().tools, version: mcpVersion });
     live.set(row.id, session);
     return session;
   }

@@ -53,10 +53,10 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
       emitFor(row.id, row.agent, [...parent.path, row.id], 'session.status', { status: 'queued' });
       return row;
     },
-    openChild: (row, parent, narrow) => {
+    openChild: (row, parent, narrow, fork) => {
       // Built afresh every time: a resumed child gets the gates of the parent calling it now.
       live.delete(row.id);
-      return sessions.open(row, parent, narrow);
+      return sessions.open(row, parent, narrow, undefined, fork);
     },
     runChild: (child, input, opts) => turns.runLive(child, input, opts),
     // A child another process holds (it resumed it, or runs it) counts as running too.

@@ -2,7 +2,8 @@
 // (DESIGN §7 resume, §17 isolation, §23 steering).
 // Contract: `firstCallLimits(history, toolCallId)` finds the `task` tool call that started a
 // child — by the child row's `tool_call_id` — in its parent's stored history and returns the
-// limits that call set: its `tools` narrowing (as written), `isolation` and `max_turns`. Agent,
+// limits that call set: its `tools` narrowing (as written), `isolation` and `max_turns`, and
+// whether it started a fork (./fork.ts), which is continued as one. Agent,
 // model and identity live on the child's own row and are not repeated here. `history` is every
 // stored message of the parent, undone ones included. When the call cannot be found it returns `undefined`
 // and the caller falls back to the agent definition's own limits. It never throws on what a
@@ -12,11 +13,13 @@
 import { z } from 'zod';
 import { allowlistMatches } from '../agents/index.js';
 import type { Message } from '../messages.js';
+import { isForkCall } from './fork.js';
 
 export interface FirstCallLimits {
   tools?: string[] | undefined;
   isolation?: 'none' | 'worktree' | undefined;
   max_turns?: number | undefined;
+  fork?: boolean | undefined;
 }
 
 /** Each field on its own, so one malformed field does not hide the others. */
@@ -37,6 +40,7 @@ export function firstCallLimits(history: readonly Message[], toolCallId: string 
         tools: fields.tools.safeParse(input.tools).data,
         isolation: fields.isolation.safeParse(input.isolation).data,
         max_turns: fields.max_turns.safeParse(input.max_turns).data,
+        fork: isForkCall({ fork: input.fork === true, subagent_type: typeof input.subagent_type === 'string' ? input.subagent_type : undefined }),
       };
     }
   }

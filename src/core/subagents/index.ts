@@ -47,6 +47,13 @@
  *   background result.
  * - Result: the child's last text, then its tool log — the tool calls of this run (a resume
  *   lists only the calls it made; the earlier run's log went out with the earlier result).
+ * - Fork (issue 37, ./fork.ts): `fork: true` or `subagent_type: "fork"` starts a child that runs
+ *   as its caller's agent, with the caller's model, system prompt and tools (its `task` tool kept
+ *   even at the depth limit, where calls to it are refused), starting from the caller's
+ *   conversation; `model`, `tools` and `system_prompt` are refused, `permission.task` rules
+ *   match it as type "fork". Its row says "fork" in its title; a resume continues it as a fork.
+ *   `startUserFork` does it for the user (`/fork`): the call is recorded in the parent's history
+ *   as a background `task` call, as a subtask command's is.
  * - Isolation (DESIGN §17): `task.isolation` > the agent's `isolation` > `subagents.isolation`.
  *   "worktree" runs the child (each run, a resume too) in its own git worktree made from the
  *   parent's tree as it is now; its cwd, tools, permission paths, AGENTS.md and its own
@@ -72,6 +79,7 @@ import { Limiter } from './limiter.js';
 import { ParentLink } from './parent-link.js';
 import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
+import { FORK_SUBAGENT_TYPE, forkInput, forkShape, inheritedConversation, isForkCall, type ForkShape } from './fork.js';
 import { ToolLogRecorder, type ToolLog } from './tool-log.js';
 
 export { askUserTool } from './ask-user-tool.js';
@@ -79,6 +87,7 @@ export { ASK_USER_TOOL, TASK_TOOL, childRoutes, offeredSubagents, selectToolName
 export { Limiter } from './limiter.js';
 export { formatTaskResult, withNote, type TaskState } from './result.js';
 export { createTaskTool, type TaskArgs } from './task-tool.js';
+export { FORK_SUBAGENT_TYPE, forkShape, isForkCall, type ForkShape } from './fork.js';
 export { TOOL_LOG_LIMIT, formatToolLog, mainArgument, type ToolLog, type ToolLogEntry, type ToolLogStatus } from './tool-log.js';
 
 export interface SubagentSettings {
@@ -94,13 +103,14 @@ export interface SubagentSettings {
 
 export type Isolation = 'none' | 'worktree';
 
-/** What one run of a child is held to: its tools narrowing, where it works and its model requests. */
+/** What one run of a child is held to: its tools narrowing, where it works and its model requests, and whether it is a fork. */
 interface RunLimits {
   narrow: readonly string[] | undefined;
   isolation: Isolation;
   maxTurns: number;
   /** The setting that decided `maxTurns`, named when the child stops at it. */
   maxTurnsKey: string;
+  fork: boolean;
 }
 
 export interface ChildRunOptions {
@@ -136,8 +146,11 @@ export interface SubagentHost {
     parent: LiveSession,
     fields: { agent: string; title: string; task_description: string; tool_call_id: string; model: string; system_prompt: string | null },
   ): SessionRow;
-  /** The live state for a child row, built with gates A and B and the parent's routes. */
-  openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined): LiveSession;
+  /**
+   * The live state for a child row, built with gates A and B and the parent's routes; a fork
+   * (`fork` given) gets that system prompt and those tools instead (./fork.ts).
+   */
+  openChild(row: SessionRow, parent: LiveSession, narrow: readonly string[] | undefined, fork?: ForkShape): LiveSession;
   runChild(child: LiveSession, input: Message, opts: ChildRunOptions): Promise<TurnOutcome>;
   isRunning(sessionId: string): boolean;
   /** The session held in memory by this engine, if any. */
@@ -176,6 +189,8 @@ export class SubagentSupervisor {
   private readonly detachers = new Map<string, () => void>();
   /** Messages a parent's `task(session_id)` queued that its child never read, told in the child's next result. */
   private readonly undelivered = new Map<string, Array<{ text: string; reason: DropReason }>>();
+  /** Sessions opened as forks by this supervisor (a fork's row says so only in its title). */
+  private readonly forks = new Set<string>();
 
   constructor(private readonly host: SubagentHost) {}
 
@@ -191,6 +206,15 @@ export class SubagentSupervisor {
         `Too many tasks in one message: at most ${settings.max_per_batch} start per message (subagents.max_per_batch), so this one was not started. Send it again once the others have finished.`,
       );
     }
+    // Only a fork at the depth limit holds `task` (kept so its tools match its caller's): it may start nothing.
+    if (parent.depth >= settings.max_depth) {
+      throw new ToolError(
+        `You are at depth ${parent.depth}, and sessions there cannot start sub-agents or forks (subagents.max_depth is ${settings.max_depth}); do the work yourself.`,
+      );
+    }
+    // With session_id the call continues a task, a fork or not, whatever it says of forks.
+    const fork = !args.session_id && isForkCall(args);
+    if (fork) checkForkArgs(args);
     if (args.session_id) {
       const delivered = this.steerRunningChild(parent, args.session_id, args.prompt);
       if (delivered) return delivered;
@@ -198,6 +222,8 @@ export class SubagentSupervisor {
     let row: SessionRow;
     let agent: AgentDefinition;
     let limits: RunLimits;
+    /** A new fork's inherited conversation, taken before anything awaits. */
+    let inherited: Message[] | undefined;
     if (args.session_id) {
       ({ row, agent } = this.resumable(parent, args.session_id));
       // Claimed before anything awaits, so two calls in one message cannot resume the same child.
@@ -211,6 +237,22 @@ export class SubagentSupervisor {
         this.claimed.delete(row.id);
         throw err;
       }
+    } else if (fork) {
+      inherited = inheritedConversation(parent);
+      agent = this.forkAgent(parent);
+      limits = {
+        narrow: undefined,
+        isolation: this.isolationOf(args, agent),
+        maxTurns: args.max_turns ?? agent.maxTurns ?? settings.max_turns,
+        maxTurnsKey: args.max_turns !== undefined ? TASK_CALL_KEY : agent.maxTurns !== undefined ? agentKey(agent) : CONFIG_KEY,
+        fork: true,
+      };
+      await this.authorize(parent, agent, args.description, ctx, FORK_SUBAGENT_TYPE);
+      if (limits.isolation === 'worktree') await this.checkWorkspace(parent);
+      row = this.createRow(parent, agent, args, ctx, true);
+      this.claimed.add(row.id);
+      // The conversation is the fork's own from here: a resume or a restart reads it back.
+      for (const message of inherited) this.host.store.appendMessage(row.id, message);
     } else {
       agent = this.spawnableAgent(args, ctx);
       limits = {
@@ -218,6 +260,7 @@ export class SubagentSupervisor {
         isolation: this.isolationOf(args, agent),
         maxTurns: args.max_turns ?? agent.maxTurns ?? settings.max_turns,
         maxTurnsKey: args.max_turns !== undefined ? TASK_CALL_KEY : agent.maxTurns !== undefined ? agentKey(agent) : CONFIG_KEY,
+        fork: false,
       };
       this.checkNarrowing(parent, agent, limits.narrow);
       // Asked before the child exists, so a refusal leaves no session behind.
@@ -246,15 +289,18 @@ export class SubagentSupervisor {
       this.host.store.updateSession(row.id, { system_prompt: args.system_prompt });
       row = { ...row, system_prompt: args.system_prompt };
     }
-    const child = this.host.openChild(row, parent, limits.narrow);
+    const child = this.host.openChild(row, parent, limits.narrow, this.shapeOf(parent, limits));
     child.maxTurns = limits.maxTurns;
     this.maxTurnsKeys.set(child, limits.maxTurnsKey);
+    if (limits.fork) this.forks.add(child.id);
     if (args.model && args.session_id) {
       child.model = this.host.resolveModel(args.model, parent.model);
       this.host.store.updateSession(child.id, { model: child.model });
     }
 
-    const input: Message = { role: 'user', content: [{ type: 'text', text: args.prompt }] };
+    const input: Message = inherited
+      ? forkInput(inherited, args.prompt, { worktree: worktree ? { cwd: worktree.cwd, parentCwd: parent.cwd } : undefined })
+      : { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
     if (args.run_in_background) {
       const work = this.execute(parent, child, input, progress.log, undefined, worktree).finally(() => {
@@ -326,9 +372,10 @@ export class SubagentSupervisor {
     const work = (async () => {
       // An isolated child works in a new worktree from the parent's tree as it is now, merged back the same way.
       const worktree = limits.isolation === 'worktree' ? await this.createWorktree(parent, row.id) : undefined;
-      const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow);
+      const child = this.host.openChild(worktree ? { ...row, cwd: worktree.cwd } : row, parent, limits.narrow, this.shapeOf(parent, limits));
       child.maxTurns = limits.maxTurns;
       this.maxTurnsKeys.set(child, limits.maxTurnsKey);
+      if (limits.fork) this.forks.add(child.id);
       child.emit('message.delivered', { text, sender: 'user', continued: true });
       return this.execute(parent, child, input, log.log, undefined, worktree);
     })().finally(() => {
@@ -397,8 +444,13 @@ export class SubagentSupervisor {
   private runningResult(child: LiveSession, body: string): ToolResult {
     return {
       output: formatTaskResult(child.id, 'running', body),
-      metadata: { session_id: child.id, state: 'running', agent: child.agentName } satisfies TaskOutcome,
+      metadata: { session_id: child.id, state: 'running', agent: child.agentName, ...this.forkMark(child) } satisfies TaskOutcome,
     };
+  }
+
+  /** Said on a fork's outcome, so the UI, ACP and the library can tell it from an ordinary child. */
+  private forkMark(child: LiveSession): { fork?: true } {
+    return this.forks.has(child.id) ? { fork: true } : {};
   }
 
   /**
@@ -418,8 +470,20 @@ export class SubagentSupervisor {
     const isolation: Isolation = firstIsolation === 'worktree' || call.isolation === 'worktree' ? 'worktree' : 'none';
     const cap = first?.max_turns ?? agent.maxTurns ?? settings.max_turns;
     const capKey = first?.max_turns !== undefined ? `the first ${TASK_CALL_KEY}` : agent.maxTurns !== undefined ? agentKey(agent) : CONFIG_KEY;
-    if (call.max_turns !== undefined && call.max_turns < cap) return { narrow, isolation, maxTurns: call.max_turns, maxTurnsKey: TASK_CALL_KEY };
-    return { narrow, isolation, maxTurns: cap, maxTurnsKey: capKey };
+    if (call.max_turns !== undefined && call.max_turns < cap) return { narrow, isolation, maxTurns: call.max_turns, maxTurnsKey: TASK_CALL_KEY, fork: first?.fork === true };
+    return { narrow, isolation, maxTurns: cap, maxTurnsKey: capKey, fork: first?.fork === true };
+  }
+
+  /** A fork, resumed too, repeats the system prompt and tools of the session calling it now. */
+  private shapeOf(parent: LiveSession, limits: RunLimits): ForkShape | undefined {
+    return limits.fork ? forkShape(parent) : undefined;
+  }
+
+  /** The agent a fork runs as: its caller's own. */
+  private forkAgent(parent: LiveSession): AgentDefinition {
+    const agent = this.host.agent(parent.agentName);
+    if (!agent) throw new ToolError(`Cannot fork: your agent "${parent.agentName}" is no longer defined.`);
+    return agent;
   }
 
   /** A fresh worktree from the parent's tree as it is now; a failure is an error result naming why. */
@@ -458,11 +522,12 @@ export class SubagentSupervisor {
     return agent;
   }
 
-  private createRow(parent: LiveSession, agent: AgentDefinition, args: TaskArgs, ctx: ToolContext): SessionRow {
-    const model = this.host.resolveModel(args.model ?? agent.model, parent.model);
+  private createRow(parent: LiveSession, agent: AgentDefinition, args: TaskArgs, ctx: ToolContext, fork = false): SessionRow {
+    // A fork keeps its caller's model: another model would read nothing from the caller's cache.
+    const model = fork ? parent.model : this.host.resolveModel(args.model ?? agent.model, parent.model);
     const row = this.host.createChild(parent, {
       agent: agent.name,
-      title: `${args.description} (@${agent.name} subagent)`,
+      title: `${args.description} (@${agent.name} ${fork ? 'fork' : 'subagent'})`,
       task_description: args.description,
       tool_call_id: ctx.callId,
       model,
@@ -472,18 +537,18 @@ export class SubagentSupervisor {
   }
 
   /** `permission.task` for this sub-agent type, over the calling session's rules and its ancestors'. */
-  private async authorize(parent: LiveSession, agent: AgentDefinition, description: string, ctx: ToolContext): Promise<void> {
+  private async authorize(parent: LiveSession, agent: AgentDefinition, description: string, ctx: ToolContext, type = agent.name): Promise<void> {
     const chain = parent.gate.rulesets;
-    if (evaluateChain(chain, 'task', [agent.name]) === 'deny') {
+    if (evaluateChain(chain, 'task', [type]) === 'deny') {
       const permitted = this.catalogue()
         .filter((a) => evaluateChain(chain, 'task', [a.name]) !== 'deny')
         .map((a) => a.name);
       const others = permitted.length ? `Sub-agents you may start: ${permitted.join(', ')}.` : 'No sub-agent type is permitted; do the work yourself.';
-      throw new ToolError(`Sub-agent type "${agent.name}" is denied by the permission rules (permission.task), so it was not started. ${others}`);
+      throw new ToolError(`Sub-agent type "${type}" is denied by the permission rules (permission.task), so it was not started. ${others}`);
     }
-    // A subtask the user started (a command, `@agent`) is their own consent.
+    // A subtask the user started (a command, `@agent`, `/fork`) is their own consent.
     if (ctx.byUser) return;
-    await ctx.ask({ permission: 'task', patterns: [agent.name], subject: `${agent.name}: ${description}`, always: [agent.name] });
+    await ctx.ask({ permission: 'task', patterns: [type], subject: `${type}: ${description}`, always: [type] });
   }
 
   /** Refuses a `task.tools` that would leave the child nothing but `ask_user`, naming what it could have. */
@@ -608,6 +673,7 @@ export class SubagentSupervisor {
         tool_log_earlier: log.earlier,
         report: body,
         ...(merge ? { merge } : {}),
+        ...this.forkMark(child),
       } satisfies TaskOutcome,
     };
   }
@@ -683,4 +749,17 @@ const TASK_STATES: readonly TaskState[] = ['completed', 'limited', 'failed', 'ca
 function resultState(result: ToolResult): TaskState {
   const state = result.metadata?.state;
   return TASK_STATES.find((s) => s === state) ?? (result.isError ? 'failed' : 'completed');
+}
+
+/** What a fork cannot be given: it is a copy of its caller, so the cached conversation is read as it was. */
+function checkForkArgs(args: TaskArgs): void {
+  const refused = [
+    args.model !== undefined ? 'model' : undefined,
+    args.tools !== undefined ? 'tools' : undefined,
+    args.system_prompt !== undefined ? 'system_prompt' : undefined,
+  ].filter((x): x is string => x !== undefined);
+  if (refused.length === 0) return;
+  throw new ToolError(
+    `A fork is a copy of you with your model, tools and instructions, so it cannot take ${refused.join(', ')}. The fork was not started; call again without ${refused.length === 1 ? 'it' : 'them'}, or start an ordinary sub-agent instead.`,
+  );
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/index.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/types.js';
+import { FORK_SUBAGENT_TYPE } from './fork.js';
 
 export interface TaskArgs {
   description: string;
@@ -17,6 +18,8 @@ export interface TaskArgs {
   max_turns?: number | undefined;
   command?: string | undefined;
   isolation?: 'none' | 'worktree' | undefined;
+  /** Start a fork: a copy of the caller with its conversation so far (./fork.ts). */
+  fork?: boolean | undefined;
 }
 
 /** Generous for a written identity, small enough that a runaway argument cannot fill a context. */
@@ -29,14 +32,17 @@ export type RunTask = (args: TaskArgs, ctx: ToolContext) => Promise<ToolResult>;
  * the types its permission rules deny: left out of the offer, and named as denied if called.
  */
 export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTask, denied: readonly string[] = []): Tool {
-  const names = subagents.map((a) => a.name);
+  // `fork` is Claude Code's name for a copy of the caller; an agent of that name cannot take it.
+  const names = [...subagents.map((a) => a.name).filter((n) => n !== FORK_SUBAGENT_TYPE), FORK_SUBAGENT_TYPE];
   const listing = names.join(', ');
   const parameters = z.object({
     description: z.string().min(1).describe('A short (3-5 words) label for the task, shown to the user.'),
     prompt: z
       .string()
       .min(1)
-      .describe('The full task for the sub-agent. It sees nothing else of this conversation, so include goals, paths, constraints and what to report back.'),
+      .describe(
+        'The full task for the sub-agent. It sees nothing else of this conversation (unless it is a fork), so include goals, paths, constraints and what to report back.',
+      ),
     subagent_type: z
       .enum(names as [string, ...string[]], {
         error: (issue) =>
@@ -44,7 +50,7 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
             ? `Sub-agent type "${String(issue.input)}" is denied by the permission rules (permission.task); use one of: ${listing}`
             : `"${String(issue.input)}" is not an available sub-agent type; use one of: ${listing}`,
       })
-      .describe('Which sub-agent to run.'),
+      .describe('Which sub-agent to run; "fork" starts a fork (see `fork`).'),
     session_id: z
       .string()
       .optional()
@@ -79,9 +85,18 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       .describe(
         '"worktree": run the sub-agent in its own git worktree made from your working tree as it is now, and merge its changes back when it ends. Use it for tasks that change files in parallel with others. A conflict leaves your files untouched and keeps its work on a branch.',
       ),
+    fork: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start a fork: a copy of you that inherits this whole conversation, with your instructions, tools and model, and works on `prompt` on its own (subagent_type is then ignored; model, tools and system_prompt cannot be set). Cheap to start: the shared conversation is read from the prompt cache. Use it for a side task that needs what you already know.',
+      ),
   });
 
-  const catalogue = subagents.map((a) => `- ${a.name}: ${a.description || '(no description)'}`).join('\n');
+  const catalogue = [
+    ...subagents.filter((a) => a.name !== FORK_SUBAGENT_TYPE).map((a) => `- ${a.name}: ${a.description || '(no description)'}`),
+    `- ${FORK_SUBAGENT_TYPE}: a copy of you with this conversation so far (same as fork: true)`,
+  ].join('\n');
   return defineTool({
     name: 'task',
     description: [
@@ -89,6 +104,7 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
       'Use it for broad searches across the codebase, for independent pieces of work that can proceed in parallel, and for work whose details would flood your context. For a quick lookup of a known file, use read or grep directly instead.',
       'Several task calls in one message run in parallel. The sub-agent sees only your prompt: make it self-contained and say exactly what it should return. Its report is for you, not the user: pass on what matters.',
       'The result looks like <task id="..." state="completed|limited|failed|cancelled|running"><task_result>...</task_result><tool_log>...</tool_log></task> (limited: it stopped at its cap on model requests; its work may be unfinished): the sub-agent\'s final report, then one line per tool call it made (marked "(error)" when the call failed), so you can judge how it reached its answer. Pass that id as session_id to follow up with the same sub-agent.',
+      'A fork (fork: true, or subagent_type "fork") is a copy of you that knows everything said so far, so its prompt only needs to say what to do; its result comes back the same way.',
       'With isolation "worktree" the sub-agent works in its own copy of your working tree; the result then also says merge="merged|conflict|none": which files reached your working tree, or, on a conflict, which files clashed and the branch holding its work (your files are left untouched).',
       '',
       'Available sub-agents:',

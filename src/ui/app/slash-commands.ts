@@ -1,9 +1,9 @@
 // What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
-// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, shells, undo, redo, rewind) through the
+// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, fork, shells, undo, redo, rewind) through the
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
-// Commands that need an idle session (compact, undo, redo, rewind), typed while a turn runs
+// Commands that need an idle session (compact, fork, undo, redo, rewind), typed while a turn runs
 // or is finishing, wait in the prompt queue and run in their turn.
 import type { CompactSkipped } from '../../core/context/index.js';
 import type { PromptEntry, RevertOutcome, RewindMode } from '../../core/engine.js';
@@ -120,6 +120,26 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
         ctx.queue.runExclusive(() => core.compact(rootId, args).then((result) => ctx.notify('skipped' in result ? skippedCompaction(result) : undefined)));
       });
       return true;
+    case 'fork': {
+      const prompt = args.trim();
+      if (!prompt) {
+        ctx.notify('Say what the fork should do: /fork <prompt>.');
+        return true;
+      }
+      const fork = core.fork?.bind(core);
+      if (!fork) {
+        ctx.notify('/fork is not available here.');
+        return true;
+      }
+      // The fork copies the conversation as it stands once the running turn (and what was queued before) is over.
+      ctx.queue.whenIdle(typedCommand(name, args), () => {
+        ctx.queue.runExclusive(async () => {
+          await fork(rootId, prompt);
+          ctx.notify('Forked: a copy of this conversation works on it in the background; its result comes back here.');
+        });
+      });
+      return true;
+    }
     case 'undo':
     case 'redo':
       ctx.queue.whenIdle(typedCommand(name, args), () => {

@@ -1,5 +1,5 @@
 // One `task` call drawn as a block: the sub-agent's name in its colour, the task, its
-// state, live elapsed time and tool count, its latest tool calls, and its own sub-agents
+// state (a fork says so after its agent's name: it is a copy of the session that started it), live elapsed time and tool count, its latest tool calls, and its own sub-agents
 // nested beneath (capped by depth and count). Child thinking is never shown. A finished
 // block adds what the sub-agent (and its own sub-agents) spent in tokens and money; expanded
 // (Ctrl+O) it lists the first lines of its report and its tool log: what the parent model was told.
@@ -13,6 +13,7 @@ import { Box, Text } from 'ink';
 import { memo, useContext } from 'react';
 import { childOfCall, descendantsOf, isTaskCall, subtreeTotals, toolCallsOf } from '../../state/selectors.js';
 import { isRecord } from '../../state/reducer.js';
+import { FORK_SUBAGENT_TYPE, isForkCall } from '../../../core/subagents/fork.js';
 import type { ToolCallItem, UiState } from '../../state/types.js';
 import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
@@ -58,7 +59,11 @@ export function TaskBlock(props: TaskBlockProps) {
   const { state, call, now, width = MAX_WIDTH, depth = 0, maxDepth = 2, maxChildren = 3, latestTools = 3, agentColors } = props;
   const child = childOfCall(state, call);
   const input = isRecord(call.input) ? call.input : {};
-  const agent = child?.agent || (typeof input['subagent_type'] === 'string' ? input['subagent_type'] : 'task');
+  const type = typeof input['subagent_type'] === 'string' ? input['subagent_type'] : undefined;
+  const isFork = isForkCall({ fork: input['fork'] === true, subagent_type: type });
+  // A fork runs as its parent's agent, known once its session exists; until then it is just "fork".
+  const agent = child?.agent || (isFork ? FORK_SUBAGENT_TYPE : (type ?? 'task'));
+  const fork = isFork && child !== undefined;
   const description = child?.description || (typeof input['description'] === 'string' ? input['description'] : '');
   const s = taskState(state, call);
   const elapsed = s === 'queued' ? undefined : taskElapsed(state, call, now);
@@ -97,6 +102,7 @@ export function TaskBlock(props: TaskBlockProps) {
         glyph={stateGlyph(s, now)}
         glyphColor={stateColor(s)}
         agent={agent}
+        fork={fork}
         agentColor={agentColor(agent, agentColors?.[agent])}
         description={description ? oneLine(description) : ''}
         details={details}
@@ -134,6 +140,8 @@ interface BlockLinesProps {
   glyph: string;
   glyphColor: string | undefined;
   agent: string;
+  /** The task is a fork of the session that started it. */
+  fork: boolean;
   agentColor: string | undefined;
   description: string;
   details: string;
@@ -172,7 +180,7 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { marker, selected, glyph, glyphColor, agent, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
+  const { marker, selected, glyph, glyphColor, agent, fork, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
   const { statAdditions, statDeletions, statFiles, reverted } = props;
   return (
     <>
@@ -182,6 +190,7 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
         <Text bold color={agentColor} inverse={selected}>
           {agent}
         </Text>
+        {fork ? <Text color={agentColor}> fork</Text> : null}
         {description ? <Text> {description}</Text> : null}
         <Text color={roleColor('muted')}> · {details}</Text>
       </Text>
