@@ -175,7 +175,14 @@ export class Checkpoints {
   /** As `beforeChange`, for a change of the project's files made on the session's behalf (an isolated child's merge). */
   async beforeProjectChange(sessionId: string): Promise<void> {
     if (!this.deps.settings.enabled) return;
-    await this.timing.beforeChange(this.pathOf(this.session(sessionId)));
+    let path: string[];
+    try {
+      path = this.pathOf(this.session(sessionId));
+    } catch (err) {
+      this.deps.warn(`Could not snapshot the project's files before session ${sessionId} changed them: ${errorMessage(err)}`);
+      return;
+    }
+    await this.timing.beforeChange(path);
   }
 
   /** A file tool of the session replaced this file (its real path). */
