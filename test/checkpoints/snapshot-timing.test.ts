@@ -4,7 +4,7 @@
 // change files together share one start snapshot. Real engine, real git, real tools, the fake
 // Messages API. A git clean filter from the user's global configuration (a public seam: git
 // runs it while a snapshot stores a new file) holds the first snapshot open as long as the test
-// wants; GIT_TRACE counts the snapshots (one `git write-tree` each). Isolated: sets git's env.
+// wants; GIT_TRACE counts the snapshots (one `git ls-files` walk each). Isolated: sets git's env.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,10 +30,10 @@ afterEach(async () => {
 
 const read = (file: string) => (existsSync(join(h!.projectDir, file)) ? readFileSync(join(h!.projectDir, file), 'utf8') : undefined);
 
-/** Snapshots taken since the trace began: one `git write-tree` each. */
+/** Snapshots taken since the trace began: each walks the tree with one `git ls-files`. */
 function snapshotsTaken(trace: string): number {
   if (!existsSync(trace)) return 0;
-  return readFileSync(trace, 'utf8').split('\n').filter((line) => /trace: built-in: git write-tree$/.test(line)).length;
+  return readFileSync(trace, 'utf8').split('\n').filter((line) => /trace: built-in: git ls-files /.test(line)).length;
 }
 
 /** A point several conversations wait at: each reply is served once `count` of them have been asked for. */
