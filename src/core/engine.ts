@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { queueSteering } from './agent/inbox.js';
 import type { DropReason, LiveSession } from './agent/live-session.js';
-import { toolSpecs, type LoopDeps, type TurnOptions, type TurnOutcome } from './agent/loop.js';
+import { toolSpecs, type LoopDeps, type PromptMark, type TurnOptions, type TurnOutcome } from './agent/loop.js';
 import { compactSession, manualCompactionSkip, type CompactResult, type CompactSkipped, type ContextDeps } from './context/index.js';
 import type { AgentDefinition } from './agents/index.js';
 import { InteractionBroker, type PendingPermission, type PendingQuestion } from './broker.js';
@@ -174,8 +174,6 @@ export class Engine {
   private readonly preparing = new Set<string>();
   /** Prompts cancelled while being prepared: their turn starts cancelled. */
   private readonly cancelledWhilePreparing = new Set<string>();
-  /** Aborted by a cancel while a prompt is prepared: stops the wait for its snapshot. */
-  private readonly preparation = new Map<string, AbortController>();
   private readonly project: ProjectInfo;
   private readonly tools: readonly Tool[];
   private readonly supervisor: SubagentSupervisor;
@@ -246,6 +244,7 @@ export class Engine {
       changes: (session) => ({
         wrote: (realPath) => this.checkpoints.wrote(session.id, realPath),
         watch: (run) => this.checkpoints.watch(session, run),
+        ready: () => this.checkpoints.beforeChange(session),
       }),
     });
     this.turns = new TurnScheduler({
@@ -380,12 +379,9 @@ export class Engine {
     if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
     if (this.turns.isRunning(sessionId) || this.preparing.has(sessionId)) throw new ConfigError(`Session ${sessionId} is already running a turn.`);
     this.preparing.add(sessionId);
-    const preparation = new AbortController();
-    this.preparation.set(sessionId, preparation);
     let session: LiveSession;
     let plan: PromptPlan;
     let hookContext: string[];
-    let promptMark: { snapshot: string | null };
     let cancelled = false;
     try {
       session = this.sessions.open(row);
@@ -407,15 +403,15 @@ export class Engine {
         if (plan.kind === 'subtask') throw new RunError('Images can go with a message to the session\'s agent, not with a sub-agent task; send them without the command or @mention.');
         plan = { ...plan, images: [...plan.images, ...(await preparePromptImages(session.blobs, attachments.images))] };
       }
-      // Taken last, just before the prompt is stored with it: a crash in between leaves an
-      // unreferenced tree in the shadow repository and nothing else.
-      promptMark = { snapshot: await this.checkpoints.snapshot({ signal: preparation.signal, prompt: true }) };
     } finally {
       this.preparing.delete(sessionId);
-      this.preparation.delete(sessionId);
       // Read (and cleared) however preparing ended, so a refused prompt leaves nothing behind.
       cancelled = this.cancelledWhilePreparing.delete(sessionId);
     }
+    // Started last and not waited for: the model request goes out while it is taken, and it is
+    // written on the prompt's message once both exist. Tools that can change files wait for it.
+    if (!cancelled) this.checkpoints.promptStarted(sessionId);
+    const promptMark: PromptMark = { snapshot: null, stored: (messageId) => this.checkpoints.promptStored(sessionId, messageId) };
     try {
       return await this.runPrompt(row, session, plan, text, promptMark, hookContext, cancelled);
     } finally {
@@ -428,7 +424,7 @@ export class Engine {
     session: LiveSession,
     plan: PromptPlan,
     text: string,
-    promptMark: { snapshot: string | null },
+    promptMark: PromptMark,
     hookContext: readonly string[],
     cancelled: boolean,
   ): Promise<TurnOutcome> {
@@ -634,9 +630,9 @@ export class Engine {
 
   /** Cancels the turn running in a session (and, through its signal, its foreground children). */
   cancel(sessionId: string): boolean {
+    this.checkpoints.cancelPrompt(sessionId);
     if (this.preparing.has(sessionId)) {
       this.cancelledWhilePreparing.add(sessionId);
-      this.preparation.get(sessionId)?.abort();
       return true;
     }
     return this.turns.cancel(sessionId);
@@ -720,7 +716,7 @@ export class Engine {
    */
   cancelAll(): void {
     for (const id of this.preparing) this.cancelledWhilePreparing.add(id);
-    for (const preparation of this.preparation.values()) preparation.abort();
+    this.checkpoints.cancelAll();
     this.turns.cancelAll();
     void this.shells.endAll();
   }

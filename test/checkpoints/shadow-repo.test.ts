@@ -26,6 +26,20 @@ function setup(opts: { maxFileMb?: number } = {}) {
 }
 
 describe('shadow repository snapshots (not a git project)', () => {
+  it("answers a change another process's snapshot already stored, though its own walk then finds nothing new", async () => {
+    const { project, repo, write } = setup();
+    write('a.txt', 'one\n');
+    const first = (await repo.snapshot())!;
+    expect(await repo.snapshot()).toBe(first);
+    // Another process (its own ShadowRepo over the same shadow repository) snapshots a change.
+    const other = new ShadowRepo({ root: join(project, '..', 'data', 'snapshots'), project, maxFileMb: 5 });
+    write('a.txt', 'two\n');
+    const second = (await other.snapshot())!;
+    expect(second).not.toBe(first);
+    // The index now holds the change, so this walk finds nothing: the tree must still be the new one.
+    expect(await repo.snapshot()).toBe(second);
+  });
+
   it('restores edits, new files and deleted files, and gives the same id for the same tree', async () => {
     const { repo, write, read } = setup();
     write('a.txt', 'one\n');

@@ -62,6 +62,13 @@ export const MAX_STOP_HOOK_ROUNDS = 20;
 const TRUNCATED_TOOL_CALL =
   'This tool call was cut off by the output token limit (max_tokens), so it was not run. Split the work into smaller steps and call the tool again.';
 
+/** A user's prompt: the snapshot of the project's files taken before it, if already known, and who to tell its message id. */
+export interface PromptMark {
+  snapshot: string | null;
+  /** Told the stored message's id (the "before" snapshot still being taken is written on it). */
+  stored?: (messageId: string) => void;
+}
+
 export interface TurnOptions {
   /** A model for this turn only (a command's `model`). */
   model?: string;
@@ -70,8 +77,8 @@ export interface TurnOptions {
    * runs its `task` call straight away, then the model continues with the result.
    */
   presetCalls?: ToolUsePart[];
-  /** The input is the user's prompt, sent after this snapshot of the project's files (DESIGN §18). */
-  prompt?: { snapshot: string | null };
+  /** The input is the user's prompt (DESIGN §18). */
+  prompt?: PromptMark;
   /**
    * Cancelled before it started: a cancel that came while the prompt was still being prepared
    * (hooks, the snapshot), when no turn was running yet to take it.
@@ -86,9 +93,9 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
   let steps = 0;
   let stopHookRounds = 0;
 
-  const append = (message: Message, messageUsage?: { usage: Usage; cost: number }, marks?: MessageMarks) => {
+  const append = (message: Message, messageUsage?: { usage: Usage; cost: number }, marks?: MessageMarks): string => {
     session.history.push(message);
-    deps.persist(session.id, message, messageUsage, marks);
+    return deps.persist(session.id, message, messageUsage, marks);
   };
   const outcome = (status: TurnStatus, error?: string): TurnOutcome => ({
     status,
@@ -101,7 +108,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
 
   // A stop a hook asked for in an earlier turn that ended otherwise does not carry over.
   session.hookStop = undefined;
-  append(input, undefined, opts.prompt ? { prompt: opts.prompt } : undefined);
+  const inputId = append(input, undefined, opts.prompt ? { prompt: { snapshot: opts.prompt.snapshot } } : undefined);
+  opts.prompt?.stored?.(inputId);
   const modelRef = opts.model ?? session.model;
   const { provider, modelId } = deps.resolveModel(modelRef);
   const tools = toolSpecs(session.tools);

@@ -74,6 +74,14 @@ function batchPositions(calls: readonly ToolUsePart[]): Map<string, number> {
   return positions;
 }
 
+/**
+ * Whether a tool can change the project's files itself. A sub-agent task (`runsTogether`)
+ * cannot: the tools of the sessions it starts wait for themselves.
+ */
+function changesFiles(tool: Tool): boolean {
+  return !tool.readOnly && tool.fileChanges !== 'none' && !tool.runsTogether;
+}
+
 function findTool(session: LiveSession, name: string): Tool | undefined {
   return session.tools.find((t) => t.name === name);
 }
@@ -112,6 +120,8 @@ async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOpti
 async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ExecutedCall> {
   const hooks = session.hooks;
   if (!hooks) return executeTool(session, call, opts);
+  // A hook is a command: it may change files too.
+  if (session.changes && hooks.has('PreToolUse')) await session.changes.ready();
   const pre = await hooks.preToolUse(call);
   if (pre.stop) session.hookStop ??= { event: 'PreToolUse', reason: pre.stop };
   if (session.controller.signal.aborted) return { content: CANCELLED_RESULT, isError: true };
@@ -134,6 +144,7 @@ async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: E
   if (!result.isError && !session.controller.signal.aborted) {
     // A PostToolUse hook is often a formatter: what it changes is the session's too (checkpoints, DESIGN §18).
     const runPost = () => hooks.postToolUse(call, result.content, result.metadata);
+    if (session.changes && hooks.has('PostToolUse')) await session.changes.ready();
     const post = session.changes ? await session.changes.watch(runPost) : await runPost();
     if (post.stop) session.hookStop ??= { event: 'PostToolUse', reason: post.stop };
     if (post.feedback) notes.push(`PostToolUse hook feedback: ${post.feedback}`);
@@ -189,6 +200,8 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     };
   }
   const signal = session.controller.signal;
+  // The snapshots a change must follow (checkpoints) are awaited only by tools that can change files.
+  if (session.changes && changesFiles(tool)) await session.changes.ready();
   const ctx: ToolContext = {
     sessionId: session.id,
     cwd: session.cwd,

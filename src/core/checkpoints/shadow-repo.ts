@@ -10,7 +10,8 @@
  *   `.git/info/exclude`; never `.git` itself, never the data dir) and returns the id of a git
  *   tree object. Files over `max_file_mb` are left out; `onSkipped` names each of them once per
  *   process. Unchanged files cost a stat each (git's index caches them), so a snapshot with
- *   no changes is cheap.
+ *   no changes is cheap: one `git ls-files` walk, and no `write-tree` when the index is still
+ *   the one this process's last snapshot left (its tree is answered again).
  * - Several processes (and sub-agents of one) may snapshot at once: each call works on its own
  *   copy of the index and renames it into place at the end, so the shadow repository is never
  *   left half-written; the loser of a race only loses the stat cache of the winner.
@@ -92,6 +93,8 @@ export class ShadowRepo {
   /** The snapshot being taken now, and the one that will follow it for callers who came meanwhile. */
   private current: Promise<string | undefined> | undefined;
   private next: Promise<string | undefined> | undefined;
+  /** The tree this process's last snapshot wrote, and the identity of the index it left. */
+  private last: { tree: string; index: string } | undefined;
 
   constructor(private readonly options: ShadowRepoOptions) {
     this.project = resolve(options.project);
@@ -126,11 +129,15 @@ export class ShadowRepo {
     const index = join(this.gitDir, 'index');
     const own = `${index}.${process.pid}.${randomBytes(4).toString('hex')}`;
     try {
+      const indexBefore = await fileIdentity(index);
       await copyIndexFile(index, own);
       const env = { GIT_INDEX_FILE: own };
       // One walk of the tree finds what changed (git's stat cache answers for the rest);
       // only those paths are then hashed and staged.
       const changed = await this.changedPaths(env);
+      // Nothing changed since this process's last snapshot, whose index no one replaced since:
+      // the same tree, without a `write-tree`.
+      if (changed.length === 0 && this.last && indexBefore !== undefined && indexBefore === this.last.index) return this.last.tree;
       const large = await this.largeFiles(changed);
       const skip = new Set(large);
       const stage = changed.filter((path) => !skip.has(path));
@@ -138,6 +145,8 @@ export class ShadowRepo {
       if (large.length) await this.git(['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(large));
       const tree = (await this.git(['write-tree'], env)).toString('utf8').trim();
       await rename(own, index);
+      const written = await fileIdentity(index);
+      this.last = written === undefined ? undefined : { tree, index: written };
       return tree;
     } finally {
       await rm(own, { force: true });
@@ -309,6 +318,12 @@ function literal(paths: readonly string[]): string {
 export function projectKey(project: string): string {
   const safe = basename(project).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
   return `${safe}-${createHash('sha1').update(project).digest('hex').slice(0, 12)}`;
+}
+
+/** A file's inode, size and change time: another one renamed into place (another process's snapshot) differs. */
+async function fileIdentity(path: string): Promise<string | undefined> {
+  const stats = await lstat(path, { bigint: true }).catch(() => undefined);
+  return stats ? `${stats.ino}:${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}` : undefined;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -112,6 +112,11 @@ export class ChangeAttribution {
     }
   }
 
+  /** Whether a session working in `cwd` works on the project's files (not in a worktree outside it). */
+  covers(cwd: string): boolean {
+    return this.inside(realRoot(cwd));
+  }
+
   scope(row: SessionRow): ChangeScope {
     const start = row.snapshot_start_at;
     // Stored before these records existed: all that changed in its window is counted as its own.

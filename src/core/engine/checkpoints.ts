@@ -38,8 +38,15 @@ import type { EventPayloads, EventType } from '../events.js';
 import { textOf } from '../messages.js';
 import type { MessageRow, SessionRow, SessionStore } from '../store/index.js';
 import { ChangeAttribution, type ChangeScope, type SharedFile, type WatchedSession } from './change-attribution.js';
+import { SnapshotTiming } from './snapshot-timing.js';
 
 export type { SharedFile, WatchedSession };
+
+/**
+ * Git's empty tree: a sub-agent that changed nothing has it as both its start and its end
+ * snapshot, so its diff is empty without a snapshot having been taken.
+ */
+export const UNCHANGED_SNAPSHOT = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /** Restoring would overwrite changes made since: nothing was changed (exit code 1). */
 export class UndoConflictError extends UserFacingError {
@@ -101,6 +108,7 @@ export class Checkpoints {
   /** Diff stats by `start..end` snapshot pair: a finished session's never changes. */
   private readonly stats = new Map<string, Promise<DiffStat>>();
   private readonly attribution: ChangeAttribution;
+  private readonly timing: SnapshotTiming;
 
   constructor(private readonly deps: CheckpointDeps) {
     this.repo = new ShadowRepo({
@@ -123,6 +131,58 @@ export class Checkpoints {
       othersRunning: deps.othersRunning,
       warn: deps.warn,
     });
+    this.timing = new SnapshotTiming({
+      snapshot: (opts) => this.snapshot(opts),
+      setPromptBefore: (messageId, snapshot) => deps.store.setPromptBefore(messageId, snapshot),
+      setSessionStart: (sessionId, snapshot, at) => deps.store.setSessionSnapshot(sessionId, 'start', snapshot, at),
+      warn: deps.warn,
+    });
+  }
+
+  private get active(): boolean {
+    return this.deps.settings.enabled && this.unavailable === undefined;
+  }
+
+  /** Starts the "before" snapshot of a prompt about to be sent, without waiting for it. */
+  promptStarted(sessionId: string): void {
+    if (this.active) this.timing.promptStarted(sessionId);
+  }
+
+  /** The prompt's message is stored: its "before" snapshot is written on it once taken. */
+  promptStored(sessionId: string, messageId: string): void {
+    this.timing.promptStored(sessionId, messageId);
+  }
+
+  /** Esc: a prompt's "before" snapshot still being taken is given up. */
+  cancelPrompt(sessionId: string): void {
+    this.timing.cancelPrompt(sessionId);
+  }
+
+  cancelAll(): void {
+    this.timing.cancelAll();
+  }
+
+  /**
+   * Resolves once the snapshots that must exist before this session changes the project's
+   * files do (its prompt's "before", its and its running ancestors' start). A session working
+   * outside the project (an isolated child's worktree) needs none. Never rejects.
+   */
+  async beforeChange(session: { id: string; cwd: string }): Promise<void> {
+    if (!this.deps.settings.enabled || !this.attribution.covers(session.cwd)) return;
+    await this.beforeProjectChange(session.id);
+  }
+
+  /** As `beforeChange`, for a change of the project's files made on the session's behalf (an isolated child's merge). */
+  async beforeProjectChange(sessionId: string): Promise<void> {
+    if (!this.deps.settings.enabled) return;
+    let path: string[];
+    try {
+      path = this.pathOf(this.session(sessionId));
+    } catch (err) {
+      this.deps.warn(`Could not snapshot the project's files before session ${sessionId} changed them: ${errorMessage(err)}`);
+      return;
+    }
+    await this.timing.beforeChange(path);
   }
 
   /** A file tool of the session replaced this file (its real path). */
@@ -158,23 +218,45 @@ export class Checkpoints {
     }
   }
 
-  /** Stores the snapshot "after" on the newest prompt of a session whose turn has ended. */
+  /**
+   * Stores the snapshot "after" on the newest prompt of a session whose turn has ended, once its
+   * "before" is written; when no change was prepared while it ran, the "before" serves as both.
+   */
   async promptEnded(sessionId: string): Promise<void> {
+    const ended = await this.timing.promptEnded(sessionId);
     const prompt = this.deps.store.messageRows(sessionId).filter((r) => r.prompt && !r.undone).at(-1);
     if (!prompt?.snapshot_before) return;
-    const snapshot = await this.snapshot();
+    const snapshot = ended && !ended.changed && ended.before === prompt.snapshot_before ? ended.before : await this.snapshot();
     if (snapshot) this.deps.store.setPromptAfter(prompt.id, snapshot);
   }
 
-  /** Records a sub-agent's start or end snapshot. */
+  /**
+   * Notes a sub-agent's start (its start snapshot is taken before the first change it or a
+   * descendant makes), or records its end: a snapshot when a change was made in its run, else
+   * the start and end "unchanged" (when it has no start yet).
+   */
   async sessionSnapshot(sessionId: string, phase: 'start' | 'end'): Promise<void> {
-    // The window starts before the start snapshot is taken and ends after the end one is done:
-    // a change made while either was being taken counts as inside it.
-    const began = Date.now();
+    if (!this.active) return;
+    const row = this.session(sessionId);
+    if (phase === 'start') {
+      // An earlier run that changed nothing leaves no real start: this run's first change takes one.
+      if (row.snapshot_start === UNCHANGED_SNAPSHOT) this.deps.store.clearSessionSnapshots(sessionId);
+      this.timing.childStarted(sessionId, row.snapshot_start !== null && row.snapshot_start !== UNCHANGED_SNAPSHOT);
+      return;
+    }
+    const run = this.timing.childEnded(sessionId);
+    if (run && !run.changed) {
+      if (row.snapshot_start !== null) return;
+      this.deps.store.setSessionSnapshot(sessionId, 'start', UNCHANGED_SNAPSHOT, run.startedAt);
+      this.deps.store.setSessionSnapshot(sessionId, 'end', UNCHANGED_SNAPSHOT, Date.now());
+      await this.announceDiffStat(sessionId);
+      return;
+    }
+    // The window ends after the end snapshot is done: a change made while it was being taken counts as inside it.
     const snapshot = await this.snapshot();
     if (!snapshot) return;
-    this.deps.store.setSessionSnapshot(sessionId, phase, snapshot, phase === 'start' ? began : Date.now());
-    if (phase === 'end') await this.announceDiffStat(sessionId);
+    this.deps.store.setSessionSnapshot(sessionId, 'end', snapshot, Date.now());
+    await this.announceDiffStat(sessionId);
   }
 
   /** What a finished session changed, its descendants included; undefined while it runs or without snapshots. */
@@ -187,6 +269,7 @@ export class Checkpoints {
   /** A session's changes (its descendants' included) as typed per-file hunks; so far, for one still running. */
   async sessionChanges(sessionId: string): Promise<FileDiff[]> {
     const row = this.session(sessionId);
+    if (!row.snapshot_start && this.timing.awaitingStart(sessionId)) return [];
     if (!row.snapshot_start) throw new ConfigError(this.noSnapshots(row));
     const end = row.snapshot_end ?? (await this.snapshot());
     if (!end) throw new ConfigError(this.noSnapshots(row));
@@ -283,10 +366,12 @@ export class Checkpoints {
   /** The unified diff a session made, its descendants' changes included. */
   async sessionDiff(sessionId: string): Promise<string> {
     const row = this.session(sessionId);
+    if (!row.snapshot_start && this.timing.awaitingStart(sessionId)) return '';
     if (!row.snapshot_start) throw new ConfigError(this.noSnapshots(row));
     // A session still under way: what it changed so far.
     const end = row.snapshot_end ?? (await this.snapshot());
     if (!end) throw new ConfigError(this.noSnapshots(row));
+    if (end === row.snapshot_start) return '';
     return this.repo.diff(row.snapshot_start, end, only(this.attribution.scope(row)));
   }
 

@@ -20,7 +20,7 @@ export interface SubagentHostDeps {
   sessions: SessionFactory;
   turns: TurnScheduler;
   workspaces: Workspaces;
-  checkpoints: Pick<Checkpoints, 'sessionSnapshot' | 'merged'>;
+  checkpoints: Pick<Checkpoints, 'sessionSnapshot' | 'beforeProjectChange' | 'merged'>;
   onEvent: (listener: EventListener) => () => void;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
 }
@@ -66,6 +66,7 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     deliver: (parent, text, arrival) => turns.deliver(parent, { type: 'text', text }, arrival),
     trackBackground: (rootId, work) => turns.trackBackground(rootId, work),
     checkpoint: (sessionId, phase) => deps.checkpoints.sessionSnapshot(sessionId, phase),
+    beforeMerge: (sessionId) => deps.checkpoints.beforeProjectChange(sessionId),
     merged: (sessionId, topLevel, files, fromAt) => deps.checkpoints.merged(sessionId, topLevel, files, fromAt),
   };
 }

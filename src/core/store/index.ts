@@ -224,6 +224,8 @@ export class SessionStore {
       // A new prompt after an undo: what was undone can no longer be redone, and stays undone for good.
       dropRedo: db.prepare("UPDATE messages SET undone = 2 WHERE session_id = ? AND undone = 1"),
       setAfter: db.prepare('UPDATE messages SET snapshot_after = @snapshot WHERE id = @id'),
+      setBefore: db.prepare('UPDATE messages SET snapshot_before = @snapshot WHERE id = @id'),
+      clearSnapshots: db.prepare('UPDATE sessions SET snapshot_start = NULL, snapshot_start_at = NULL, snapshot_end = NULL, snapshot_end_at = NULL WHERE id = @id'),
       setUndone: db.prepare('UPDATE messages SET undone = @undone WHERE session_id = @session_id AND seq >= @from AND seq < @to AND undone != 2'),
       // The first start and its moment stay together: a resumed session keeps both.
       setStart: db.prepare(`
@@ -410,6 +412,11 @@ export class SessionStore {
     this.db.transaction(() => this.stmt.setAfter.run({ id: messageId, snapshot })).immediate();
   }
 
+  /** Records the snapshot taken before a prompt, when it finished after the prompt was stored. */
+  setPromptBefore(messageId: string, snapshot: string): void {
+    this.db.transaction(() => this.stmt.setBefore.run({ id: messageId, snapshot })).immediate();
+  }
+
   /**
    * Marks the messages with `from <= seq < to` undone (or brings them back). Messages a new
    * prompt has made final are left as they are.
@@ -426,6 +433,11 @@ export class SessionStore {
   setSessionSnapshot(sessionId: string, phase: 'start' | 'end', snapshot: string, at: number): void {
     const statement = phase === 'start' ? this.stmt.setStart : this.stmt.setEnd;
     this.db.transaction(() => statement.run({ id: sessionId, snapshot, at })).immediate();
+  }
+
+  /** Forgets a session's start and end snapshots, so the next start recorded is kept. */
+  clearSessionSnapshots(sessionId: string): void {
+    this.db.transaction(() => this.stmt.clearSnapshots.run({ id: sessionId })).immediate();
   }
 
   /** Records that a session changed these project files (one row per path). */

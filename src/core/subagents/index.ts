@@ -160,8 +160,13 @@ export interface SubagentHost {
   deliver(parent: LiveSession, text: string, arrival: ResultArrival): void;
   /** Keeps the process alive (and `run` waiting) until background work ends. */
   trackBackground(rootId: string, work: Promise<unknown>): void;
-  /** Records a snapshot of the project's files as a child starts or ends (DESIGN §18); never throws. */
+  /**
+   * A child starts (its start snapshot is taken before its first change to the project's files)
+   * or ends (its end snapshot, when it changed any) (DESIGN §18); never throws.
+   */
   checkpoint(sessionId: string, phase: 'start' | 'end'): Promise<void>;
+  /** Resolves once the snapshots that must precede an isolated child's merge into the project exist; never throws. */
+  beforeMerge(sessionId: string): Promise<void>;
   /** Records the project files an isolated child's merge changed (`files` relative to `topLevel`), as its own. */
   merged(sessionId: string, topLevel: string, files: readonly string[], fromAt: number): void;
 }
@@ -596,12 +601,13 @@ export class SubagentSupervisor {
     link: ParentLink | undefined,
     worktree: ChildWorktree | undefined,
   ): Promise<ToolResult> {
-    // The project's files around what the child changed, for `sessions revert` and `sessions diff`.
-    // An isolated child changes them only when its work is merged back: snapshotted around the
-    // merge, so what the parent and its siblings did meanwhile is not counted as the child's.
-    if (!worktree) await this.host.checkpoint(child.id, 'start');
+    // The project's files around what the child changed, for `sessions revert` and `sessions diff`:
+    // its start snapshot is taken before the first change it makes (none when it changes nothing).
+    // An isolated child changes them only when its work is merged back: snapshotted just before
+    // the merge, so what the parent and its siblings did meanwhile is not counted as the child's.
+    await this.host.checkpoint(child.id, 'start');
     const { state, body } = await this.runToEnd(parent, child, input, link);
-    if (worktree) await this.host.checkpoint(child.id, 'start');
+    if (worktree && state !== 'cancelled') await this.host.beforeMerge(child.id);
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const mergeStarted = Date.now();
     const merge = worktree ? await this.host.workspaces.finish(worktree, state === 'cancelled' ? 'keep' : 'merge') : undefined;

@@ -79,6 +79,8 @@ export interface ChangeRecorder {
   wrote(realPath: string): void;
   /** Runs a tool that may change files without saying which (a command, an MCP tool), noting the ones it did. */
   watch<T>(run: () => Promise<T>): Promise<T>;
+  /** Resolves once the snapshots that must precede a change to the project's files exist (checkpoints, DESIGN §18); never rejects. */
+  ready(): Promise<void>;
 }
 
 export interface ToolContext {
