@@ -109,7 +109,13 @@ describe('the worktree pool', () => {
     expect(outcome.state).toBe('none');
     expect(outcome.branch).toBe('opencode/ses_dirty');
     await workspaces.settled();
-    expect(freeEntries(data)).toHaveLength(1);
+    const [pooled] = freeEntries(data);
+    if (!pooled) throw new Error('no pooled tree');
+    // Whatever else the kept files hold when the next child takes them is not the base either.
+    writeFileSync(join(pooled, 'tree', 'planted.txt'), 'planted in the pool\n');
+    mkdirSync(join(pooled, 'tree', 'build'), { recursive: true });
+    writeFileSync(join(pooled, 'tree', 'build', 'cache'), 'ignored, planted in the pool\n');
+    writeFileSync(join(pooled, 'tree', 'src', 'f9.txt'), 'edited in the pool\n');
 
     const second = await workspaces.create(root, 'ses_clean', []);
     // The pooled tree was used (an untouched file was not written again)…
@@ -119,7 +125,9 @@ describe('the worktree pool', () => {
     expect(readFileSync(join(second.path, 'src', 'f5.txt'), 'utf8')).toBe('file 5\n');
     expect(readFileSync(join(second.path, 'src', 'f6.txt'), 'utf8')).toBe('file 6\n');
     expect(readFileSync(join(second.path, 'src', 'f8.txt'), 'utf8')).toBe('file 8\n');
+    expect(readFileSync(join(second.path, 'src', 'f9.txt'), 'utf8')).toBe('file 9\n');
     expect(existsSync(join(second.path, 'untracked.txt'))).toBe(false);
+    expect(existsSync(join(second.path, 'planted.txt'))).toBe(false);
     expect(existsSync(join(second.path, 'build'))).toBe(false);
     expect(git(second.path, 'rev-parse', 'HEAD')).toBe(second.base.commit);
     expect(git(second.path, 'symbolic-ref', 'HEAD')).toBe('refs/heads/opencode/ses_clean');

@@ -140,8 +140,7 @@ export class WorktreePool {
     const busy = join(dir, busyName());
     const tree = join(busy, 'tree');
     try {
-      // Ignored build output would be kept on disk for nothing, and deleted at the next claim anyway.
-      await git(['clean', '-ffdxq'], { cwd: worktree });
+      // Untracked and ignored files go with the rest: the next claim deletes them (`fill`).
       await mkdir(tree, { recursive: true });
       const meta: PoolMeta = { commonDir, at: Date.now() };
       await writeFile(join(busy, 'meta.json'), JSON.stringify(meta), { mode: 0o600 });

@@ -31,6 +31,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { processAlive } from '../store/lease.js';
 import { git, GitError, requireGit } from './git.js';
+import { locateRepository } from './git-repository.js';
 import { mergeIntoWorkingTree } from './merge.js';
 import { changedPaths, inspectRepo, snapshotCommit, type RepoInfo, type Snapshot } from './repo.js';
 import { WarmIndex } from './warm-index.js';
@@ -101,6 +102,8 @@ export class Workspaces {
   private readonly active = new Set<string>();
   /** Refreshed index copies of live worktrees, by folder: they make the commit of a child's work cheap. */
   private readonly warm = new Map<string, WarmIndex>();
+  /** The last `worktree add` queued per repository (see register()). */
+  private readonly registering = new Map<string, Promise<void>>();
 
   private readonly pool: WorktreePool;
 
@@ -161,8 +164,10 @@ export class Workspaces {
     await writeRecord(record, owner);
     this.active.add(path);
     try {
-      if (!pooled || !(await this.checkoutPooled(pooled, parent, branch, path, base, childId))) {
-        await git(['worktree', 'add', '--quiet', '-b', branch, path, base.commit], { cwd: parent.toplevel, doing: `checking out the worktree of sub-agent ${childId}` });
+      await this.register(parent, branch, path, base.commit, childId);
+      if (!pooled || !(await this.fillFromPool(pooled, path))) {
+        // No index yet: every file of the base is written, as `git worktree add` would.
+        await git(['read-tree', '--reset', '-u', 'HEAD'], { cwd: path, doing: `checking out the worktree of sub-agent ${childId}` });
       }
       const links = await linkFolders(parent.toplevel, path, link);
       if (links.length > 0) await writeRecord(record, { ...owner, links });
@@ -178,28 +183,38 @@ export class Workspaces {
   }
 
   /**
-   * A worktree at `path` made of a pooled tree: only files that differ from the base are
-   * written. False (nothing left at `path`, no branch) when anything went wrong: the caller
-   * checks out a fresh one, so a damaged pool never fails a child.
+   * `git worktree add --no-checkout` on a new branch: git's record of the worktree, its `.git`
+   * file and HEAD, no files. One at a time per repository in this process: git reads the other
+   * worktrees' records while it adds one, and fails on a record another add is half-way
+   * through writing ("failed to read …/commondir").
    */
-  private async checkoutPooled(pooled: ClaimedTree, parent: RepoInfo, branch: string, path: string, base: Snapshot, childId: string): Promise<boolean> {
-    try {
-      await git(['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, path, base.commit], {
-        cwd: parent.toplevel,
-        doing: `making the worktree of sub-agent ${childId}`,
-      });
-    } catch {
-      await rm(pooled.dir, { recursive: true, force: true });
-      return false;
-    }
+  private register(parent: RepoInfo, branch: string, path: string, commit: string, childId: string): Promise<void> {
+    const turn = (this.registering.get(parent.commonDir) ?? Promise.resolve()).then(async () => {
+      await git(['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, path, commit], { cwd: parent.toplevel, doing: `adding the worktree of sub-agent ${childId}` });
+    });
+    const next = turn.catch(() => undefined);
+    this.registering.set(parent.commonDir, next);
+    void next.then(() => {
+      if (this.registering.get(parent.commonDir) === next) this.registering.delete(parent.commonDir);
+    });
+    return turn;
+  }
+
+  /**
+   * Fills the new worktree at `path` from a pooled tree: only files that differ from the base
+   * are written. False, with the folder emptied again, when anything went wrong: the caller
+   * checks out every file, so a damaged pool never fails a child.
+   */
+  private async fillFromPool(pooled: ClaimedTree, path: string): Promise<boolean> {
     try {
       await this.pool.fill(pooled, path);
       return true;
     } catch {
-      await git(['worktree', 'remove', '--force', '--force', path], { cwd: parent.toplevel }).catch(() => undefined);
-      await rm(path, { recursive: true, force: true });
-      await git(['worktree', 'prune'], { cwd: parent.toplevel }).catch(() => undefined);
-      await deleteBranch(parent.toplevel, branch).catch(() => undefined);
+      for (const entry of await readdir(path)) {
+        if (entry !== '.git') await rm(join(path, entry), { recursive: true, force: true });
+      }
+      const dirs = await locateRepository(path);
+      if (dirs) await rm(join(dirs.gitDir, 'index'), { force: true });
       return false;
     }
   }
