@@ -93,6 +93,9 @@ export class WorkspaceError extends Error {
 
 export const BRANCH_PREFIX = 'opencode/';
 
+/** Tries of `git worktree add` before a child's start fails (see register()). */
+const REGISTER_ATTEMPTS = 3;
+
 export class Workspaces {
   private readonly pending = new Set<Promise<unknown>>();
   /** Removal of a finished child's folder, by child id: a resume waits for it. */
@@ -102,8 +105,6 @@ export class Workspaces {
   private readonly active = new Set<string>();
   /** Refreshed index copies of live worktrees, by folder: they make the commit of a child's work cheap. */
   private readonly warm = new Map<string, WarmIndex>();
-  /** The last `worktree add` queued per repository (see register()). */
-  private readonly registering = new Map<string, Promise<void>>();
 
   private readonly pool: WorktreePool;
 
@@ -184,20 +185,22 @@ export class Workspaces {
 
   /**
    * `git worktree add --no-checkout` on a new branch: git's record of the worktree, its `.git`
-   * file and HEAD, no files. One at a time per repository in this process: git reads the other
-   * worktrees' records while it adds one, and fails on a record another add is half-way
-   * through writing ("failed to read …/commondir").
+   * file and HEAD, no files. The branch is made first (it must not exist yet), then the add is
+   * tried up to three times: git reads the other worktrees' records while it adds one and fails
+   * on a record another add (this process's or another's) is half-way through writing
+   * ("failed to read …/commondir"), and removes its own half-made one when it fails.
    */
-  private register(parent: RepoInfo, branch: string, path: string, commit: string, childId: string): Promise<void> {
-    const turn = (this.registering.get(parent.commonDir) ?? Promise.resolve()).then(async () => {
-      await git(['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, path, commit], { cwd: parent.toplevel, doing: `adding the worktree of sub-agent ${childId}` });
-    });
-    const next = turn.catch(() => undefined);
-    this.registering.set(parent.commonDir, next);
-    void next.then(() => {
-      if (this.registering.get(parent.commonDir) === next) this.registering.delete(parent.commonDir);
-    });
-    return turn;
+  private async register(parent: RepoInfo, branch: string, path: string, commit: string, childId: string): Promise<void> {
+    await git(['update-ref', `refs/heads/${branch}`, commit, ''], { cwd: parent.toplevel, doing: `making the branch of sub-agent ${childId}` });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await git(['worktree', 'add', '--quiet', '--no-checkout', path, branch], { cwd: parent.toplevel, doing: `adding the worktree of sub-agent ${childId}` });
+        return;
+      } catch (err) {
+        if (attempt >= REGISTER_ATTEMPTS || (err instanceof GitError && err.failure !== 'failed')) throw err;
+        await rm(path, { recursive: true, force: true });
+      }
+    }
   }
 
   /**
