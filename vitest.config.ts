@@ -33,7 +33,7 @@ const SHARED_MODULES = [
   'test/tools/{read,search,write-edit,todo,webfetch,webfetch-normalise,webfetch-redirects,websearch,hostile-patterns,index}.test.ts',
   'test/tools/{bash,background-shells,escaped-processes,exec-reread,read-huge,regular-file-swap,special-files,stale-write}.test.ts',
   'test/trust/**/*.test.ts',
-  'test/workspace/{agent-isolation,isolation,racy-index,task-block-merge,warm-index}.test.{ts,tsx}',
+  'test/workspace/{agent-isolation,isolation,racy-index,task-block-merge,warm-index,worktree-pool}.test.{ts,tsx}',
   'test/agent/**/*.test.ts',
   'test/agents/**/*.test.ts',
   'test/claude-settings/**/*.test.ts',

@@ -10,6 +10,8 @@
 // ends the moment it starts, and one that works for 2.5 s first, as any child waiting on a
 // model does; for the second, the time counted is create + merge back, not the child's work
 // (the index refresh that makes its commit cheap happens during that work; see warm-index.ts).
+// The workspaces use the default pool (worktree-pool.ts): from the second round on, a child's
+// worktree is made from a finished child's files, so "create" writes only what differs.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -108,7 +108,7 @@ describe('loadConfig', () => {
         timeout_seconds: 600,
         approvals: 'bubble',
         isolation: 'none',
-        worktree: { link: ['node_modules'] },
+        worktree: { link: ['node_modules'], pool: 10 },
       },
       keybinds: {
         leader: 'ctrl+x',
@@ -162,7 +162,7 @@ describe('loadConfig', () => {
       timeout_seconds: 600,
       approvals: 'deny',
       isolation: 'none',
-      worktree: { link: ['node_modules'] },
+      worktree: { link: ['node_modules'], pool: 10 },
     });
     expect(config.keybinds).toEqual({ ...DEFAULT_KEYBINDS, leader: 'ctrl+a' });
     // Nearer patterns come after farther ones, so they win under last-match-wins rules.

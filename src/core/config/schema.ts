@@ -67,6 +67,8 @@ const LinkedFolderSchema = z
 /** Sub-agents that run in their own git worktree (DESIGN §17). */
 export const WorktreeSettingsSchema = z.strictObject({
   link: z.array(LinkedFolderSchema).default(['node_modules']),
+  /** Finished children's trees kept per project, so the next child's worktree writes only the files that differ (0: none). */
+  pool: z.number().int().min(0).max(64).default(10),
 });
 
 export const IsolationSchema = z.enum(['none', 'worktree']);

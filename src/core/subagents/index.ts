@@ -98,7 +98,7 @@ export interface SubagentSettings {
   timeout_seconds: number;
   approvals: 'bubble' | 'deny';
   isolation: Isolation;
-  worktree: { link: readonly string[] };
+  worktree: { link: readonly string[]; pool?: number };
 }
 
 export type Isolation = 'none' | 'worktree';
@@ -494,7 +494,7 @@ export class SubagentSupervisor {
   /** A fresh worktree from the parent's tree as it is now; a failure is an error result naming why. */
   private async createWorktree(parent: LiveSession, childId: string): Promise<ChildWorktree> {
     try {
-      return await this.host.workspaces.create(parent.cwd, childId, this.host.settings.worktree.link);
+      return await this.host.workspaces.create(parent.cwd, childId, this.host.settings.worktree.link, this.host.settings.worktree.pool);
     } catch (err) {
       throw new ToolError(`${errorMessage(err)} The task was not started.`);
     }

@@ -7,7 +7,9 @@
  * - workspace/repo.ts — the working tree of an isolated sub-agent's parent and child:
  *   rev-parse, add and write-tree through a copy of the index, commit-tree, diff-tree.
  * - workspace/worktree.ts — worktree add/remove/prune, show-ref, update-ref (branches
- *   `opencode/<child id>`).
+ *   `opencode/<child id>`), read-tree (checking out a new child's worktree).
+ * - workspace/worktree-pool.ts — ls-files, update-index, read-tree and clean in a new child's
+ *   worktree made from a finished child's files.
  * - workspace/merge.ts and tree-apply.ts — merge-tree, diff-tree, hash-object, cat-file
  *   (bringing a child's work back).
  * - workspace/warm-index.ts — update-index --refresh on a private copy of a child's index.

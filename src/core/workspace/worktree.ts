@@ -2,9 +2,9 @@
  * Git worktrees for isolated sub-agents (DESIGN §17).
  *
  * Contract
- * - `create(parentCwd, childId, link)` gives a child its own working tree: `git worktree add`
- *   at `<root>/<project key>/<child id>` (the data dir, never inside the project) on branch
- *   `opencode/<child id>`, checked out from a commit of the parent's tree as it is now
+ * - `create(parentCwd, childId, link, poolSize)` gives a child its own working tree: a git
+ *   worktree at `<root>/<project key>/<child id>` (the data dir, never inside the project) on branch
+ *   `opencode/<child id>`, holding a commit of the parent's tree as it is now
  *   (uncommitted and untracked-but-not-ignored files included; see repo.ts), plus symlinks to
  *   the parent's `link` folders that exist there and are not part of the tree. The parent's tree
  *   is the one holding `parentCwd` (a worktree itself for a grandchild). The child's cwd is
@@ -14,12 +14,16 @@
  * - `finish(worktree, how)` commits the child's final tree (every change, whoever made it;
  *   linked folders left out) on its branch, then: `merge` applies it to the parent's tree
  *   (merge.ts) — merged or nothing to merge: branch deleted; conflict: branch kept — and
- *   `keep` (a cancelled child) keeps the branch when it holds changes. The worktree folder is
- *   removed either way (in the background; `settled()` waits for it).
+ *   `keep` (a cancelled child) keeps the branch when it holds changes. The worktree is removed
+ *   either way (in the background; `settled()` waits for it): its files are first moved into
+ *   the project's pool (worktree-pool.ts, at most `poolSize` trees), from which `create` makes
+ *   the next child's worktree writing only the files that differ from its base; with a pool
+ *   size of 0, or when the pool is full or unusable, the folder is deleted and checked out
+ *   anew as before.
  * - Every worktree has an owner record (`<child id>.json` beside it: pid, host, repository,
  *   branch, base). `cleanupStale()` (run at start) finishes the worktrees whose owner process
  *   is gone: their work, if any, is committed on their branch (kept), the folder removed, git's
- *   worktree list pruned; branches with nothing on them are deleted.
+ *   worktree list pruned; branches with nothing on them are deleted. It also sweeps the pool.
  */
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, readdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
@@ -27,9 +31,14 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { processAlive } from '../store/lease.js';
 import { git, GitError, requireGit } from './git.js';
+import { locateRepository } from './git-repository.js';
 import { mergeIntoWorkingTree } from './merge.js';
 import { changedPaths, inspectRepo, snapshotCommit, type RepoInfo, type Snapshot } from './repo.js';
 import { WarmIndex } from './warm-index.js';
+import { WorktreePool, type ClaimedTree } from './worktree-pool.js';
+
+/** How many finished children's trees a project keeps for the next ones (`subagents.worktree.pool`). */
+export const DEFAULT_POOL_SIZE = 10;
 
 export type MergeState = 'merged' | 'conflict' | 'none';
 
@@ -59,6 +68,8 @@ export interface ChildWorktree {
   /** Linked folders, relative to the top level. */
   links: string[];
   record: string;
+  /** How many trees the project's pool may hold when this one is released (0: none, the folder is deleted). */
+  poolSize: number;
 }
 
 interface OwnerRecord {
@@ -82,6 +93,9 @@ export class WorkspaceError extends Error {
 
 export const BRANCH_PREFIX = 'opencode/';
 
+/** Tries of `git worktree add` before a child's start fails (see register()). */
+const REGISTER_ATTEMPTS = 3;
+
 export class Workspaces {
   private readonly pending = new Set<Promise<unknown>>();
   /** Removal of a finished child's folder, by child id: a resume waits for it. */
@@ -92,7 +106,12 @@ export class Workspaces {
   /** Refreshed index copies of live worktrees, by folder: they make the commit of a child's work cheap. */
   private readonly warm = new Map<string, WarmIndex>();
 
-  constructor(readonly root: string) {}
+  private readonly pool: WorktreePool;
+
+  /** `root` holds the live worktrees; the pool of finished children's trees is its sibling `worktree-pool`. */
+  constructor(readonly root: string) {
+    this.pool = new WorktreePool(join(dirname(root), 'worktree-pool'));
+  }
 
   /** Resolves when every removal and cleanup started so far has ended. */
   async settled(): Promise<void> {
@@ -128,11 +147,16 @@ export class Workspaces {
     return found;
   }
 
-  async create(parentCwd: string, childId: string, link: readonly string[]): Promise<ChildWorktree> {
+  async create(parentCwd: string, childId: string, link: readonly string[], poolSize = DEFAULT_POOL_SIZE): Promise<ChildWorktree> {
     const { repo: parent, head } = await this.inspect(parentCwd);
     await this.removing.get(childId);
-    const [base, branch] = await Promise.all([this.baseFor(parent, head, childId), freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`)]);
-    const path = join(this.root, projectKey(parent), childId);
+    const key = projectKey(parent);
+    const [base, branch, pooled] = await Promise.all([
+      this.baseFor(parent, head, childId),
+      freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`),
+      poolSize > 0 ? this.pool.claim(key, parent.commonDir) : undefined,
+    ]);
+    const path = join(this.root, key, childId);
     const record = `${path}.json`;
     await mkdir(dirname(path), { recursive: true });
     // A folder left from an earlier run of this child (its removal failed) would stop `worktree add`.
@@ -141,17 +165,60 @@ export class Workspaces {
     await writeRecord(record, owner);
     this.active.add(path);
     try {
-      await git(['worktree', 'add', '--quiet', '-b', branch, path, base.commit], { cwd: parent.toplevel, doing: `checking out the worktree of sub-agent ${childId}` });
+      await this.register(parent, branch, path, base.commit, childId);
+      if (!pooled || !(await this.fillFromPool(pooled, path))) {
+        // No index yet: every file of the base is written, as `git worktree add` would.
+        await git(['read-tree', '--reset', '-u', 'HEAD'], { cwd: path, doing: `checking out the worktree of sub-agent ${childId}` });
+      }
       const links = await linkFolders(parent.toplevel, path, link);
       if (links.length > 0) await writeRecord(record, { ...owner, links });
       const cwd = join(path, relative(parent.toplevel, parentCwd));
       await mkdir(cwd, { recursive: true });
       this.warm.set(path, WarmIndex.start(path));
-      return { childId, path, cwd, branch, base, parent, links, record };
+      return { childId, path, cwd, branch, base, parent, links, record, poolSize };
     } catch (err) {
       await this.remove(owner, record).catch(() => undefined);
       await deleteBranch(parent.toplevel, branch).catch(() => undefined);
       throw new WorkspaceError(`Could not create the worktree for the task: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * `git worktree add --no-checkout` on a new branch: git's record of the worktree, its `.git`
+   * file and HEAD, no files. The branch is made first (it must not exist yet), then the add is
+   * tried up to three times: git reads the other worktrees' records while it adds one and fails
+   * on a record another add (this process's or another's) is half-way through writing
+   * ("failed to read …/commondir"), and removes its own half-made one when it fails.
+   */
+  private async register(parent: RepoInfo, branch: string, path: string, commit: string, childId: string): Promise<void> {
+    await git(['update-ref', `refs/heads/${branch}`, commit, ''], { cwd: parent.toplevel, doing: `making the branch of sub-agent ${childId}` });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await git(['worktree', 'add', '--quiet', '--no-checkout', path, branch], { cwd: parent.toplevel, doing: `adding the worktree of sub-agent ${childId}` });
+        return;
+      } catch (err) {
+        if (attempt >= REGISTER_ATTEMPTS || (err instanceof GitError && err.failure !== 'failed')) throw err;
+        await rm(path, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /**
+   * Fills the new worktree at `path` from a pooled tree: only files that differ from the base
+   * are written. False, with the folder emptied again, when anything went wrong: the caller
+   * checks out every file, so a damaged pool never fails a child.
+   */
+  private async fillFromPool(pooled: ClaimedTree, path: string): Promise<boolean> {
+    try {
+      await this.pool.fill(pooled, path);
+      return true;
+    } catch {
+      for (const entry of await readdir(path)) {
+        if (entry !== '.git') await rm(join(path, entry), { recursive: true, force: true });
+      }
+      const dirs = await locateRepository(path);
+      if (dirs) await rm(join(dirs.gitDir, 'index'), { force: true });
+      return false;
     }
   }
 
@@ -201,7 +268,8 @@ export class Workspaces {
       links: wt.links,
     };
     const removal = this.track(
-      this.remove(owner, wt.record)
+      this.release(wt)
+        .then(() => this.remove(owner, wt.record))
         .then(() => (outcome.branch ? undefined : deleteBranch(wt.parent.toplevel, wt.branch)))
         .catch(() => undefined)
         .finally(() => {
@@ -238,6 +306,12 @@ export class Workspaces {
     return { state: merged.state, files: merged.files };
   }
 
+  /** Moves a finished worktree's files into the project's pool, when it has room, for the next child. */
+  private async release(wt: ChildWorktree): Promise<void> {
+    if (wt.poolSize <= 0) return;
+    await this.pool.keep(projectKey(wt.parent), wt.parent.commonDir, wt.path, wt.poolSize).catch(() => false);
+  }
+
   /** Removes a worktree's folder and git's record of it; the owner record last, so a failure is retried at the next start. */
   private async remove(owner: OwnerRecord, record: string): Promise<void> {
     await git(['worktree', 'remove', '--force', '--force', owner.path], { cwd: owner.commonDir }).catch(async () => {
@@ -254,6 +328,7 @@ export class Workspaces {
   }
 
   private async sweep(): Promise<void> {
+    await this.pool.sweep().catch(() => undefined);
     const projects = await readdir(this.root).catch(() => [] as string[]);
     for (const project of projects) {
       const dir = join(this.root, project);
