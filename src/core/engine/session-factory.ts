@@ -38,6 +38,7 @@ import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { ChangeRecorder, Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
 import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
+import { createTaskListTool, TASK_LIST_TOOL } from '../team/index.js';
 import type { EngineOptions } from '../engine.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
@@ -160,6 +161,8 @@ export class SessionFactory {
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
+      // The team's shared task list (DESIGN §24): the root's, for every session of the tree.
+      createTaskListTool(store, () => self.current!),
       askUserTool,
     ];
     // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
@@ -311,6 +314,7 @@ export function agentToolNames(agent: AgentDefinition, config: Config, hasSubage
       ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
       ...(hasSkills ? [SKILL_TOOL] : []),
       ...(hasSubagents ? [TASK_TOOL] : []),
+      TASK_LIST_TOOL,
       ASK_USER_TOOL,
     ],
     agent,

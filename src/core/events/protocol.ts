@@ -38,4 +38,5 @@ export const EVENT_TYPES = [
   'error',
   'hook.notice',
   'file.kept',
+  'team.task',
 ] as const;
