@@ -45,6 +45,7 @@ import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
+import { teamSnapshot, type PublicTeamTask } from './team/index.js';
 import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
 import type { DiffStat, FileDiff } from './checkpoints/index.js';
 
@@ -315,6 +316,11 @@ export class Engine {
     const session = this.options.store.getSession(sessionId);
     if (!session) return undefined;
     return { session, messages: this.options.store.loadMessages(sessionId) };
+  }
+
+  /** The team's shared task list of a root session (DESIGN §24), in creation order. */
+  teamTasks(rootId: string): PublicTeamTask[] {
+    return teamSnapshot(this.options.store, rootId).tasks;
   }
 
   children(sessionId: string): SessionRow[] {

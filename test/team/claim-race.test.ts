@@ -24,6 +24,13 @@ process.stdin.once('data', (line) => {
   // Every process starts at the same instant, given by the test, to the millisecond.
   const at = Number(String(line).trim());
   while (Date.now() < at);
+  if (taskId === 'hold') {
+    // Works on task 1 as a running session of this process, until it is killed.
+    store.updateSession(sessionId, { status: 'running' });
+    process.stdout.write(JSON.stringify(store.teamTasks.claim(rootId, actor, '1')) + '\\n');
+    setInterval(() => {}, 1000);
+    return;
+  }
   if (taskId !== 'all') {
     process.stdout.write(JSON.stringify(store.teamTasks.claim(rootId, actor, taskId === '-' ? undefined : taskId)) + '\\n');
   } else {
@@ -81,7 +88,7 @@ function startClaimer(dataDir: string, rootId: string, sessionId: string, taskId
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.on('exit', (code) => {
-    if (code !== 0) console.error(`claimer ${sessionId} exited ${code}: ${stderr}`);
+    if (code !== 0 && code !== null) console.error(`claimer ${sessionId} exited ${code}: ${stderr}`);
   });
   return { sessionId, child, lines: createInterface({ input: child.stdout })[Symbol.asyncIterator]() };
 }
@@ -160,5 +167,27 @@ describe('claim across processes', () => {
       for (const id of result) expect(store.teamTasks.get(rootId, id)!.owner_session_id).toBe(sessionId);
     }
     store.close();
+  });
+
+  it('a process killed with -9 while holding a task: the next start marks its session interrupted and the task is pending again', async () => {
+    const dataDir = join(dir, 'killed');
+    const { store, rootId, memberIds } = team(dataDir, 1);
+    store.teamTasks.create(rootId, { sessionId: rootId, name: 'lead' }, { title: 'Rebuild the index' });
+    // The team's sessions are this store's until it closes; the holder's process takes one over.
+    store.close();
+
+    const holder = startClaimer(dataDir, rootId, memberIds[0]!, 'hold');
+    expect(await nextLine(holder)).toBe('ready');
+    holder.child.stdin.write(`${Date.now()}\n`);
+    expect(JSON.parse(await nextLine(holder))).toMatchObject({ ok: true, task: { id: '1', status: 'in_progress', owner_session_id: memberIds[0] } });
+    const gone = new Promise((resolve) => holder.child.once('exit', resolve));
+    holder.child.kill('SIGKILL');
+    await gone;
+
+    // What every start does first (project-context.ts openProject).
+    const next = SessionStore.open(dataDir);
+    expect(next.markInterrupted()).toEqual([memberIds[0]]);
+    expect(next.teamTasks.get(rootId, '1')).toMatchObject({ status: 'pending', owner: null, owner_session_id: null });
+    next.close();
   });
 });
