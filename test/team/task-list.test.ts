@@ -224,6 +224,18 @@ describe('TaskCreated and TaskCompleted hooks (Claude Code\'s exit 2)', () => {
     return new HookScripts(scriptsDir);
   }
 
+  it("a PreToolUse matcher written for Claude Code's task tools (TaskCreate|TaskUpdate) matches task_list", async () => {
+    const s = scripts();
+    const guard = s.command('guard', `process.stderr.write('The plan is frozen.'); process.exit(2);`);
+    h = await startHarness({ config: { hooks: { PreToolUse: [{ matcher: 'TaskCreate|TaskUpdate', hooks: [{ type: 'command', command: guard }] }] } } });
+    scriptConversations(h.server, { frozen: [reply(taskList({ action: 'create', title: 'One more thing' })), text('ok')] });
+    const lead = h.engine.createSession();
+    await h.engine.prompt(lead.id, 'frozen');
+    expect(results(requestsOf(h.server, 'frozen')[1]!)).toEqual([{ text: 'Blocked by a PreToolUse hook: The plan is frozen.', isError: true }]);
+    expect(s.calls('guard')[0]).toMatchObject({ tool_name: 'task_list', tool_input: { action: 'create', title: 'One more thing' } });
+    expect(h.store.teamTasks.list(lead.id)).toEqual([]);
+  });
+
   it('exit 2 refuses the creation or keeps the task open, and the model reads the hook\'s stderr', async () => {
     const s = scripts();
     const noVague = s.command('no-vague', `if (input.task_subject.includes('stuff')) { process.stderr.write('Say what the task is.'); process.exit(2); }`);
