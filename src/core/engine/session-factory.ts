@@ -38,7 +38,6 @@ import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { ChangeRecorder, Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
 import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
-import { createTaskListTool, TASK_LIST_TOOL } from '../team/index.js';
 import type { EngineOptions } from '../engine.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
@@ -161,8 +160,6 @@ export class SessionFactory {
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
-      // The team's shared task list (DESIGN §24): the root's, for every session of the tree.
-      createTaskListTool(store, () => self.current!),
       askUserTool,
     ];
     // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
@@ -209,6 +206,8 @@ export class SessionFactory {
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
       changes: this.deps.changes({ id: row.id, cwd: row.cwd, isChild: parent !== undefined }),
+      // The team's shared task list (DESIGN §24): the root's, for every session of the tree.
+      teamStore: store,
       blobs: store.blobs,
       askUser: routes.askUser,
       askPermission: routes.askPermission,
@@ -314,7 +313,6 @@ export function agentToolNames(agent: AgentDefinition, config: Config, hasSubage
       ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
       ...(hasSkills ? [SKILL_TOOL] : []),
       ...(hasSubagents ? [TASK_TOOL] : []),
-      TASK_LIST_TOOL,
       ASK_USER_TOOL,
     ],
     agent,

@@ -5,7 +5,7 @@ import type { SessionStore } from '../store/index.js';
 import { publicTask, type PublicTeamTask } from './task-list.js';
 
 export { actorOf, LEAD, memberName, memberState, resolveOwner, type MemberState } from './members.js';
-export { createTaskListTool, publicTask, returnHeldTasks, TASK_LIST_TOOL, type PublicTeamTask, type TaskListCaller } from './task-list.js';
+export { publicTask, returnHeldTasks, TASK_LIST_TOOL, taskListTool, type PublicTeamTask, type TaskListCaller, type TeamAccess } from './task-list.js';
 export {
   describeIds,
   TEAM_TASK_STATUSES,

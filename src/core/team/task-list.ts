@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { EventPayloads } from '../events.js';
 import type { SessionHooks } from '../hooks/index.js';
 import type { SessionStore } from '../store/index.js';
-import { defineTool, ToolError, type Tool, type ToolResult } from '../tools/types.js';
+import { defineTool, ToolError, type ToolResult } from '../tools/types.js';
 import { actorOf, LEAD, memberState, resolveOwner } from './members.js';
 import { describeIds, TEAM_TASK_STATUSES, type TaskOwner, type TaskResult, type TeamTask } from './task-store.js';
 
@@ -82,31 +82,35 @@ const DESCRIPTION = `The task list shared by every session of this team (the lea
 - update: id with title?, description?, owner?, status?, blocked_by?.
 A task whose blocked_by tasks are not all completed cannot be claimed or completed.`;
 
-export function createTaskListTool(store: SessionStore, caller: () => TaskListCaller): Tool<typeof parameters> {
-  return defineTool({
-    name: TASK_LIST_TOOL,
-    description: DESCRIPTION,
-    parameters,
-    readOnly: false,
-    fileChanges: 'none',
-    async execute(args) {
-      const session = caller();
-      const list = new TaskListActions(store, session);
-      switch (args.action) {
-        case 'list':
-          return list.list();
-        case 'create':
-          return list.create(args);
-        case 'claim':
-          return list.claim(args.id);
-        case 'complete':
-          return list.complete(required(args, 'id'), args.result);
-        case 'update':
-          return list.update(required(args, 'id'), args);
-      }
-    },
-  });
+/** What `task_list` works with: the store of the list and the session calling (ToolContext.team). */
+export interface TeamAccess {
+  store: SessionStore;
+  caller: TaskListCaller;
 }
+
+export const taskListTool = defineTool({
+  name: TASK_LIST_TOOL,
+  description: DESCRIPTION,
+  parameters,
+  readOnly: false,
+  fileChanges: 'none',
+  async execute(args, ctx) {
+    if (!ctx.team) throw new ToolError('The task list is kept by the engine\'s sessions; this call has none.');
+    const list = new TaskListActions(ctx.team.store, ctx.team.caller);
+    switch (args.action) {
+      case 'list':
+        return list.list();
+      case 'create':
+        return list.create(args);
+      case 'claim':
+        return list.claim(args.id);
+      case 'complete':
+        return list.complete(required(args, 'id'), args.result);
+      case 'update':
+        return list.update(required(args, 'id'), args);
+    }
+  },
+});
 
 function required(args: Args, key: 'id'): string {
   const value = args[key];
