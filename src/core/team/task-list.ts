@@ -48,13 +48,10 @@ const MAX_TEXT = 20_000;
 const MAX_BLOCKERS = 100;
 
 /** Models often send task ids as numbers: both spellings name the same task. */
-const taskId = z
-  .union([z.string().trim().min(1).max(20), z.number().int().nonnegative()])
-  .transform((id) => String(id))
-  .describe('A task id: "1", "2", …');
+const taskId = z.union([z.string().trim().min(1).max(20), z.number().int().nonnegative()]).describe('A task id: "1", "2", …');
 
 const parameters = z.object({
-  action: z.enum(['create', 'list', 'claim', 'complete', 'update']),
+  action: z.enum(['create', 'list', 'claim', 'complete', 'update']).describe('What to do (see the list above).'),
   id: taskId.optional().describe('claim (optional: without it, the first free task), complete, update: the task.'),
   title: z.string().trim().min(1).max(MAX_TITLE).optional().describe('create (required), update: a short imperative title.'),
   description: z.string().max(MAX_TEXT).optional().describe('create, update: what done means, details.'),
@@ -72,7 +69,8 @@ const parameters = z.object({
   result: z.string().max(MAX_TEXT).optional().describe('complete: what was done, for whoever reads the list.'),
 });
 
-type Args = z.infer<typeof parameters>;
+/** The arguments with every task id as a string ("1", whether the model sent "1" or 1). */
+type Args = Omit<z.infer<typeof parameters>, 'id' | 'blocked_by'> & { id?: string | undefined; blocked_by?: string[] | undefined };
 
 const DESCRIPTION = `The task list shared by every session of this team (the lead and all its sub-agents): split work, see who does what, avoid doing it twice.
 - create: title, description?, blocked_by? (ids), owner? → the new task's id ("1", "2", …).
@@ -94,9 +92,10 @@ export const taskListTool = defineTool({
   parameters,
   readOnly: false,
   fileChanges: 'none',
-  async execute(args, ctx) {
+  async execute(raw, ctx) {
     if (!ctx.team) throw new ToolError('The task list is kept by the engine\'s sessions; this call has none.');
     const list = new TaskListActions(ctx.team.store, ctx.team.caller);
+    const args = { ...raw, id: raw.id === undefined ? undefined : String(raw.id), blocked_by: raw.blocked_by?.map(String) };
     switch (args.action) {
       case 'list':
         return list.list();
