@@ -1,5 +1,6 @@
-// The `task_list` tool (DESIGN §24): every session of a tree works on its root session's
-// list. Contract: `create`, `list`, `claim`, `complete`, `update` as §24 names them; each
+// The `task_list` tool (DESIGN §24), one of the built-in tools: every session of a tree works
+// on its root session's list, reached through `ToolContext.team` (the engine's sessions have
+// it). Contract: `create`, `list`, `claim`, `complete`, `update` as §24 names them; each
 // change is made atomically by team/task-store.ts and announced with one `team.task` event
 // from the session that made it; TaskCreated and TaskCompleted hooks run before the change
 // and can refuse it (exit 2: the model reads the hook's stderr, the task is not created or
