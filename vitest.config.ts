@@ -30,6 +30,7 @@ const SHARED_MODULES = [
   'test/config/{jsonc,config}.test.ts',
   'test/skills/**/*.test.ts',
   'test/store/{store,engine-lease}.test.ts',
+  'test/team/task-list.test.ts',
   'test/tools/{read,search,write-edit,todo,webfetch,webfetch-normalise,webfetch-redirects,websearch,hostile-patterns,index}.test.ts',
   'test/tools/{bash,background-shells,escaped-processes,exec-reread,read-huge,regular-file-swap,special-files,stale-write}.test.ts',
   'test/trust/**/*.test.ts',

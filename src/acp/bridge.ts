@@ -16,7 +16,7 @@ import type { Engine } from '../core/engine.js';
 import type { CoreEvent, EventOf } from '../core/events.js';
 import type { SessionStore } from '../core/store/index.js';
 import { askAction } from '../core/permission/ask-title.js';
-import { planFrom, textContent, toolDiff, toolKind, toolLocations, toolTitle } from './translate.js';
+import { planFrom, teamPlan, textContent, toolDiff, toolKind, toolLocations, toolTitle } from './translate.js';
 
 interface SessionInfo {
   agent: string;
@@ -151,6 +151,10 @@ export class Bridge {
         break;
       case 'question.answered':
         this.withdraw(event.question_id);
+        break;
+      case 'team.task':
+        // Whichever session of the tree changed it, the editor's plan is the team's whole list.
+        this.send(root, { sessionUpdate: 'plan', entries: teamPlan(engine.teamTasks(root)) });
         break;
       default:
         break;

@@ -7,6 +7,7 @@ import type { PlanEntry, SessionUpdate, StopReason, ToolCallContent, ToolCallLoc
 import type { TurnOutcome } from '../core/agent/loop.js';
 import { imageLabel } from '../core/images/label.js';
 import type { Message } from '../core/messages.js';
+import type { PublicTeamTask } from '../core/team/index.js';
 
 const KINDS: Record<string, ToolKind> = {
   read: 'read',
@@ -121,6 +122,11 @@ export function planFrom(input: unknown): PlanEntry[] | undefined {
     entries.push({ content, priority: 'medium', status: status && status in PLAN_STATUS ? PLAN_STATUS[status as keyof typeof PLAN_STATUS] : 'pending' });
   }
   return entries;
+}
+
+/** The team's shared task list (DESIGN §24) as the editor's plan: one entry per task, with its owner. */
+export function teamPlan(tasks: readonly PublicTeamTask[]): PlanEntry[] {
+  return tasks.map((task) => ({ content: `#${task.id} ${task.title}${task.owner ? ` (${task.owner})` : ''}`, priority: 'medium', status: task.status }));
 }
 
 /** How a prompt turn ended, in the protocol's words. */

@@ -46,6 +46,7 @@ import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
+import { teamSnapshot, type PublicTeamTask } from './team/index.js';
 import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
 import { ShadowRepo, type DiffStat, type FileDiff } from './checkpoints/index.js';
 import { revertRoot, rootDiff, type RootChangesDeps } from './engine/root-changes.js';
@@ -325,6 +326,11 @@ export class Engine {
     if (!opts.withUndone) return { session, messages: this.options.store.loadMessages(sessionId) };
     const rows = this.options.store.messageRows(sessionId);
     return { session, messages: rows.map((r) => ({ role: r.role, content: r.content })), undone: rows.map((r) => r.undone) };
+  }
+
+  /** The team's shared task list of a root session (DESIGN §24), in creation order. */
+  teamTasks(rootId: string): PublicTeamTask[] {
+    return teamSnapshot(this.options.store, rootId).tasks;
   }
 
   children(sessionId: string): SessionRow[] {

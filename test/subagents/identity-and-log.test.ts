@@ -257,6 +257,9 @@ describe('tool log lines', () => {
     expect(mainArgument('bash', { command: 'npm test\n  && echo done' })).toBe('npm test && echo done');
     expect(mainArgument('task', { subagent_type: 'explore', description: 'Find routes', prompt: 'long' })).toBe('explore: Find routes');
     expect(mainArgument('list', {})).toBe('.');
+    expect(mainArgument('task_list', { action: 'create', title: 'Write the docs', blocked_by: ['1'] })).toBe('create "Write the docs"');
+    expect(mainArgument('task_list', { action: 'complete', id: 2, result: 'long text' })).toBe('complete 2');
+    expect(mainArgument('task_list', { action: 'claim' })).toBe('claim');
     expect(mainArgument('mcp__github__search', { query: 'is:open bug', limit: 3 })).toBe('is:open bug');
     expect(mainArgument('read', 'not an object')).toBe('');
     expect([...mainArgument('bash', { command: 'x'.repeat(500) })]).toHaveLength(100);
@@ -286,6 +289,7 @@ describe('the system_prompt column', () => {
       for (const column of ['prompt', 'snapshot_before', 'snapshot_after', 'undone']) db.exec(`ALTER TABLE messages DROP COLUMN ${column}`);
       db.exec('DROP TABLE file_changes');
       for (const column of ['snapshot_start', 'snapshot_end', 'snapshot_start_at', 'snapshot_end_at']) db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
+      db.exec('DROP TABLE team_tasks; DROP TABLE team_task_counters');
       db.pragma('user_version = 1');
       db.close();
 

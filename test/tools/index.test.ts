@@ -24,6 +24,7 @@ describe('BUILTIN_TOOLS', () => {
       'webfetch',
       'todowrite',
       'todoread',
+      'task_list',
     ]);
     const readOnly = BUILTIN_TOOLS.filter((t) => t.readOnly).map((t) => t.name);
     expect(readOnly).toEqual(['read', 'list', 'glob', 'grep', 'bash_output', 'webfetch', 'todoread']);
@@ -43,6 +44,7 @@ describe('BUILTIN_TOOLS', () => {
       webfetch: ['url', 'format'],
       todowrite: ['todos'],
       todoread: [],
+      task_list: ['action', 'id', 'title', 'description', 'blocked_by', 'owner', 'status', 'result'],
     };
     for (const tool of BUILTIN_TOOLS) {
       expect(tool.description.length, tool.name).toBeGreaterThan(80);

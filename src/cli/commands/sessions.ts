@@ -7,6 +7,7 @@ import { formatCost, formatTime, formatTokens, table } from '../format.js';
 import { sessionIdFrom } from '../../core/pick-session.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import { imageLabel } from '../../core/images/label.js';
+import { teamSnapshot, type PublicTeamTask } from '../../core/team/index.js';
 
 export function sessionsList(ctx: OpenedProject, opts: { all: boolean; json: boolean }): string {
   const rows = opts.all ? ctx.store.listAll() : ctx.store.listRoots();
@@ -35,7 +36,9 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
   if (!session) throw new ConfigError(`No session with id "${id}" (see opencode-ink sessions --all).`);
   const tree = ctx.store.tree(id);
   if (opts.json) {
-    return JSON.stringify({ session: { ...session, ...ctx.store.totals(id) }, messages: ctx.store.messageRows(id), children: tree.children }, null, 2);
+    // A root session leads its tree's team (DESIGN §24): its task list is shown with it.
+    const team = session.parent_id === null ? { team: teamSnapshot(ctx.store, id) } : {};
+    return JSON.stringify({ session: { ...session, ...ctx.store.totals(id) }, messages: ctx.store.messageRows(id), children: tree.children, ...team }, null, 2);
   }
   const totals = ctx.store.totals(id);
   const lines = [
@@ -47,6 +50,9 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
     ...ctx.store.messageRows(id).flatMap((row) => (row.undone ? renderMessage(row).map((line) => `[undone] ${line}`) : renderMessage(row))),
   ];
   if (tree.children.length) lines.push('', 'Sub-agent sessions:', ...renderTree(tree.children, 1));
+  const tasks = session.parent_id === null ? teamSnapshot(ctx.store, id).tasks : [];
+  const done = new Set(tasks.filter((t) => t.status === 'completed').map((t) => t.id));
+  if (tasks.length) lines.push('', 'Team tasks:', ...tasks.map((task) => renderTeamTask(task, done)));
   return terminalSafe(lines.join('\n'));
 }
 
@@ -74,6 +80,12 @@ function renderMessage(message: Message): string[] {
     }
   }
   return out;
+}
+
+function renderTeamTask(task: PublicTeamTask, completed: ReadonlySet<string>): string {
+  const open = task.status === 'pending' ? task.blocked_by.filter((id) => !completed.has(id)) : [];
+  const blocked = open.length ? ` (blocked by ${open.join(', ')})` : '';
+  return `  #${task.id} [${task.status}]${blocked} ${task.title}${task.owner ? ` · ${task.owner}` : ''}`;
 }
 
 function renderTree(nodes: SessionTree[], depth: number): string[] {

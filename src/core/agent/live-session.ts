@@ -10,6 +10,7 @@ import type { SessionShells } from '../shells/background-shells.js';
 import type { ChangeRecorder, QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
 import type { BlobStore } from '../store/blobs.js';
+import type { SessionStore } from '../store/index.js';
 
 /** Asks the user on behalf of `origin` (the session whose tool asked), possibly many levels down. */
 export type QuestionRoute = (origin: LiveSession, question: string, options: string[]) => Promise<QuestionOutcome>;
@@ -68,6 +69,8 @@ export interface LiveSession {
   readonly fileViews: FileViews;
   /** Records which project files its tools change (DESIGN §18); undefined outside an engine. */
   readonly changes?: ChangeRecorder | undefined;
+  /** The store holding its team's task list (DESIGN §24); undefined outside an engine. */
+  readonly teamStore?: SessionStore | undefined;
   /** Where the images of its messages are kept, by content hash (DESIGN §22). */
   readonly blobs: BlobStore;
   /** For a root: the broker. For a child: closures its parent gave it, forwarding upward. */

@@ -219,6 +219,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     ...(session.toolEnv ? { env: session.toolEnv } : {}),
     shells: session.shells,
     ...(session.changes ? { changes: session.changes } : {}),
+    ...(session.teamStore ? { team: { store: session.teamStore, caller: session } } : {}),
   };
   try {
     if (signal.aborted) return { content: CANCELLED_RESULT, isError: true };

@@ -33,6 +33,7 @@ export const TOOL_NAMES = [
   'todowrite',
   'todoread',
   'task',
+  'task_list',
   'ask_user',
   'skill',
 ] as const;
@@ -46,6 +47,11 @@ const ALIASES: Record<string, string> = {
   bashoutput: 'bash_output',
   killshell: 'kill_shell',
   killbash: 'kill_shell',
+  // Claude Code's four tools over its team task list are one tool here (DESIGN §24).
+  taskcreate: 'task_list',
+  tasklist: 'task_list',
+  taskupdate: 'task_list',
+  taskget: 'task_list',
 };
 
 /** MCP tools exist only once their server connects, so their names cannot be checked when a file loads. */

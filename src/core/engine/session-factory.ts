@@ -220,6 +220,8 @@ export class SessionFactory {
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
       changes: this.deps.changes({ id: row.id, cwd: row.cwd, isChild: parent !== undefined }),
+      // The team's shared task list (DESIGN §24): the root's, for every session of the tree.
+      teamStore: store,
       blobs: store.blobs,
       askUser: routes.askUser,
       askPermission: routes.askPermission,

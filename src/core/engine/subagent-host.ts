@@ -11,6 +11,7 @@ import type { Workspaces } from '../workspace/worktree.js';
 import type { EngineOptions } from '../engine.js';
 import type { SessionFactory } from './session-factory.js';
 import type { TurnScheduler } from './turn-scheduler.js';
+import { returnHeldTasks } from '../team/task-list.js';
 import type { Checkpoints } from './checkpoints.js';
 
 export interface SubagentHostDeps {
@@ -58,7 +59,12 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
       live.delete(row.id);
       return sessions.open(row, parent, narrow, undefined, fork);
     },
-    runChild: (child, input, opts) => turns.runLive(child, input, opts),
+    runChild: async (child, input, opts) => {
+      const outcome = await turns.runLive(child, input, opts);
+      // A sub-agent that failed or was stopped will not finish what it claimed: others may (DESIGN §24).
+      if (outcome.status === 'failed' || outcome.status === 'cancelled') returnHeldTasks(store, child);
+      return outcome;
+    },
     // A child another process holds (it resumed it, or runs it) counts as running too.
     isRunning: (id) => turns.isRunning(id) || store.leases.otherHolder(id) !== undefined,
     liveSession: (id) => live.get(id),

@@ -39,4 +39,5 @@ export const EVENT_TYPES = [
   'hook.notice',
   'file.kept',
   'result.arrived',
+  'team.task',
 ] as const;

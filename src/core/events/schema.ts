@@ -254,7 +254,7 @@ export const SessionDiffStatSchema = event('session.diff_stat', { stat: DiffStat
 /** A hook (DESIGN §20) blocked something, stopped the agent, or failed: what the user should know. */
 export const HookNoticeSchema = event('hook.notice', {
   hook_event: z
-    .enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification'])
+    .enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification', 'TaskCreated', 'TaskCompleted'])
     .describe("The hook event, in Claude Code's spelling."),
   kind: z
     .enum(['blocked', 'stopped', 'warning'])
@@ -328,6 +328,27 @@ export const ResultArrivedSchema = event('result.arrived', {
   follow_up: z.boolean().describe('true: a further report of a task that had already delivered a result (a continued child, or a background result passed up).'),
 });
 
+/** A task of the team's shared list (DESIGN §24), as `task_list list` and `sessions show --json` give it. */
+export const TeamTaskSchema = z
+  .strictObject({
+    id: id.describe('"1", "2", … in creation order, within the root session\'s list.'),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    owner: z.string().nullable().describe('`lead`, a teammate\'s name, or a sub-agent\'s session id; null when unowned.'),
+    owner_session_id: id.nullable().describe("The owner's session."),
+    blocked_by: z.array(id).describe('Tasks that must be completed before this one can be claimed.'),
+    result: z.string().nullable().describe('What the session that completed it said.'),
+  })
+  .meta({ id: 'TeamTask' });
+/** The team's task list changed (DESIGN §24); the event's session is the one that changed it. */
+export const TeamTaskEventSchema = event('team.task', {
+  action: z
+    .enum(['created', 'claimed', 'completed', 'updated'])
+    .describe('updated: any other change, including a task put back to pending because its owner failed.'),
+  task: TeamTaskSchema,
+});
+
 /** Every core event. */
 export const CoreEventSchema = z
   .union([
@@ -360,6 +381,7 @@ export const CoreEventSchema = z
     HookNoticeSchema,
     FileKeptSchema,
     ResultArrivedSchema,
+    TeamTaskEventSchema,
   ])
   .meta({ id: 'CoreEvent' });
 

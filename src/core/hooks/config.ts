@@ -20,6 +20,8 @@ export const HOOK_EVENTS = [
   'SessionStart',
   'PreCompact',
   'Notification',
+  'TaskCreated',
+  'TaskCompleted',
 ] as const;
 
 export type HookEventName = (typeof HOOK_EVENTS)[number];

@@ -53,6 +53,17 @@ export interface PromptVerdict {
   context?: string;
 }
 
+/** What TaskCreated and TaskCompleted hooks read about the task (Claude Code's `task_*` fields). */
+export interface TeamTaskHookInput {
+  id: string;
+  title: string;
+  description: string | null;
+  /** The teammate acting; absent for the lead. */
+  teammateName?: string | undefined;
+  /** The team: its root session's id. */
+  teamName: string;
+}
+
 /** Stop hooks asked the agent to go on: the reason becomes its next user message. */
 export interface StopVerdict {
   continueWith?: string;
@@ -133,6 +144,27 @@ export class SessionHooks {
   notify(message: string, type: 'permission_prompt' | 'elicitation_dialog'): void {
     if (!this.has('Notification')) return;
     void this.fire('Notification', { message, notification_type: type }, [type]);
+  }
+
+  /**
+   * TaskCreated or TaskCompleted (DESIGN §24), with Claude Code's fields. Exit 2 (or
+   * `decision: "block"`) refuses the creation or the completion: the reason is returned for
+   * the model. These events take no matcher: every configured hook runs.
+   */
+  async teamTask(event: 'TaskCreated' | 'TaskCompleted', task: TeamTaskHookInput): Promise<{ block?: string }> {
+    if (!this.has(event)) return {};
+    const fields = {
+      task_id: task.id,
+      task_subject: task.title,
+      task_description: task.description ?? '',
+      ...(task.teammateName ? { teammate_name: task.teammateName } : {}),
+      team_name: task.teamName,
+    };
+    const verdict = await this.fire(event, fields);
+    if (verdict.block === undefined) return {};
+    const action = event === 'TaskCreated' ? 'creation' : 'completion';
+    this.notice(event, 'blocked', `A ${event} hook refused the ${action} of task ${task.id} (${task.title}): ${verdict.block}`);
+    return { block: verdict.block };
   }
 
   /** Tells the user a hook ended the turn (`continue: false`). */

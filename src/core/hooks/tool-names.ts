@@ -30,6 +30,8 @@ const CLAUDE_NAMES: Readonly<Record<string, string>> = {
 const ALIASES: Readonly<Record<string, readonly string[]>> = {
   task: ['Agent'],
   edit: ['MultiEdit'],
+  // Claude Code splits its team task list over four tools; a matcher naming any of them means ours.
+  task_list: ['TaskCreate', 'TaskList', 'TaskUpdate', 'TaskGet'],
 };
 
 /** The name a hook receives as `tool_name`. */

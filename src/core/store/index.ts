@@ -20,6 +20,7 @@ import type { Todo } from '../tools/types.js';
 import { processAlive, SessionLeases } from './lease.js';
 import { migrate } from './schema.js';
 import { BlobStore } from './blobs.js';
+import { TeamTaskStore } from '../team/task-store.js';
 
 export { busyMessage, LEASE_TTL_MS, SessionBusyError, SessionLeases, type LeaseHolder } from './lease.js';
 
@@ -156,6 +157,7 @@ export class SessionStore {
   readonly blobs: BlobStore;
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SessionStore['prepare']>;
+  private tasks: TeamTaskStore | undefined;
 
   private constructor(file: string, db: Database.Database) {
     this.file = file;
@@ -527,6 +529,8 @@ export class SessionStore {
           if (this.leases.otherHolder(row.id)) continue;
           this.stmt.interrupt.run({ id: row.id, now: this.now() });
           this.answerInterruptedCalls(row.id);
+          // What it had claimed of its team's task list goes back to pending (DESIGN §24).
+          this.teamTasks.releaseHeldBy(row.id);
           marked.push(row.id);
         }
       })
@@ -577,6 +581,12 @@ export class SessionStore {
   setTodos(sessionId: string, todos: Todo[]): void {
     const params = { id: sessionId, items: JSON.stringify(todos), now: this.now() };
     this.db.transaction(() => this.stmt.setTodos.run(params)).immediate();
+  }
+
+  /** The teams' shared task lists (DESIGN §24), in this file; prepared the first time a list is used. */
+  get teamTasks(): TeamTaskStore {
+    this.tasks ??= new TeamTaskStore(this.db);
+    return this.tasks;
   }
 
   /** Releases this store's leases and closes the file. */

@@ -89,6 +89,33 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX file_changes_window ON file_changes(project, to_at);
   CREATE INDEX file_changes_session ON file_changes(session_id);
   `,
+  // 6: the team's shared task list (DESIGN §24), one per root session (team/task-store.ts).
+  // Ids are "1", "2", … per list, handed out by a counter that never goes back, so an id a
+  // hook refused is never reused. A task is `creating` while its TaskCreated hooks run:
+  // nobody sees it until they let it through.
+  `
+  CREATE TABLE team_task_counters (
+    root_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    last_id INTEGER NOT NULL
+  );
+  CREATE TABLE team_tasks (
+    root_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    description TEXT NULL,
+    status TEXT NOT NULL,
+    owner TEXT NULL,
+    owner_session_id TEXT NULL,
+    blocked_by TEXT NOT NULL DEFAULT '[]',
+    result TEXT NULL,
+    created_by TEXT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (root_id, id)
+  );
+  CREATE INDEX team_tasks_owner ON team_tasks(owner_session_id) WHERE owner_session_id IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

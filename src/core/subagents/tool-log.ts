@@ -117,6 +117,13 @@ export function mainArgument(tool: string, input: unknown): string {
       arg = str('session_id') ? `${label} (resumed ${str('session_id')})` : label;
       break;
     }
+    case 'task_list': {
+      // `create "Write the docs"`, `claim 3`, `claim`, `complete 2`.
+      const id = typeof args['id'] === 'string' || typeof args['id'] === 'number' ? String(args['id']) : undefined;
+      const title = str('title');
+      arg = [str('action'), id, title !== undefined ? JSON.stringify(title) : undefined].filter(Boolean).join(' ');
+      break;
+    }
     default:
       // MCP and custom tools: their first string argument says the most in the least space.
       arg = Object.values(args).find((v): v is string => typeof v === 'string' && v !== '') ?? '';

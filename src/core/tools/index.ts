@@ -8,6 +8,7 @@ import { listTool } from './list.js';
 import { readTool } from './read.js';
 import { bashOutputTool, killShellTool } from './shell-tools.js';
 import { todoreadTool, todowriteTool } from './todo.js';
+import { taskListTool } from '../team/task-list.js';
 import type { Tool } from './types.js';
 import { webfetchTool } from './webfetch.js';
 import { writeTool } from './write.js';
@@ -25,6 +26,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   webfetchTool,
   todowriteTool,
   todoreadTool,
+  taskListTool,
 ];
 
 export { bashTool, bashOutputTool, killShellTool, editTool, globTool, grepTool, listTool, readTool, todoreadTool, todowriteTool, webfetchTool, writeTool };

@@ -8,6 +8,7 @@ import type { FileViews } from '../workspace/file-views.js';
 import type { CommandSandbox } from '../sandbox/index.js';
 import type { SessionShells } from '../shells/background-shells.js';
 import type { PreparedImage } from '../images/prepare.js';
+import type { TeamAccess } from '../team/task-list.js';
 
 export interface PermissionRequest {
   /** Rule key in the `permission` config: `edit`, `bash`, `webfetch`, `external_directory`, or a tool name. */
@@ -111,6 +112,8 @@ export interface ToolContext {
   shells?: SessionShells;
   /** Where a file tool reports the files it replaced; undefined outside an engine. */
   changes?: Pick<ChangeRecorder, 'wrote'>;
+  /** The team's shared task list this session works on (DESIGN §24); undefined outside an engine. */
+  team?: TeamAccess;
 }
 
 export interface ToolResult {

@@ -1,0 +1,51 @@
+// Who is who on a team's task list (DESIGN §24). Contract: the root session is the `lead`;
+// any other session of the tree owns tasks under its session id (teammates, when they come,
+// under their names); an owner named in a request resolves to a session of the same tree or
+// is refused with a sentence saying who can own tasks; a session's stored status reads as the
+// owner's state `working | idle | ended | failed`, so `list` never makes the model guess
+// whether an owner is alive.
+import type { SessionStatus } from '../events.js';
+import type { SessionStore } from '../store/index.js';
+import type { TaskActor, TaskOwner } from './task-store.js';
+
+export const LEAD = 'lead';
+
+export type MemberState = 'working' | 'idle' | 'ended' | 'failed';
+
+/** The name a session owns tasks under in its root's list. */
+export function memberName(rootId: string, sessionId: string): string {
+  return sessionId === rootId ? LEAD : sessionId;
+}
+
+export function actorOf(rootId: string, sessionId: string): TaskActor {
+  return { sessionId, name: memberName(rootId, sessionId) };
+}
+
+/** The session behind an owner's name, or why there is none. */
+export function resolveOwner(store: Pick<SessionStore, 'subtreeIds'>, rootId: string, name: string): TaskOwner | { error: string } {
+  const wanted = name.trim();
+  if (wanted === LEAD) return { name: LEAD, sessionId: rootId };
+  const members = store.subtreeIds(rootId);
+  if (wanted !== rootId && members.includes(wanted)) return { name: wanted, sessionId: wanted };
+  return { error: `owner "${name}" is not on this team: name \`${LEAD}\` or the session id of one of its sub-agents (a \`task\` result's id), or leave owner out.` };
+}
+
+/** An owner's state, read from its session's stored status. */
+export function memberState(status: SessionStatus, isLead: boolean): MemberState {
+  switch (status) {
+    case 'running':
+    case 'queued':
+      return 'working';
+    case 'idle':
+      return 'idle';
+    case 'completed':
+    case 'limited':
+      // A lead whose turn is over is waiting for the user, not gone.
+      return isLead ? 'idle' : 'ended';
+    case 'cancelled':
+      return isLead ? 'idle' : 'ended';
+    case 'failed':
+    case 'interrupted':
+      return isLead ? 'idle' : 'failed';
+  }
+}
