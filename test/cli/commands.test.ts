@@ -35,7 +35,8 @@ describe('commands in run', () => {
   it('runs a subtask command: the child request comes first, then the parent continues', async () => {
     server.enqueue(text('No bugs in src/a.ts.'), text('The review found no bugs.'));
     const result = await runCli(['run', '/review src/a.ts'], { cwd: project, env });
-    expect(result.stderr).toBe('');
+    // Only the sub-agent's start and end lines: no warning, no error.
+    expect(result.stderr).toMatch(/^▸ explore \(Review a file\) started\n✓ explore \(Review a file\) \d+s\n$/);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('The review found no bugs.\n');
     expect(server.requests.map(firstUserText)).toEqual(['Review src/a.ts for bugs.', '/review src/a.ts']);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTaskCompletion, type CoreEvent, type TaskOutcome } from '../../src/core/events.js';
-import { scriptConversations, toolUse } from '../support/conversations.js';
+import { held, scriptConversations, toolUse } from '../support/conversations.js';
 import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { git as hostGit, GitError } from '../../src/core/workspace/git.js';
@@ -288,7 +288,9 @@ describe('a repository git needs minutes for', () => {
   it('ends the turn when it is cancelled while its snapshot is being taken', async () => {
     const warnings: string[] = [];
     h = await slowRepoHarness(warnings);
-    scriptConversations(h.server, { 'hello': [text('hi')] });
+    // The answer is held: the turn is still under way (its request in flight beside the
+    // snapshot, which no longer holds the request up) when it is cancelled.
+    scriptConversations(h.server, { 'hello': [held(text('hi')).reply] });
     const root = h.engine.createSession();
     const turn = h.engine.prompt(root.id, 'hello');
     // The shadow repository's excludes are written last before the walk of the tree starts.
@@ -298,8 +300,9 @@ describe('a repository git needs minutes for', () => {
     });
     expect(h.engine.cancel(root.id)).toBe(true);
     expect((await turn).status).toBe('cancelled');
-    // Cancelled, not timed out: no notice, and no request reached the model.
+    // Cancelled, not timed out: no notice. The snapshot no longer holds up the model request
+    // (it runs while the request is in flight), so at most that one request went out.
     expect(warnings.filter((w) => /undo/i.test(w))).toEqual([]);
-    expect(h.server.requests).toHaveLength(0);
+    expect(h.server.requests.length).toBeLessThanOrEqual(1);
   }, 60_000);
 });
