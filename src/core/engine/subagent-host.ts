@@ -23,6 +23,8 @@ export interface SubagentHostDeps {
   checkpoints: Pick<Checkpoints, 'sessionSnapshot' | 'merged'>;
   onEvent: (listener: EventListener) => () => void;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
+  /** Children's containers (DESIGN §25), made on first use. */
+  containers: Pick<SubagentHost, 'startContainer' | 'stopContainer'>;
 }
 
 export function subagentHost(deps: SubagentHostDeps): SubagentHost {
@@ -67,5 +69,7 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     trackBackground: (rootId, work) => turns.trackBackground(rootId, work),
     checkpoint: (sessionId, phase) => deps.checkpoints.sessionSnapshot(sessionId, phase),
     merged: (sessionId, topLevel, files, fromAt) => deps.checkpoints.merged(sessionId, topLevel, files, fromAt),
+    startContainer: (child) => deps.containers.startContainer(child),
+    stopContainer: (child) => deps.containers.stopContainer(child),
   };
 }

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { CommandExit, CommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
+import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
 import { changedSince, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
 import { packTar, parseTar } from './tar.js';
 
@@ -48,7 +48,7 @@ export interface ExecResult {
   exitCode: number | null;
 }
 
-export class ContainerRunner implements CommandRunner {
+export class ContainerRunner implements RemoteCommandRunner {
   readonly description: string;
   /** What both sides held after the last sync, as this machine sees it. */
   private localBase: LocalTree = new Map();
@@ -78,6 +78,10 @@ export class ContainerRunner implements CommandRunner {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  get where(): { host: string; container: string } {
+    return { host: this.spec.host, container: this.spec.name };
   }
 
   static async create(spec: ContainerSpec): Promise<ContainerRunner> {

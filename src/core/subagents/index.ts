@@ -61,6 +61,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
 import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
 import type { CoreEvent, EventListener, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
+import type { RemoteCommandRunner } from '../sandbox/index.js';
 import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
 import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
@@ -137,6 +138,10 @@ export interface SubagentHost {
   checkpoint(sessionId: string, phase: 'start' | 'end'): Promise<void>;
   /** Records the project files an isolated child's merge changed (`files` relative to `topLevel`), as its own. */
   merged(sessionId: string, topLevel: string, files: readonly string[], fromAt: number): void;
+  /** Starts the container a child with `runner: docker` runs its commands in (DESIGN §25); throws one sentence naming each host and why. */
+  startContainer(child: LiveSession): Promise<RemoteCommandRunner>;
+  /** Removes that container; never throws. */
+  stopContainer(child: LiveSession): Promise<void>;
 }
 
 /** `task.tools` as gate A matches it: our names (aliases mapped) and globs; rules are refused. */
@@ -496,7 +501,28 @@ export class SubagentSupervisor {
     // An isolated child changes them only when its work is merged back: snapshotted around the
     // merge, so what the parent and its siblings did meanwhile is not counted as the child's.
     if (!worktree) await this.host.checkpoint(child.id, 'start');
-    const { state, body } = await this.runToEnd(parent, child, input, link);
+    // A child whose commands belong in a container gets it before its first turn; without one it
+    // fails, naming each host and why, and never runs its commands on this machine instead.
+    let started: { state: TaskState; body: string } | undefined;
+    if (child.runnerKind === 'docker') {
+      try {
+        child.container = await this.host.startContainer(child);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        this.host.store.updateSession(child.id, { status: 'failed', error: reason });
+        child.emit('session.status', { status: 'failed', reason });
+        started = { state: 'failed', body: `Failed: ${reason}` };
+      }
+    }
+    const where = child.container?.where;
+    let outcome: { state: TaskState; body: string };
+    try {
+      outcome = started ?? (await this.runToEnd(parent, child, input, link));
+    } finally {
+      if (child.container) await this.host.stopContainer(child);
+      child.container = undefined;
+    }
+    const { state, body } = outcome;
     if (worktree) await this.host.checkpoint(child.id, 'start');
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const mergeStarted = Date.now();
@@ -505,7 +531,7 @@ export class SubagentSupervisor {
     await this.host.checkpoint(child.id, 'end');
     // Whatever arrived after its last turn boundary will not be read by this run.
     dropSteering(child, 'finished');
-    return this.result(child, state, this.withUndelivered(child.id, body), log(), merge);
+    return this.result(child, state, this.withUndelivered(child.id, body), log(), merge, where);
   }
 
   /** Waits for a slot, runs the child (cancelled with its parent's turn while `link` holds), and says how it ended. */
@@ -553,7 +579,7 @@ export class SubagentSupervisor {
     }
   }
 
-  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog, merge: MergeOutcome | undefined): ToolResult {
+  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog, merge: MergeOutcome | undefined, runner?: { host: string; container: string }): ToolResult {
     return {
       output: formatTaskResult(child.id, state, body, log, merge),
       isError: state === 'failed',
@@ -566,6 +592,7 @@ export class SubagentSupervisor {
         tool_log_earlier: log.earlier,
         report: body,
         ...(merge ? { merge } : {}),
+        ...(runner ? { runner } : {}),
       } satisfies TaskOutcome,
     };
   }
