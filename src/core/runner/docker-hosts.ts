@@ -4,7 +4,9 @@
 // - `connect(url)` gives a dockerode client (loaded on first use: a start without containers
 //   never loads it); `probe` tells within a deadline whether the host answers, the image is there,
 //   and this program's containers on it — or why not, in words a user can act on.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { parseDockerHost, type DockerHostUrl, type RunnerConfig } from './config.js';
 
@@ -38,11 +40,22 @@ export async function connect(url: string): Promise<Docker> {
         host: parsed.host,
         port: parsed.port,
         ...(parsed.username ? { username: parsed.username } : {}),
-        sshOptions: process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {},
+        sshOptions: sshCredentials(process.env),
       });
     default:
       return new DockerClient({ protocol: parsed.scheme === 'https' ? 'https' : 'http', host: parsed.host, port: parsed.port });
   }
+}
+
+/** The ssh agent when one runs, else the user's default unencrypted key (as `ssh` would try it). */
+function sshCredentials(env: NodeJS.ProcessEnv): { agent?: string; privateKey?: Buffer } {
+  if (env.SSH_AUTH_SOCK) return { agent: env.SSH_AUTH_SOCK };
+  const home = env.HOME || homedir();
+  for (const name of ['id_ed25519', 'id_ecdsa', 'id_rsa']) {
+    const path = join(home, '.ssh', name);
+    if (existsSync(path)) return { privateKey: readFileSync(path) };
+  }
+  return {};
 }
 
 /** Resolves `work` or rejects with "no answer within N s" past the deadline. */

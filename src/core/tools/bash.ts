@@ -207,7 +207,7 @@ async function startInBackground(
   }
   const shell = shells.start({ command, description, running });
   return {
-    output: `Started in the background as ${shell.shellId} (pid ${shell.pid}). Read its output with bash_output (shell_id "${shell.shellId}"); stop it with kill_shell.`,
+    output: `Started in the background as ${shell.shellId} (${where ? `in container ${where.container} on ${where.host}` : `pid ${shell.pid}`}). Read its output with bash_output (shell_id "${shell.shellId}"); stop it with kill_shell.`,
     metadata: { shell_id: shell.shellId, pid: shell.pid, background: true, description, ...(sandboxMode ? { sandbox: sandboxMode } : {}), ...(where ? { runner: where } : {}) },
   };
 }
