@@ -27,7 +27,8 @@ export function runnerHosts(config: RunnerConfig, env: NodeJS.ProcessEnv): strin
   return [`unix://${found ?? candidates[0]}`];
 }
 
-export async function connect(url: string): Promise<Docker> {
+/** A client for `url`; `env` gives the ssh agent socket and the home folder holding ssh keys. */
+export async function connect(url: string, env: NodeJS.ProcessEnv = process.env): Promise<Docker> {
   const parsed: DockerHostUrl | string = parseDockerHost(url);
   if (typeof parsed === 'string') throw new Error(`${url} ${parsed}`);
   const { default: DockerClient } = await import('dockerode');
@@ -40,7 +41,7 @@ export async function connect(url: string): Promise<Docker> {
         host: parsed.host,
         port: parsed.port,
         ...(parsed.username ? { username: parsed.username } : {}),
-        sshOptions: sshCredentials(process.env),
+        sshOptions: sshCredentials(env),
       });
     default:
       return new DockerClient({ protocol: parsed.scheme === 'https' ? 'https' : 'http', host: parsed.host, port: parsed.port });
@@ -95,9 +96,9 @@ export interface HostProbe {
   containers: Array<{ id: string; name: string; state: string; session?: string; instance?: string }>;
 }
 
-export async function probeHost(url: string, image: string | undefined, deadlineMs = PROBE_MS): Promise<HostProbe> {
+export async function probeHost(url: string, image: string | undefined, env: NodeJS.ProcessEnv = process.env, deadlineMs = PROBE_MS): Promise<HostProbe> {
   try {
-    const docker = await connect(url);
+    const docker = await connect(url, env);
     await withDeadline(docker.ping(), deadlineMs, url);
     const listed = await withDeadline(docker.listContainers({ all: true, filters: { label: [LABEL_PROGRAM] } }), deadlineMs, url);
     let imagePresent: boolean | undefined;

@@ -56,7 +56,7 @@ export class ContainerFleet {
   private async client(url: string): Promise<Docker> {
     let docker = this.clients.get(url);
     if (!docker) {
-      docker = await connect(url);
+      docker = await connect(url, this.options.env);
       this.clients.set(url, docker);
     }
     return docker;
