@@ -1,10 +1,11 @@
 // A real Docker Engine API for tests: Podman serving it on a socket in a temp folder, and a
 // small image made without a registry (`podman import` of a root filesystem holding a static
-// busybox), cached by content under the temp dir. Where the machine cannot run containers at
-// all (no podman, runc or busybox), `startPodman` says why instead, for the test to skip.
+// busybox; the tarball cached by content under the temp dir), in a storage of its own. Where
+// the machine cannot run containers at all (no podman, runc or busybox), `startPodman` says why
+// instead, for the test to skip.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,11 +29,13 @@ function containersConf(dir: string): string {
   return file;
 }
 
-/** The test image, imported once per busybox build. */
-function ensureImage(env: NodeJS.ProcessEnv): string {
+/** The root filesystem's tarball, made once per busybox build and kept under the temp dir. */
+function rootfsTarball(): { tarball: string; digest: string } {
   const digest = createHash('sha256').update(readFileSync(BUSYBOX)).digest('hex').slice(0, 12);
-  const image = `localhost/opencode-ink-test-busybox:${digest}`;
-  if (spawnSync('podman', ['image', 'exists', image], { env }).status === 0) return image;
+  const cache = join(tmpdir(), 'opencode-ink-test-images');
+  const tarball = join(cache, `busybox-rootfs-${digest}.tar`);
+  if (existsSync(tarball)) return { tarball, digest };
+  mkdirSync(cache, { recursive: true });
   const root = mkdtempSync(join(tmpdir(), 'oc-rootfs-'));
   try {
     for (const dir of ['bin', 'tmp', 'etc', 'root', 'proc', 'dev', 'sys']) mkdirSync(join(root, dir));
@@ -40,16 +43,15 @@ function ensureImage(env: NodeJS.ProcessEnv): string {
     const applets = spawnSync(BUSYBOX, ['--list'], { encoding: 'utf8' }).stdout.split('\n').filter((name) => name && name !== 'busybox');
     for (const applet of applets) symlinkSync('busybox', join(root, 'bin', applet));
     writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
-    const tarball = `${root}.tar`;
-    const packed = spawnSync('tar', ['-C', root, '-cf', tarball, '.']);
+    // Written aside and renamed: another test file may be making the same one.
+    const partial = `${tarball}.${process.pid}`;
+    const packed = spawnSync('tar', ['-C', root, '-cf', partial, '.']);
     if (packed.status !== 0) throw new Error(`tar failed: ${packed.stderr}`);
-    const imported = spawnSync('podman', ['import', '--change', 'ENV PATH=/bin', tarball, image], { env, encoding: 'utf8' });
-    rmSync(tarball, { force: true });
-    if (imported.status !== 0) throw new Error(`podman import failed: ${imported.stderr}`);
+    renameSync(partial, tarball);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  return image;
+  return { tarball, digest };
 }
 
 function socketAnswers(path: string): Promise<boolean> {
@@ -70,9 +72,14 @@ export async function startPodman(): Promise<PodmanService | string> {
   if (!existsSync(BUSYBOX)) return 'busybox-static is not installed (/bin/busybox)';
   const dir = mkdtempSync(join(tmpdir(), 'oc-podman-'));
   const env = { ...process.env, CONTAINERS_CONF: containersConf(dir) };
-  const image = ensureImage(env);
+  // Storage of its own: each service is a host of its own, whose containers no other test sees.
+  const storage = ['--root', join(dir, 'storage'), '--runroot', join(dir, 'runroot')];
+  const { tarball, digest } = rootfsTarball();
+  const image = `localhost/opencode-ink-test-busybox:${digest}`;
+  const imported = spawnSync('podman', [...storage, 'import', '--change', 'ENV PATH=/bin', tarball, image], { env, encoding: 'utf8' });
+  if (imported.status !== 0) throw new Error(`podman import failed: ${imported.stderr}`);
   const socket = join(dir, 'podman.sock');
-  const service: ChildProcess = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { env, stdio: 'ignore' });
+  const service: ChildProcess = spawn('podman', [...storage, 'system', 'service', '--time=0', `unix://${socket}`], { env, stdio: 'ignore' });
   const deadline = Date.now() + 15_000;
   while (!(existsSync(socket) && (await socketAnswers(socket)))) {
     if (Date.now() > deadline || service.exitCode !== null) {
@@ -88,6 +95,8 @@ export async function startPodman(): Promise<PodmanService | string> {
       const ended = new Promise((resolve) => service.once('exit', resolve));
       service.kill('SIGTERM');
       await ended;
+      // Whatever a failed test left in this storage goes with it.
+      spawnSync('podman', [...storage, 'rm', '--all', '--force'], { env, stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });
     },
   };

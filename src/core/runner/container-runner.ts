@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
-import { changedSince, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
+import { changedSince, entryAt, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
 import { packTar, parseTar } from './tar.js';
 
 /** Environment of this machine that means nothing (or too much) inside a container. */
@@ -186,6 +186,7 @@ export class ContainerRunner implements RemoteCommandRunner {
     for (const path of deleted.sort((a, b) => b.length - a.length)) {
       const why = await removeBack(this.spec.workspace, path);
       if (why) this.notes.push(why);
+      else for (const key of [...this.localBase.keys()]) if (key === path || key.startsWith(`${path}/`)) this.localBase.delete(key);
     }
     for (const batch of batches(candidates)) {
       const packed = await this.exec(['/bin/sh', '-c', 'cd -- "$1" && shift && tar -cf - --no-recursion -- "$@"', 'sh', this.spec.workspace, ...batch.map((p) => `./${p}`)]);
@@ -194,11 +195,15 @@ export class ContainerRunner implements RemoteCommandRunner {
       const entries = parseTar(packed.stdout).sort((a, b) => (a.type === 'dir' ? 0 : 1) - (b.type === 'dir' ? 0 : 1) || a.name.length - b.name.length);
       for (const entry of entries) {
         const why = await writeBack(this.spec.workspace, entry);
-        if (why) this.notes.push(why);
+        if (why) {
+          this.notes.push(why);
+          continue;
+        }
+        // What came back is what both sides hold; anything else changed here meanwhile is still copied in next time.
+        const now = await entryAt(this.spec.workspace, entry.name);
+        if (now) this.localBase.set(entry.name, now);
       }
     }
-    // What this machine holds now is what both sides agree on.
-    this.localBase = await scanTree(this.spec.workspace);
   }
 
   async run(command: string, options: RunOptions): Promise<RunningCommand> {

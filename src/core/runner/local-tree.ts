@@ -58,6 +58,18 @@ export async function scanTree(root: string): Promise<LocalTree> {
   return tree;
 }
 
+/** One entry as this machine holds it now; undefined when it is gone or not a file, folder or link. */
+export async function entryAt(root: string, rel: string): Promise<LocalEntry | undefined> {
+  const path = join(root, ...rel.split('/'));
+  const stats = await lstat(path).catch(() => undefined);
+  if (!stats) return undefined;
+  const mode = stats.mode & 0o7777;
+  if (stats.isSymbolicLink()) return { type: 'symlink', mode, size: 0, mtimeMs: stats.mtimeMs, linkname: await readlink(path).catch(() => '') };
+  if (stats.isDirectory()) return { type: 'dir', mode, size: 0, mtimeMs: 0 };
+  if (stats.isFile()) return { type: 'file', mode, size: stats.size, mtimeMs: stats.mtimeMs };
+  return undefined;
+}
+
 const same = (a: LocalEntry, b: LocalEntry): boolean =>
   a.type === b.type && a.mode === b.mode && a.size === b.size && a.mtimeMs === b.mtimeMs && a.linkname === b.linkname;
 
