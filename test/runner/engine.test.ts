@@ -9,7 +9,7 @@ import Docker from 'dockerode';
 import type { CoreEvent } from '../../src/core/events.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scriptConversations, requestsOf } from '../support/conversations.js';
-import { text, toolResults, toolUse } from '../support/fake-anthropic.js';
+import { reply, text, toolResults, toolUse } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startPodman, type PodmanService } from '../support/podman.js';
 
@@ -64,6 +64,34 @@ describe('sub-agents in containers', () => {
     const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
     const left = await docker.listContainers({ all: true, filters: { name: [runner!.container] } });
     expect(left).toHaveLength(0);
+  });
+
+  it('takes a place on a host only once a child has its slot, so queued children do not fill it', async (ctx) => {
+    if (skip) return ctx.skip();
+    h = await startHarness({
+      config: {
+        permission: { bash: 'allow' },
+        subagents: { max_concurrency: 1 },
+        runner: { kind: 'docker', hosts: [podman!.url], image: podman!.image, max_per_host: 1 },
+      },
+    });
+    scriptConversations(h.server, {
+      'two of them': [
+        reply(
+          { type: 'tool_use', name: 'task', input: { description: 'One', prompt: 'child one', subagent_type: 'general' }, id: 'toolu_one' },
+          { type: 'tool_use', name: 'task', input: { description: 'Two', prompt: 'child two', subagent_type: 'general' }, id: 'toolu_two' },
+        ),
+        text('both done'),
+      ],
+      'child one': [toolUse('bash', { command: 'echo one > one.txt' }), text('one done')],
+      'child two': [toolUse('bash', { command: 'echo two > two.txt' }), text('two done')],
+    });
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'two of them');
+    const results = toolResults(requestsOf(h.server, 'two of them')[1]!).map((r) => resultText(r.content));
+    expect(results.every((r) => r.includes('state="completed"'))).toBe(true);
+    expect(readFileSync(join(h.projectDir, 'one.txt'), 'utf8')).toBe('one\n');
+    expect(readFileSync(join(h.projectDir, 'two.txt'), 'utf8')).toBe('two\n');
   });
 
   it('fails the child naming each host when none can take it, and never runs its command here', async (ctx) => {

@@ -501,23 +501,23 @@ export class SubagentSupervisor {
     // An isolated child changes them only when its work is merged back: snapshotted around the
     // merge, so what the parent and its siblings did meanwhile is not counted as the child's.
     if (!worktree) await this.host.checkpoint(child.id, 'start');
-    // A child whose commands belong in a container gets it before its first turn; without one it
-    // fails, naming each host and why, and never runs its commands on this machine instead.
-    let started: { state: TaskState; body: string } | undefined;
-    if (child.runnerKind === 'docker') {
+    // A child whose commands belong in a container gets it once it has a slot, before its first
+    // turn (a queued child holds no place on a host); without one it fails, naming each host and
+    // why, and never runs its commands on this machine instead.
+    let where: { host: string; container: string } | undefined;
+    const startContainer = async (): Promise<string | undefined> => {
+      if (child.runnerKind !== 'docker') return undefined;
       try {
         child.container = await this.host.startContainer(child);
+        where = child.container.where;
+        return undefined;
       } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        this.host.store.updateSession(child.id, { status: 'failed', error: reason });
-        child.emit('session.status', { status: 'failed', reason });
-        started = { state: 'failed', body: `Failed: ${reason}` };
+        return err instanceof Error ? err.message : String(err);
       }
-    }
-    const where = child.container?.where;
+    };
     let outcome: { state: TaskState; body: string };
     try {
-      outcome = started ?? (await this.runToEnd(parent, child, input, link));
+      outcome = await this.runToEnd(parent, child, input, link, startContainer);
     } finally {
       if (child.container) await this.host.stopContainer(child);
       child.container = undefined;
@@ -535,7 +535,13 @@ export class SubagentSupervisor {
   }
 
   /** Waits for a slot, runs the child (cancelled with its parent's turn while `link` holds), and says how it ended. */
-  private async runToEnd(parent: LiveSession, child: LiveSession, input: Message, link: ParentLink | undefined): Promise<{ state: TaskState; body: string }> {
+  private async runToEnd(
+    parent: LiveSession,
+    child: LiveSession,
+    input: Message,
+    link: ParentLink | undefined,
+    beforeRun: () => Promise<string | undefined>,
+  ): Promise<{ state: TaskState; body: string }> {
     const { settings } = this.host;
     const result = (state: TaskState, body: string) => ({ state, body });
     const parentSignal = parent.controller.signal;
@@ -550,6 +556,13 @@ export class SubagentSupervisor {
       this.host.store.updateSession(child.id, { status: 'cancelled' });
       child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
       return result('cancelled', 'Cancelled before it started.');
+    }
+    const cannotStart = await beforeRun();
+    if (cannotStart !== undefined) {
+      release();
+      this.host.store.updateSession(child.id, { status: 'failed', error: cannotStart });
+      child.emit('session.status', { status: 'failed', reason: cannotStart });
+      return result('failed', `Failed: ${cannotStart}`);
     }
     const timeout = AbortSignal.timeout(settings.timeout_seconds * 1000);
     let outcome: TurnOutcome;
