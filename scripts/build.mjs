@@ -50,7 +50,9 @@ const common = {
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  external: ['better-sqlite3', 'react-devtools-core', 'sharp'],
+  // dockerode (container runners, DESIGN §25) is loaded only when a sub-agent needs a container; its ssh
+  // transport has optional native parts a bundle cannot carry.
+  external: ['better-sqlite3', 'react-devtools-core', 'sharp', 'dockerode'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __ocCreateRequire } from 'node:module'; const require = __ocCreateRequire(import.meta.url);",

@@ -226,6 +226,15 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     });
 
   program
+    .command('runners')
+    .description('list the container hosts for sub-agents: reachable or why not, the image, this program\'s containers')
+    .option('--json', 'print JSON', false)
+    .action(async (opts: { json: boolean }) => {
+      const { runnersCommand } = await import('./commands/runners.js');
+      io.stdout.write(`${await runnersCommand(await context(), opts)}\n`);
+    });
+
+  program
     .command('acp')
     .description('serve editors over the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)')
     .option('-m, --model <provider/model>', 'model for every session, e.g. anthropic/claude-sonnet-4-6')

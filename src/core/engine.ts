@@ -42,6 +42,7 @@ import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index
 import { TurnScheduler } from './engine/turn-scheduler.js';
 import { BackgroundShells, type ShellReport, type ShellSummary } from './shells/background-shells.js';
 import { subagentHost } from './engine/subagent-host.js';
+import { ChildContainers } from './engine/containers.js';
 import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
@@ -190,6 +191,8 @@ export class Engine {
   private readonly started = new Set<string>();
   /** Commands started with `bash` `run_in_background`, by session (DESIGN §23). */
   private readonly shells = new BackgroundShells();
+  /** Sub-agents' containers (DESIGN §25). */
+  private readonly containers: ChildContainers;
   /** Snapshots of the project's files for undo, redo, rewind and revert (DESIGN §18). */
   private readonly checkpoints: Checkpoints;
   /** Read by `sessions diff|revert <root>` only. */
@@ -216,6 +219,7 @@ export class Engine {
       emitFor: this.emitFor.bind(this),
     });
     this.tools = options.tools ?? BUILTIN_TOOLS;
+    this.containers = new ChildContainers(options.config.runner, process.env, (line) => options.onWarning?.(line));
     let sandbox = options.sandbox;
     if (!sandbox) {
       sandbox = prepareSandbox({ config: options.config.sandbox, env: process.env, cwd: options.cwd });
@@ -266,6 +270,7 @@ export class Engine {
         checkpoints: this.checkpoints,
         onEvent: (listener) => this.bus.on(listener),
         emitFor: this.emitFor.bind(this),
+        containers: this.containers,
       }),
     );
     registerSecrets(providerKeys(options.config.provider));
@@ -812,6 +817,8 @@ export class Engine {
   async close(): Promise<void> {
     this.cancelAll();
     await Promise.all([this.mcp.close(), this.workspacesSettled(), this.shells.endAll()]);
+    // After the children have settled: each removes its own container as it ends; this catches the rest.
+    await this.containers.close();
   }
 
   /**

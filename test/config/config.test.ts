@@ -124,6 +124,7 @@ describe('loadConfig', () => {
       compaction: { auto: true, threshold: 0.8, prune: true },
       mcp: {},
       sandbox: { mode: 'off', network: false, allow_write: [], auto_allow: true },
+      runner: { kind: 'host', for: 'subagents', network: false, max_per_host: 8 },
       checkpoints: { enabled: true, max_file_mb: 5 },
       notify: { enabled: true, after_seconds: 20 },
     });

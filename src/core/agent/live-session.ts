@@ -5,7 +5,8 @@ import type { HookEventName } from '../hooks/config.js';
 import type { SessionHooks } from '../hooks/session.js';
 import type { Message, TextPart } from '../messages.js';
 import type { PermissionGate, PermissionOutcome, PermissionQuestion } from '../permission/gate.js';
-import type { CommandSandbox, SandboxSettings } from '../sandbox/index.js';
+import type { RunnerKind } from '../runner/config.js';
+import type { CommandSandbox, RemoteCommandRunner, SandboxSettings } from '../sandbox/index.js';
 import type { SessionShells } from '../shells/background-shells.js';
 import type { ChangeRecorder, QuestionOutcome, Tool, TodoAccess } from '../tools/types.js';
 import type { FileViews } from '../workspace/file-views.js';
@@ -60,6 +61,10 @@ export interface LiveSession {
   readonly sandboxSettings: SandboxSettings;
   /** Where its shell commands run; undefined when the sandbox is off. */
   readonly sandbox: CommandSandbox | undefined;
+  /** `docker`: its commands run in a container of its own (DESIGN §25), set while it runs as a sub-agent. */
+  readonly runnerKind: RunnerKind;
+  /** That container while the child runs; its commands never run on this machine then. */
+  container?: RemoteCommandRunner | undefined;
   /** Variables added to the environment of the commands its tools run (Claude Code's settings `env`). */
   readonly toolEnv?: Readonly<Record<string, string>>;
   /** Its background commands (DESIGN §23): kept by session id, so a reopened session finds them. */

@@ -216,6 +216,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     batchIndex: opts.batchIndex ?? 0,
     ...(opts.byUser ? { byUser: true } : {}),
     ...(session.sandbox ? { sandbox: session.sandbox } : {}),
+    ...(session.container ? { runner: session.container } : {}),
     ...(session.toolEnv ? { env: session.toolEnv } : {}),
     shells: session.shells,
     ...(session.changes ? { changes: session.changes } : {}),

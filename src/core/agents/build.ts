@@ -35,6 +35,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   if (fields.prompt !== undefined) agent.prompt = fields.prompt;
   if (fields.isolation !== undefined) agent.isolation = fields.isolation;
   if (fields.sandbox !== undefined) agent.sandbox = fields.sandbox;
+  if (fields.runner !== undefined) agent.runner = fields.runner;
   if (fields.skills !== undefined) agent.skills = skillNames(fields.skills);
   const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns;
   if (maxTurns !== undefined) agent.maxTurns = maxTurns;

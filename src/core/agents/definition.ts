@@ -1,5 +1,6 @@
 // The resolved form of an agent, whatever file style or config entry it came from.
 import type { PermissionConfig } from '../permission/schema.js';
+import type { RunnerKind } from '../runner/config.js';
 import type { SandboxMode } from '../sandbox/settings.js';
 import type { AgentMode } from './schema.js';
 
@@ -33,6 +34,8 @@ export interface AgentDefinition {
    * commands that asked before still ask (auto-allow would widen what the project can do).
    */
   untrustedSandbox?: boolean;
+  /** `runner:` — where its commands run (DESIGN §25): `docker` puts them in a container of its own. */
+  runner?: RunnerKind;
   color?: string;
   /** Where it runs as a sub-agent when the task call does not say: its own git worktree, or the parent's folder. */
   isolation?: 'none' | 'worktree';

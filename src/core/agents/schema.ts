@@ -3,6 +3,7 @@
 // must load unchanged, so unknown keys are ignored and aliases are accepted.
 import { z } from 'zod';
 import { PermissionConfigSchema } from '../permission/schema.js';
+import { RunnerKindSchema } from '../runner/config.js';
 import { SandboxModeSchema } from '../sandbox/settings.js';
 
 export const AgentModeSchema = z.enum(['primary', 'subagent', 'all']);
@@ -31,6 +32,8 @@ export const AgentFieldsSchema = z.object({
   isolation: z.enum(['none', 'worktree']).optional(),
   /** Runs this agent's commands in a sandbox at least this tight (DESIGN §19); never loosens the one it inherits. */
   sandbox: SandboxModeSchema.optional(),
+  /** `docker`: this agent's commands run in a container of its own (DESIGN §25); `host`: on this machine, unless its parent is in a container. */
+  runner: RunnerKindSchema.optional(),
   /** The skills this agent may load (DESIGN §20): names or globs, as a list or a comma string; `none` or `[]` for none. */
   skills: z.union([z.string(), z.array(z.string())]).optional(),
 });

@@ -18,6 +18,7 @@ import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset 
 import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
+import { effectiveRunnerKind } from '../runner/config.js';
 import { commandSandbox, tightenSandbox, type SandboxHost } from '../sandbox/index.js';
 import type { BackgroundShells } from '../shells/background-shells.js';
 import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
@@ -216,6 +217,7 @@ export class SessionFactory {
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
       sandboxSettings,
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
+      runnerKind: effectiveRunnerKind(options.config.runner, { isChild: parent !== undefined, parentKind: parent?.runnerKind, agentRunner: agent.runner }),
       shells: this.deps.shells.forSession(row.id, emit),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),

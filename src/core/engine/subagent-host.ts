@@ -24,6 +24,8 @@ export interface SubagentHostDeps {
   checkpoints: Pick<Checkpoints, 'sessionSnapshot' | 'beforeProjectChange' | 'merged'>;
   onEvent: (listener: EventListener) => () => void;
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
+  /** Children's containers (DESIGN §25), made on first use. */
+  containers: Pick<SubagentHost, 'startContainer' | 'stopContainer'>;
 }
 
 export function subagentHost(deps: SubagentHostDeps): SubagentHost {
@@ -74,5 +76,7 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     checkpoint: (sessionId, phase) => deps.checkpoints.sessionSnapshot(sessionId, phase),
     beforeMerge: (sessionId) => deps.checkpoints.beforeProjectChange(sessionId),
     merged: (sessionId, topLevel, files, fromAt) => deps.checkpoints.merged(sessionId, topLevel, files, fromAt),
+    startContainer: (child) => deps.containers.startContainer(child),
+    stopContainer: (child) => deps.containers.stopContainer(child),
   };
 }

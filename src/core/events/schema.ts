@@ -86,6 +86,10 @@ export const TaskOutcomeSchema = z
       .describe("The sub-agent's final text as the result's <task_result> carries it (with a note when it stopped early); absent for a background start."),
     merge: MergeOutcomeSchema.optional().describe('For a task run with isolation "worktree": how its work came back.'),
     fork: z.literal(true).optional().describe("The task is a fork: a copy of the calling session that started from its conversation (`task` with `fork: true` or `subagent_type: \"fork\"`, or `/fork`)."),
+    runner: z
+      .object({ host: z.string(), container: z.string() })
+      .optional()
+      .describe('Where the sub-agent\'s commands ran when it had a container of its own (`runner.kind: "docker"`): the host URL and the container\'s name.'),
   })
   .meta({ id: 'TaskOutcome' });
 

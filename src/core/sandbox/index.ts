@@ -21,7 +21,7 @@ import { hostRunner, type CommandRunner, type ProgramWrapper } from './runner.js
 import { seatbeltProfile } from './seatbelt.js';
 import { settingsFromConfig, type SandboxConfig, type SandboxMode, type SandboxSettings } from './settings.js';
 
-export type { CommandRunner, RunningCommand, RunOptions, CommandExit } from './runner.js';
+export type { CommandRunner, RemoteCommandRunner, RunningCommand, RunOptions, CommandExit } from './runner.js';
 export { hostRunner } from './runner.js';
 export type { SandboxMode, SandboxSettings, SandboxConfig } from './settings.js';
 export { SandboxModeSchema, SandboxConfigSchema, tightenSandbox, SANDBOX_OFF } from './settings.js';

@@ -66,6 +66,14 @@ export interface CommandRunner {
   run(command: string, options: RunOptions): Promise<RunningCommand>;
 }
 
+/** A runner on another machine or in a container (DESIGN §25): where it is, and what its sync could not do. */
+export interface RemoteCommandRunner extends CommandRunner {
+  /** `{ host: "unix:///run/podman/podman.sock", container: "opencode-ink-…" }` */
+  readonly where: { host: string; container: string };
+  /** What the last syncs could not copy back, in one sentence; undefined when all went well. */
+  takeNotes(): string | undefined;
+}
+
 /** The shell commands run in. */
 export const SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 

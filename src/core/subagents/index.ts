@@ -68,6 +68,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { CANCELLED_RESULT } from '../agent/tool-runner.js';
 import { allowlistPattern, type AgentDefinition } from '../agents/index.js';
 import type { CoreEvent, EventListener, ResultArrival, SessionStatus, TaskOutcome, TaskProgress } from '../events.js';
+import type { RemoteCommandRunner } from '../sandbox/index.js';
 import type { Message } from '../messages.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
 import { evaluateChain, rulesFromConfig } from '../permission/rules.js';
@@ -169,6 +170,10 @@ export interface SubagentHost {
   beforeMerge(sessionId: string): Promise<void>;
   /** Records the project files an isolated child's merge changed (`files` relative to `topLevel`), as its own. */
   merged(sessionId: string, topLevel: string, files: readonly string[], fromAt: number): void;
+  /** Starts the container a child with `runner: docker` runs its commands in (DESIGN §25); throws one sentence naming each host and why. */
+  startContainer(child: LiveSession): Promise<RemoteCommandRunner>;
+  /** Removes that container; never throws. */
+  stopContainer(child: LiveSession): Promise<void>;
 }
 
 /** `task.tools` as gate A matches it: our names (aliases mapped) and globs; rules are refused. */
@@ -606,7 +611,28 @@ export class SubagentSupervisor {
     // An isolated child changes them only when its work is merged back: snapshotted just before
     // the merge, so what the parent and its siblings did meanwhile is not counted as the child's.
     await this.host.checkpoint(child.id, 'start');
-    const { state, body } = await this.runToEnd(parent, child, input, link);
+    // A child whose commands belong in a container gets it once it has a slot, before its first
+    // turn (a queued child holds no place on a host); without one it fails, naming each host and
+    // why, and never runs its commands on this machine instead.
+    let where: { host: string; container: string } | undefined;
+    const startContainer = async (): Promise<string | undefined> => {
+      if (child.runnerKind !== 'docker') return undefined;
+      try {
+        child.container = await this.host.startContainer(child);
+        where = child.container.where;
+        return undefined;
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err);
+      }
+    };
+    let outcome: { state: TaskState; body: string };
+    try {
+      outcome = await this.runToEnd(parent, child, input, link, startContainer);
+    } finally {
+      if (child.container) await this.host.stopContainer(child);
+      child.container = undefined;
+    }
+    const { state, body } = outcome;
     if (worktree && state !== 'cancelled') await this.host.beforeMerge(child.id);
     // A cancelled child's partial work is kept on its branch, not merged into a tree the user stopped it from changing.
     const mergeStarted = Date.now();
@@ -615,11 +641,17 @@ export class SubagentSupervisor {
     await this.host.checkpoint(child.id, 'end');
     // Whatever arrived after its last turn boundary will not be read by this run.
     dropSteering(child, 'finished');
-    return this.result(child, state, this.withUndelivered(child.id, body), log(), merge);
+    return this.result(child, state, this.withUndelivered(child.id, body), log(), merge, where);
   }
 
   /** Waits for a slot, runs the child (cancelled with its parent's turn while `link` holds), and says how it ended. */
-  private async runToEnd(parent: LiveSession, child: LiveSession, input: Message, link: ParentLink | undefined): Promise<{ state: TaskState; body: string }> {
+  private async runToEnd(
+    parent: LiveSession,
+    child: LiveSession,
+    input: Message,
+    link: ParentLink | undefined,
+    beforeRun: () => Promise<string | undefined>,
+  ): Promise<{ state: TaskState; body: string }> {
     const { settings } = this.host;
     const result = (state: TaskState, body: string) => ({ state, body });
     const parentSignal = parent.controller.signal;
@@ -634,6 +666,13 @@ export class SubagentSupervisor {
       this.host.store.updateSession(child.id, { status: 'cancelled' });
       child.emit('session.status', { status: 'cancelled', reason: 'cancelled before it started' });
       return result('cancelled', 'Cancelled before it started.');
+    }
+    const cannotStart = await beforeRun();
+    if (cannotStart !== undefined) {
+      release();
+      this.host.store.updateSession(child.id, { status: 'failed', error: cannotStart });
+      child.emit('session.status', { status: 'failed', reason: cannotStart });
+      return result('failed', `Failed: ${cannotStart}`);
     }
     const timeout = AbortSignal.timeout(settings.timeout_seconds * 1000);
     let outcome: TurnOutcome;
@@ -666,7 +705,7 @@ export class SubagentSupervisor {
     return turnLimitReason(child.maxTurns ?? 0, this.maxTurnsKeys.get(child) ?? CONFIG_KEY);
   }
 
-  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog, merge: MergeOutcome | undefined): ToolResult {
+  private result(child: LiveSession, state: TaskState, body: string, log: ToolLog, merge: MergeOutcome | undefined, runner?: { host: string; container: string }): ToolResult {
     return {
       output: formatTaskResult(child.id, state, body, log, merge),
       isError: state === 'failed',
@@ -680,6 +719,7 @@ export class SubagentSupervisor {
         report: body,
         ...(merge ? { merge } : {}),
         ...this.forkMark(child),
+        ...(runner ? { runner } : {}),
       } satisfies TaskOutcome,
     };
   }

@@ -86,17 +86,20 @@ export const bashTool = defineTool({
     const { command } = args;
     if (args.run_in_background && !ctx.shells) throw new ToolError('Background commands are not available here; run the command without run_in_background.');
     const timeout = Math.min(args.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    const sandbox = ctx.sandbox;
+    // In a container (DESIGN §25) the sandbox does not apply and nothing runs on this machine,
+    // whatever the model asks: the command asks as without a sandbox and runs in the container.
+    const remote = ctx.runner;
+    const sandbox = remote ? undefined : ctx.sandbox;
     const escape = args.dangerously_disable_sandbox === true && sandbox !== undefined;
     await ctx.ask(sandboxedRequest(await bashPermissionRequest(command, ctx.cwd), sandbox, escape));
     ctx.signal.throwIfAborted();
 
     const inSandbox = sandbox?.state === 'on' && !escape ? sandbox : undefined;
-    const runner = inSandbox?.runner ?? HOST;
+    const runner = remote ?? inSandbox?.runner ?? HOST;
     // The user's environment without the credentials this program uses (child-env.ts).
     // The settings' variables come first: a command must never wait on a pager or a git password prompt.
     const env = childEnv({ ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
-    if (args.run_in_background) return startInBackground(runner, command, env, args.description, inSandbox?.mode, ctx);
+    if (args.run_in_background) return startInBackground(runner, command, env, args.description, inSandbox?.mode, ctx, remote?.where);
     // The runner stops the command on abort; the timeout has its own controller.
     const stopper = new AbortController();
     const onAbort = (): void => stopper.abort();
@@ -149,7 +152,7 @@ export const bashTool = defineTool({
 
     const failedToStart = exit.startError !== undefined;
     let output = cap.text().replace(/\s+$/, '');
-    if (failedToStart) output = `Failed to start the command: ${exit.startError}`;
+    if (failedToStart) output = `Failed to start the command${remote ? ` in ${remote.description}` : ''}: ${exit.startError}`;
     if (!output) output = '(no output)';
     const notes: string[] = [];
     if (timedOut) notes.push(`[Command timed out after ${timeout} ms; it was stopped along with every process it started.]`);
@@ -160,6 +163,10 @@ export const bashTool = defineTool({
     if (blocked) notes.push(`[${blocked}]`);
     const guarded = inSandbox?.guardNote();
     if (guarded) notes.push(`[${guarded}]`);
+    // A shell's "not found" in a container usually means the image lacks the program.
+    if (remote && exit.exitCode === 127) notes.push(`[Ran in ${remote.description}; exit code 127 usually means the image lacks that program.]`);
+    const unsynced = remote?.takeNotes();
+    if (unsynced) notes.push(`[${unsynced}]`);
     if (notes.length) output += `\n\n${notes.join('\n')}`;
     return {
       output,
@@ -170,6 +177,7 @@ export const bashTool = defineTool({
         description: args.description,
         outputBytes: cap.total,
         ...(inSandbox ? { sandbox: inSandbox.mode } : {}),
+        ...(remote ? { runner: remote.where } : {}),
       },
     };
   },
@@ -187,6 +195,7 @@ async function startInBackground(
   description: string | undefined,
   sandboxMode: string | undefined,
   ctx: ToolContext,
+  where: { host: string; container: string } | undefined,
 ): Promise<ToolResult> {
   const shells = ctx.shells!;
   shells.checkRoom();
@@ -198,7 +207,7 @@ async function startInBackground(
   }
   const shell = shells.start({ command, description, running });
   return {
-    output: `Started in the background as ${shell.shellId} (pid ${shell.pid}). Read its output with bash_output (shell_id "${shell.shellId}"); stop it with kill_shell.`,
-    metadata: { shell_id: shell.shellId, pid: shell.pid, background: true, description, ...(sandboxMode ? { sandbox: sandboxMode } : {}) },
+    output: `Started in the background as ${shell.shellId} (${where ? `in container ${where.container} on ${where.host}` : `pid ${shell.pid}`}). Read its output with bash_output (shell_id "${shell.shellId}"); stop it with kill_shell.`,
+    metadata: { shell_id: shell.shellId, pid: shell.pid, background: true, description, ...(sandboxMode ? { sandbox: sandboxMode } : {}), ...(where ? { runner: where } : {}) },
   };
 }

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { ShellAnalysis } from '../permission/bash-parse.js';
 import type { ControlFileWrite } from '../permission/control-files.js';
 import type { FileViews } from '../workspace/file-views.js';
-import type { CommandSandbox } from '../sandbox/index.js';
+import type { CommandSandbox, RemoteCommandRunner } from '../sandbox/index.js';
 import type { SessionShells } from '../shells/background-shells.js';
 import type { PreparedImage } from '../images/prepare.js';
 import type { TeamAccess } from '../team/task-list.js';
@@ -106,6 +106,8 @@ export interface ToolContext {
   byUser?: boolean;
   /** Where the session's shell commands run (DESIGN §19); undefined when the sandbox is off. */
   sandbox?: CommandSandbox;
+  /** The sub-agent's container (DESIGN §25): its commands run there and never on this machine; the sandbox does not apply. */
+  runner?: RemoteCommandRunner;
   /** Variables to add to the environment of commands the tool runs (Claude Code's settings `env`); never credentials. */
   env?: Readonly<Record<string, string>>;
   /** The session's background commands (DESIGN §23); undefined where none can be kept (outside an engine). */

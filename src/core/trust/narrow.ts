@@ -41,6 +41,8 @@ export const WIDENING_CONFIG_KEYS: readonly WideningKey[] = [
   { path: ['mcp'], widens: () => true, detail: 1 },
   // Hooks are commands to run (DESIGN §20): never from a project the user has not trusted.
   { path: ['hooks'], widens: () => true, detail: 1 },
+  // Container hosts receive the project's files and run its commands (DESIGN §25).
+  { path: ['runner'], widens: () => true, detail: 1 },
   // "bubble" would turn a user's `approvals: deny` back into questions that `--yes` approves.
   { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny', detail: 0 },
   // Sub-agent limits may only be lowered: 40 tasks at once, or children that never stop,
@@ -306,6 +308,12 @@ export class ProjectNarrowing {
     if (kept) out.restrictions = [...(candidate.restrictions ?? []), kept];
     // `sandbox:` can only tighten anyway; from an untrusted file it does not auto-allow either.
     if (candidate.sandbox !== undefined && candidate.sandbox !== trusted?.sandbox) out.untrustedSandbox = true;
+    // `runner: host` would take the agent's commands out of the containers the user chose for them.
+    if (candidate.runner === 'host' && trusted?.runner !== 'host') {
+      this.ignore(`${label} runner`, file);
+      if (trusted?.runner) out.runner = trusted.runner;
+      else delete out.runner;
+    }
     // `max_turns: 10000` in a repository's agent file would let its children run on the
     // user's money far past the limit the user set.
     const turnLimit = trusted?.maxTurns ?? this.turnLimit;

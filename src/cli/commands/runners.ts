@@ -1,0 +1,26 @@
+// `opencode-ink runners [--json]`: the container hosts sub-agents' commands may run on (DESIGN
+// §25): for each host, reachable or why not, whether the image is there, and the containers of
+// this program on it. Only this command and a child that needs a container contact a host.
+import { probeHost, runnerHosts } from '../../core/runner/docker-hosts.js';
+import type { OpenedProject } from '../../core/project-context.js';
+
+export async function runnersCommand(ctx: OpenedProject, opts: { json: boolean }): Promise<string> {
+  const runner = ctx.config.runner;
+  const probes = await Promise.all(runnerHosts(runner, process.env).map((url) => probeHost(url, runner.image)));
+  if (opts.json) return JSON.stringify({ kind: runner.kind, image: runner.image ?? null, hosts: probes }, null, 2);
+  const lines = [
+    runner.kind === 'docker'
+      ? `Runner: docker — each sub-agent's commands run in a container of its own from ${runner.image}.`
+      : `Runner: host — commands run on this machine${runner.image ? `; agents with runner: docker use containers from ${runner.image}` : ''}.`,
+  ];
+  for (const probe of probes) {
+    if (!probe.reachable) {
+      lines.push(`${probe.url}: unreachable — ${probe.reason}`);
+      continue;
+    }
+    const image = probe.imagePresent === undefined ? '' : probe.imagePresent ? ', image present' : `, image ${runner.image} missing (pull or load it there)`;
+    lines.push(`${probe.url}: reachable${image}, ${probe.containers.length} container${probe.containers.length === 1 ? '' : 's'} of opencode-ink`);
+    for (const container of probe.containers) lines.push(`  ${container.name} (${container.id}) ${container.state}${container.session ? `, session ${container.session}` : ''}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,85 @@
+// The `runner` key (DESIGN §25): where commands run. Contract:
+// - `kind: "host"` (default) runs commands on this machine or in its sandbox, as before;
+//   `kind: "docker"` runs each sub-agent's commands in a container of its own on one of `hosts`
+//   (Docker Engine API endpoints: `unix://`, `tcp://`, `ssh://`), from `image`;
+// - every host is checked here, so a malformed URL stops the start with one sentence naming
+//   the key, never a failure later in a child;
+// - an agent's `runner:` (front matter or config) chooses per agent; nothing a model passes to
+//   `task` can move a child out of its parent's container (`effectiveRunnerKind`).
+import { z } from 'zod';
+
+export const RunnerKindSchema = z.enum(['host', 'docker']);
+export type RunnerKind = z.infer<typeof RunnerKindSchema>;
+
+/** One Docker Engine API endpoint, as `hosts` names it. */
+export type DockerHostUrl =
+  | { scheme: 'unix'; url: string; socketPath: string }
+  | { scheme: 'tcp' | 'http' | 'https'; url: string; host: string; port: number }
+  | { scheme: 'ssh'; url: string; host: string; port: number; username: string | undefined };
+
+/** Parses a host URL; when it is not one this program can reach, what is wrong with it ("is not a host URL: …"). */
+export function parseDockerHost(raw: string): DockerHostUrl | string {
+  const text = raw.trim();
+  const scheme = /^([a-z]+):\/\//i.exec(text)?.[1]?.toLowerCase();
+  if (!scheme) return 'is not a host URL: expected unix:///path/to/docker.sock, tcp://host:port or ssh://user@host';
+  if (scheme === 'unix') {
+    const socketPath = text.slice('unix://'.length);
+    if (!socketPath.startsWith('/')) return 'needs an absolute socket path after unix:// (unix:///run/podman/podman.sock)';
+    return { scheme: 'unix', url: text, socketPath };
+  }
+  if (scheme !== 'tcp' && scheme !== 'http' && scheme !== 'https' && scheme !== 'ssh') {
+    return `has an unknown scheme "${scheme}://": expected unix://, tcp:// or ssh://`;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return 'is not a valid URL';
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!host) return 'names no host';
+  if ((parsed.pathname && parsed.pathname !== '/') || parsed.search || parsed.hash) return 'must not have a path, query or fragment after the host';
+  if (scheme === 'ssh') {
+    if (parsed.password) return 'must not carry a password: use an ssh key (ssh-agent or ~/.ssh)';
+    return { scheme: 'ssh', url: text, host, port: parsed.port ? Number(parsed.port) : 22, username: parsed.username ? decodeURIComponent(parsed.username) : undefined };
+  }
+  if (parsed.username || parsed.password) return 'must not carry a user name or password';
+  const port = parsed.port ? Number(parsed.port) : scheme === 'https' ? 2376 : scheme === 'tcp' ? 2375 : 80;
+  return { scheme, url: text, host, port };
+}
+
+export const RunnerConfigSchema = z
+  .strictObject({
+    kind: RunnerKindSchema.default('host'),
+    /** Docker Engine API endpoints; defaults to DOCKER_HOST, else the local Docker or Podman socket. */
+    hosts: z.array(z.string().min(1)).optional(),
+    /** The image each container starts from: any image with /bin/sh, tar, find and stat. */
+    image: z.string().min(1).optional(),
+    /** `subagents`: sub-agents' commands run in containers, the main session's on the host. */
+    for: z.literal('subagents').default('subagents'),
+    /** `false`: the container has no network at all (network mode `none`). */
+    network: z.boolean().default(false),
+    cpus: z.number().positive().max(1024).optional(),
+    memory_mb: z.number().int().min(6).optional(),
+    max_per_host: z.number().int().positive().max(1000).default(8),
+  })
+  .superRefine((value, ctx) => {
+    for (const [index, host] of (value.hosts ?? []).entries()) {
+      const parsed = parseDockerHost(host);
+      if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', path: ['hosts', index], message: parsed });
+    }
+    if (value.kind === 'docker' && !value.image) {
+      ctx.addIssue({ code: 'custom', path: ['image'], message: 'must name the image containers start from when runner.kind is "docker" (for example "node:20-bookworm")' });
+    }
+  });
+export type RunnerConfig = z.output<typeof RunnerConfigSchema>;
+
+/**
+ * Where a session's commands run. A child of a session in a container stays in one (an agent's
+ * `runner: host` cannot widen it); otherwise the agent's own choice, else the config's for sub-agents.
+ */
+export function effectiveRunnerKind(config: RunnerConfig, options: { isChild: boolean; parentKind: RunnerKind | undefined; agentRunner: RunnerKind | undefined }): RunnerKind {
+  if (options.parentKind === 'docker') return 'docker';
+  if (options.agentRunner) return options.agentRunner;
+  return options.isChild && config.kind === 'docker' ? 'docker' : 'host';
+}

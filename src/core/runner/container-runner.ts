@@ -1,0 +1,336 @@
+// One sub-agent's container and the command runner on it (DESIGN §25). Contract:
+// - `ContainerRunner.create` starts a container from the image (network `none` unless allowed,
+//   cpu and memory limits, labels naming this program's instance and the session), makes the
+//   workspace folder at the same absolute path and copies the workspace in;
+// - `run` implements the runner interface (sandbox/runner.ts): before the command, what changed
+//   on this machine since the last sync is copied in (deleted files removed); the command runs in
+//   a shell in the container with the given environment minus this machine's own paths; after it
+//   ends, what it created, changed or deleted is copied back (modes kept, `.git` never, nothing
+//   outside the workspace); then `exited` resolves;
+// - `stop` ends every process the command started (found by a marker in their environment, as on
+//   the host), gracefully then forcibly; `remove` deletes the container.
+import { randomBytes } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
+import { changedSince, entryAt, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
+import { packTar, parseTar } from './tar.js';
+
+/** Environment of this machine that means nothing (or too much) inside a container. */
+const HOST_ONLY_ENV = /^(PATH|HOME|SHELL|USER|LOGNAME|PWD|OLDPWD|TMPDIR|TMP|TEMP|HOSTNAME|DISPLAY|MAIL|XDG_.*|SSH_.*|DBUS_.*|WAYLAND_.*|GPG_.*|DOCKER_.*|KUBECONFIG|.*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?).*)$/i;
+const MARKER_VAR = 'OPENCODE_INK_COMMAND';
+const STOP_GRACE_S = 2;
+/** Arguments per `tar -c` call when copying files back, well under any exec limit. */
+const NAMES_PER_BATCH_BYTES = 64 * 1024;
+
+export interface ContainerSpec {
+  docker: Docker;
+  host: string;
+  image: string;
+  workspace: string;
+  network: boolean;
+  cpus?: number | undefined;
+  memoryMb?: number | undefined;
+  labels: Record<string, string>;
+  name: string;
+}
+
+interface Listed {
+  ctime: number;
+  mtime: number;
+  rawMode: number;
+  size: number;
+}
+
+export interface ExecResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number | null;
+}
+
+export class ContainerRunner implements RemoteCommandRunner {
+  readonly description: string;
+  /** What both sides held after the last sync, as this machine sees it. */
+  private localBase: LocalTree = new Map();
+  /** The same, as the container's `stat` saw it, and the container's clock then. */
+  private containerBase = new Map<string, Listed>();
+  private containerNow = 0;
+  /** One sync at a time: background shells and a foreground command share the workspace. */
+  private syncing: Promise<unknown> = Promise.resolve();
+  private removed = false;
+  /** Files a sync could not copy back, told once in the next result. */
+  notes: string[] = [];
+
+  private constructor(
+    private readonly container: Docker.Container,
+    private readonly spec: ContainerSpec,
+  ) {
+    this.description = `container ${spec.name} on ${spec.host}`;
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  get host(): string {
+    return this.spec.host;
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  get where(): { host: string; container: string } {
+    return { host: this.spec.host, container: this.spec.name };
+  }
+
+  static async create(spec: ContainerSpec): Promise<ContainerRunner> {
+    const container = await spec.docker.createContainer({
+      name: spec.name,
+      Image: spec.image,
+      // Waits for nothing, forever, and ends at once on TERM: the container's life is ours to end.
+      Entrypoint: ['/bin/sh'],
+      Cmd: ['-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'],
+      Labels: spec.labels,
+      Env: [],
+      HostConfig: {
+        NetworkMode: spec.network ? 'bridge' : 'none',
+        ...(spec.cpus ? { NanoCpus: Math.round(spec.cpus * 1e9) } : {}),
+        ...(spec.memoryMb ? { Memory: spec.memoryMb * 1024 * 1024 } : {}),
+      },
+    });
+    const runner = new ContainerRunner(container, spec);
+    try {
+      await container.start();
+      const made = await runner.exec(['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
+      if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr.toString().trim() || `exit ${made.exitCode}`}`);
+      await runner.syncIn();
+      await runner.listContainer();
+    } catch (err) {
+      await runner.remove();
+      throw err;
+    }
+    return runner;
+  }
+
+  /** Runs `argv` in the container to its end, collecting its output. */
+  async exec(argv: string[], env: string[] = [], workdir?: string): Promise<ExecResult> {
+    const exec = await this.container.exec({ Cmd: argv, Env: env, AttachStdout: true, AttachStderr: true, ...(workdir ? { WorkingDir: workdir } : {}) });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    const out = new PassThrough();
+    const err = new PassThrough();
+    out.on('data', (chunk: Buffer) => stdout.push(chunk));
+    err.on('data', (chunk: Buffer) => stderr.push(chunk));
+    this.spec.docker.modem.demuxStream(stream, out, err);
+    await new Promise<void>((resolve) => {
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+      stream.once('error', () => resolve());
+    });
+    const info = await exec.inspect();
+    return { stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), exitCode: info.ExitCode ?? null };
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.syncing.then(work, work);
+    this.syncing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Copies in what changed on this machine since the last sync, and removes what was deleted here. */
+  private async syncIn(): Promise<void> {
+    const now = await scanTree(this.spec.workspace);
+    const { changed, deleted } = changedSince(this.localBase, now);
+    if (deleted.length) {
+      const gone = await this.exec(['/bin/sh', '-c', 'cd -- "$1" && shift && rm -rf -- "$@"', 'sh', this.spec.workspace, ...deleted.map((p) => `./${p}`)]);
+      if (gone.exitCode !== 0) throw new Error(`could not remove deleted files in the container: ${gone.stderr.toString().trim()}`);
+    }
+    if (changed.length) {
+      const archive = packTar(await readEntries(this.spec.workspace, now, changed));
+      await this.container.putArchive(archive, { path: this.spec.workspace });
+    }
+    this.localBase = now;
+  }
+
+  /** The container's view of the workspace: every entry's times, mode and size. */
+  private async listContainer(): Promise<Map<string, Listed>> {
+    const script = 'cd -- "$1" || exit 97; date +%s; find . -mindepth 1 -name .git -prune -o -exec stat -c "%Z %Y %f %s %n" {} +';
+    const listed = await this.exec(['/bin/sh', '-c', script, 'sh', this.spec.workspace]);
+    if (listed.exitCode !== 0) throw new Error(`could not list the workspace in the container: ${listed.stderr.toString().trim() || `exit ${listed.exitCode}`}`);
+    const lines = listed.stdout.toString('utf8').split('\n');
+    const entries = new Map<string, Listed>();
+    this.containerNow = Number(lines[0]) || 0;
+    for (const line of lines.slice(1)) {
+      const match = /^(\d+) (\d+) ([0-9a-f]+) (\d+) \.\/(.+)$/.exec(line);
+      if (!match) continue;
+      entries.set(match[5]!, { ctime: Number(match[1]), mtime: Number(match[2]), rawMode: parseInt(match[3]!, 16), size: Number(match[4]) });
+    }
+    this.containerBase = entries;
+    return entries;
+  }
+
+  /** Copies back what a command created, changed or deleted in the container. */
+  private async syncOut(): Promise<void> {
+    const before = this.containerBase;
+    const since = this.containerNow;
+    const after = await this.listContainer();
+    const candidates: string[] = [];
+    for (const [path, entry] of after) {
+      const was = before.get(path);
+      // Times are whole seconds here: anything touched in the second of the last look is compared by content.
+      if (!was || was.ctime !== entry.ctime || was.mtime !== entry.mtime || was.rawMode !== entry.rawMode || was.size !== entry.size || entry.ctime >= since) candidates.push(path);
+    }
+    const deleted = [...before.keys()].filter((path) => !after.has(path));
+    for (const path of deleted.sort((a, b) => b.length - a.length)) {
+      const why = await removeBack(this.spec.workspace, path);
+      if (why) this.notes.push(why);
+      else for (const key of [...this.localBase.keys()]) if (key === path || key.startsWith(`${path}/`)) this.localBase.delete(key);
+    }
+    for (const batch of batches(candidates)) {
+      const packed = await this.exec(['/bin/sh', '-c', 'cd -- "$1" && shift && tar -cf - --no-recursion -- "$@"', 'sh', this.spec.workspace, ...batch.map((p) => `./${p}`)]);
+      if (packed.exitCode !== 0 && packed.stdout.length === 0) throw new Error(`could not copy files back from the container: ${packed.stderr.toString().trim()}`);
+      // Folders first, so their files have somewhere to go.
+      const entries = parseTar(packed.stdout).sort((a, b) => (a.type === 'dir' ? 0 : 1) - (b.type === 'dir' ? 0 : 1) || a.name.length - b.name.length);
+      for (const entry of entries) {
+        const why = await writeBack(this.spec.workspace, entry);
+        if (why) {
+          this.notes.push(why);
+          continue;
+        }
+        // What came back is what both sides hold; anything else changed here meanwhile is still copied in next time.
+        const now = await entryAt(this.spec.workspace, entry.name);
+        if (now) this.localBase.set(entry.name, now);
+      }
+    }
+  }
+
+  async run(command: string, options: RunOptions): Promise<RunningCommand> {
+    const startError = (message: string): RunningCommand => ({
+      pid: undefined,
+      output: undefined,
+      exited: Promise.resolve({ exitCode: null, signal: null, startError: message }),
+      alive: () => false,
+      stop: () => Promise.resolve(),
+      release: () => {},
+    });
+    if (this.removed) return startError(`the container ${this.spec.name} on ${this.spec.host} was removed`);
+    try {
+      await this.serial(() => this.syncIn());
+    } catch (err) {
+      return startError(`copying the workspace into ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const marker = randomBytes(8).toString('hex');
+    const env = Object.entries(options.env)
+      .filter(([key]) => !HOST_ONLY_ENV.test(key))
+      .map(([key, value]) => `${key}=${value}`);
+    env.push(`${MARKER_VAR}=${marker}`);
+    let stream: NodeJS.ReadWriteStream;
+    let execId: Docker.Exec;
+    try {
+      execId = await this.container.exec({ Cmd: ['/bin/sh', '-c', command], Env: env, WorkingDir: options.cwd, AttachStdout: true, AttachStderr: true, AttachStdin: options.input !== undefined });
+      stream = await execId.start({ hijack: true, stdin: options.input !== undefined });
+    } catch (err) {
+      return startError(`${this.description}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (options.input !== undefined) stream.end(options.input);
+    const stdout = new PassThrough();
+    const stderr = options.separateOutput ? new PassThrough() : stdout;
+    this.spec.docker.modem.demuxStream(stream, stdout, stderr);
+    let running = true;
+    let leftovers = false;
+    const streamDone = new Promise<void>((resolve) => {
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+      stream.once('error', () => resolve());
+    });
+    let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> => {
+      stopping ??= this.killMarked(marker).then(() => {
+        leftovers = false;
+      });
+      return stopping;
+    };
+    const onAbort = (): void => void stop();
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    if (options.signal.aborted) onAbort();
+    const exited = (async (): Promise<CommandExit> => {
+      await streamDone;
+      stdout.end();
+      if (stderr !== stdout) stderr.end();
+      const info = await execId.inspect().catch(() => undefined);
+      running = false;
+      leftovers = await this.anyMarked(marker).catch(() => false);
+      try {
+        await this.serial(() => this.syncOut());
+      } catch (err) {
+        this.notes.push(`copying results back from ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      options.signal.removeEventListener('abort', onAbort);
+      const code = info?.ExitCode ?? null;
+      return { exitCode: code, signal: null };
+    })();
+    const output: Readable = stdout;
+    return {
+      pid: 0,
+      output: options.separateOutput ? undefined : output,
+      ...(options.separateOutput ? { stdout, stderr } : {}),
+      exited,
+      alive: () => running || leftovers,
+      stop,
+      release: () => {},
+    };
+  }
+
+  /** Runs `action` (with `$p`) on every process whose environment carries the marker: the command and all it started, escaped ones too; exit 0 when any was found. */
+  private marked(marker: string, action: string): Promise<ExecResult> {
+    const script = `found=1; for f in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$f" 2>/dev/null | grep -qxF "$1"; then p=\${f#/proc/}; p=\${p%/environ}; [ "$p" = "$$" ] || { found=0; ${action}; }; fi; done; exit $found`;
+    return this.exec(['/bin/sh', '-c', script, 'sh', `${MARKER_VAR}=${marker}`]);
+  }
+
+  private async anyMarked(marker: string): Promise<boolean> {
+    return (await this.marked(marker, ':')).exitCode === 0;
+  }
+
+  private async killMarked(marker: string): Promise<void> {
+    if (this.removed) return;
+    await this.marked(marker, 'kill -TERM "$p" 2>/dev/null').catch(() => undefined);
+    const deadline = Date.now() + STOP_GRACE_S * 1000;
+    while (Date.now() < deadline && (await this.anyMarked(marker).catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 100));
+    await this.marked(marker, 'kill -KILL "$p" 2>/dev/null').catch(() => undefined);
+  }
+
+  /** Files a sync could not copy back since the last call: one sentence, or undefined. */
+  takeNotes(): string | undefined {
+    const notes = this.notes;
+    this.notes = [];
+    return notes.length ? `Not copied back from the container: ${notes.join('; ')}` : undefined;
+  }
+
+  /** Deletes the container; safe to call more than once. */
+  async remove(): Promise<void> {
+    if (this.removed) return;
+    this.removed = true;
+    await this.container.remove({ force: true }).catch((err: { statusCode?: number }) => {
+      if (err.statusCode !== 404) throw err;
+    });
+  }
+}
+
+function batches(paths: readonly string[]): string[][] {
+  const out: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const path of paths) {
+    if (bytes + path.length > NAMES_PER_BATCH_BYTES && current.length) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(path);
+    bytes += path.length + 3;
+  }
+  if (current.length) out.push(current);
+  return out;
+}

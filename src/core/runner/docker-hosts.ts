@@ -1,0 +1,133 @@
+// Reaching Docker Engine API endpoints (DESIGN §25). Contract:
+// - `runnerHosts(config, env)` is the list to use: `runner.hosts`, else `DOCKER_HOST`, else the
+//   local Docker or Podman socket that exists;
+// - `connect(url)` gives a dockerode client (loaded on first use: a start without containers
+//   never loads it); `probe` tells within a deadline whether the host answers, the image is there,
+//   and this program's containers on it — or why not, in words a user can act on.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { parseDockerHost, type DockerHostUrl, type RunnerConfig } from './config.js';
+
+/** Labels every container of this program carries. */
+export const LABEL_PROGRAM = 'opencode-ink.program';
+export const LABEL_INSTANCE = 'opencode-ink.instance';
+export const LABEL_OWNER_HOST = 'opencode-ink.owner-host';
+export const LABEL_OWNER_PID = 'opencode-ink.owner-pid';
+export const LABEL_SESSION = 'opencode-ink.session';
+
+const PROBE_MS = 5_000;
+
+export function runnerHosts(config: RunnerConfig, env: NodeJS.ProcessEnv): string[] {
+  if (config.hosts?.length) return config.hosts;
+  if (env.DOCKER_HOST) return [env.DOCKER_HOST];
+  const candidates = ['/var/run/docker.sock', env.XDG_RUNTIME_DIR ? `${env.XDG_RUNTIME_DIR}/podman/podman.sock` : '', '/run/podman/podman.sock'].filter(Boolean);
+  const found = candidates.find((path) => existsSync(path));
+  return [`unix://${found ?? candidates[0]}`];
+}
+
+/** A client for `url`; `env` gives the ssh agent socket and the home folder holding ssh keys. */
+export async function connect(url: string, env: NodeJS.ProcessEnv = process.env): Promise<Docker> {
+  const parsed: DockerHostUrl | string = parseDockerHost(url);
+  if (typeof parsed === 'string') throw new Error(`${url} ${parsed}`);
+  const { default: DockerClient } = await import('dockerode');
+  switch (parsed.scheme) {
+    case 'unix':
+      return new DockerClient({ socketPath: parsed.socketPath });
+    case 'ssh':
+      return new DockerClient({
+        protocol: 'ssh',
+        host: parsed.host,
+        port: parsed.port,
+        ...(parsed.username ? { username: parsed.username } : {}),
+        sshOptions: sshCredentials(env),
+      });
+    default:
+      return new DockerClient({ protocol: parsed.scheme === 'https' ? 'https' : 'http', host: parsed.host, port: parsed.port });
+  }
+}
+
+/** The ssh agent when one runs, else the user's default unencrypted key (as `ssh` would try it). */
+function sshCredentials(env: NodeJS.ProcessEnv): { agent?: string; privateKey?: Buffer } {
+  if (env.SSH_AUTH_SOCK) return { agent: env.SSH_AUTH_SOCK };
+  const home = env.HOME || homedir();
+  for (const name of ['id_ed25519', 'id_ecdsa', 'id_rsa']) {
+    const path = join(home, '.ssh', name);
+    if (existsSync(path)) return { privateKey: readFileSync(path) };
+  }
+  return {};
+}
+
+/** Resolves `work` or rejects with "no answer within N s" past the deadline. */
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${Math.round(ms / 1000)} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** A host's failure in a few words: `permission denied on /run/podman/podman.sock`, `nothing listens at …`. */
+export function describeHostError(err: unknown): string {
+  const error = err as { code?: string; message?: string; statusCode?: number; address?: string };
+  const where = error.address ? ` on ${error.address}` : '';
+  switch (error.code) {
+    case 'EACCES':
+      return `permission denied${where} (is this user in the docker group, or is the socket root-only?)`;
+    case 'ENOENT':
+      return `no socket${where} (is the Docker or Podman service running?)`;
+    case 'ECONNREFUSED':
+      return `connection refused${where}`;
+    case 'ENOTFOUND':
+      return 'the host name does not resolve';
+    default:
+      return (error.message ?? String(err)).split('\n')[0]!.replace(/^Error: /, '');
+  }
+}
+
+export interface HostProbe {
+  url: string;
+  reachable: boolean;
+  /** Why it cannot be used; set when unreachable. */
+  reason?: string;
+  imagePresent?: boolean;
+  /** Containers of this program (any instance) on the host. */
+  containers: Array<{ id: string; name: string; state: string; session?: string; instance?: string }>;
+}
+
+export async function probeHost(url: string, image: string | undefined, env: NodeJS.ProcessEnv = process.env, deadlineMs = PROBE_MS): Promise<HostProbe> {
+  try {
+    const docker = await connect(url, env);
+    await withDeadline(docker.ping(), deadlineMs, url);
+    const listed = await withDeadline(docker.listContainers({ all: true, filters: { label: [LABEL_PROGRAM] } }), deadlineMs, url);
+    let imagePresent: boolean | undefined;
+    if (image) {
+      imagePresent = await withDeadline(
+        docker
+          .getImage(image)
+          .inspect()
+          .then(() => true),
+        deadlineMs,
+        url,
+      ).catch((err: { statusCode?: number }) => {
+        if (err.statusCode === 404) return false;
+        throw err;
+      });
+    }
+    return {
+      url,
+      reachable: true,
+      ...(imagePresent === undefined ? {} : { imagePresent }),
+      containers: listed.map((c) => ({
+        id: c.Id.slice(0, 12),
+        name: (c.Names[0] ?? '').replace(/^\//, ''),
+        state: c.State,
+        ...(c.Labels[LABEL_SESSION] ? { session: c.Labels[LABEL_SESSION] } : {}),
+        ...(c.Labels[LABEL_INSTANCE] ? { instance: c.Labels[LABEL_INSTANCE] } : {}),
+      })),
+    };
+  } catch (err) {
+    return { url, reachable: false, reason: describeHostError(err), containers: [] };
+  }
+}

@@ -1,0 +1,186 @@
+// The container runner against a real Docker Engine API (Podman on a socket this test starts):
+// a sub-agent's commands run in its own container at the same absolute path, edits made here
+// reach the command, what the command creates, changes or deletes comes back (modes kept),
+// nothing comes back outside the workspace, output, exit codes, cancel and `network: false` hold.
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { LABEL_SESSION } from '../../src/core/runner/docker-hosts.js';
+import { ContainerFleet } from '../../src/core/runner/fleet.js';
+import type { RunningCommand } from '../../src/core/sandbox/runner.js';
+import { startPodman, type PodmanService } from '../support/podman.js';
+
+let podman: PodmanService | undefined;
+let skip: string | undefined;
+
+beforeAll(async () => {
+  const started = await startPodman();
+  if (typeof started === 'string') {
+    skip = started;
+    console.log(`Skipping the container runner tests: ${started}`);
+  } else podman = started;
+}, 120_000);
+
+afterAll(async () => {
+  await podman?.stop();
+});
+
+async function collect(running: RunningCommand): Promise<{ text: string; exitCode: number | null }> {
+  let text = '';
+  running.output?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exit = await running.exited;
+  return { text, exitCode: exit.exitCode };
+}
+
+function fleetFor(extra: Record<string, unknown> = {}, notices: string[] = []): ContainerFleet {
+  const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [podman!.url], image: podman!.image, ...extra });
+  return new ContainerFleet({ config, env: {}, notice: (line) => notices.push(line) });
+}
+
+describe('container runner on Podman', () => {
+  it('runs commands at the same path and syncs changes both ways', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    writeFileSync(join(workspace, 'a.txt'), 'first\n');
+    mkdirSync(join(workspace, 'src'));
+    writeFileSync(join(workspace, 'src/tool.sh'), '#!/bin/sh\necho tool ran\n');
+    chmodSync(join(workspace, 'src/tool.sh'), 0o755);
+    writeFileSync(join(workspace, 'gone.txt'), 'delete me\n');
+    const fleet = fleetFor();
+    const runner = await fleet.acquire('ses_sync', workspace);
+    try {
+      const signal = new AbortController().signal;
+      const first = await collect(await runner.run('pwd; cat a.txt; ./src/tool.sh; echo err >&2; exit 3', { cwd: workspace, env: { GREETING: 'hi' }, signal }));
+      expect(first.exitCode).toBe(3);
+      expect(first.text).toContain(`${workspace}\nfirst\ntool ran\n`);
+      expect(first.text).toContain('err');
+
+      // An edit here (as a file tool makes it) is seen by the next command.
+      writeFileSync(join(workspace, 'a.txt'), 'second\n');
+      rmSync(join(workspace, 'gone.txt'));
+      const second = await collect(
+        await runner.run(
+          'cat a.txt; test -e gone.txt && echo still-there; echo made > new.txt; mkdir -p out/deep; printf x > out/deep/f; chmod 700 out/deep/f; echo changed > a.txt; rm src/tool.sh; echo $GREETING',
+          { cwd: workspace, env: { GREETING: 'hi' }, signal },
+        ),
+      );
+      expect(second.text).toBe('second\nhi\n');
+      // Two quick commands in the same second: the second change still comes back.
+      await collect(await runner.run('echo changed > a.txt', { cwd: workspace, env: {}, signal }));
+      expect(readFileSync(join(workspace, 'new.txt'), 'utf8')).toBe('made\n');
+      expect(readFileSync(join(workspace, 'out/deep/f'), 'utf8')).toBe('x');
+      expect(statSync(join(workspace, 'out/deep/f')).mode & 0o777).toBe(0o700);
+      expect(readFileSync(join(workspace, 'a.txt'), 'utf8')).toBe('changed\n');
+      expect(existsSync(join(workspace, 'src/tool.sh'))).toBe(false);
+      await collect(await runner.run('echo again > a.txt', { cwd: workspace, env: {}, signal }));
+      await collect(await runner.run('echo twice > a.txt', { cwd: workspace, env: {}, signal }));
+      expect(readFileSync(join(workspace, 'a.txt'), 'utf8')).toBe('twice\n');
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('never writes outside the workspace, whatever the command leaves behind', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'oc-outside-')));
+    const fleet = fleetFor();
+    const runner = await fleet.acquire('ses_escape', workspace);
+    try {
+      const signal = new AbortController().signal;
+      await collect(await runner.run(`ln -s ${outside} link; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit`, { cwd: workspace, env: {}, signal }));
+      expect(lstatSync(join(workspace, 'link')).isSymbolicLink()).toBe(true);
+      // The link now exists here; a file "through" it must not land in `outside`.
+      await collect(await runner.run('rm link; mkdir link; echo owned > link/x', { cwd: workspace, env: {}, signal }));
+      expect(existsSync(join(outside, 'x'))).toBe(false);
+      expect(existsSync(join(workspace, '.git'))).toBe(false);
+      symlinkSync(outside, join(workspace, 'here'));
+      await collect(await runner.run('rm here; mkdir here; echo owned > here/y', { cwd: workspace, env: {}, signal }));
+      expect(existsSync(join(outside, 'y'))).toBe(false);
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('stops a cancelled command and everything it started; no network; no keys', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    const fleet = fleetFor();
+    const runner = await fleet.acquire('ses_cancel', workspace);
+    try {
+      const controller = new AbortController();
+      const running = await runner.run('(setsid sleep 300 &) ; echo started; sleep 300', { cwd: workspace, env: { ANTHROPIC_API_KEY: 'sk-secret', PATH: '/host/only' }, signal: controller.signal });
+      let text = '';
+      running.output?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      const deadline = Date.now() + 20_000;
+      while (!text.includes('started') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      controller.abort();
+      await running.exited;
+      expect(running.alive()).toBe(false);
+      const check = await collect(
+        await runner.run('ps -o pid,args | grep "sleep 300" | grep -v grep; env | grep -c -E "API_KEY|/host/only"; ls /sys/class/net', { cwd: workspace, env: { ANTHROPIC_API_KEY: 'sk-secret', PATH: '/host/only' }, signal: new AbortController().signal }),
+      );
+      expect(check.text).not.toContain('sleep 300');
+      expect(check.text).toContain('0\n');
+      expect(check.text.trim().split('\n').slice(1).join(' ')).toBe('lo');
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('labels the container, removes it at release, and removes leftovers of a dead owner', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    const fleet = fleetFor();
+    const runner = await fleet.acquire('ses_labels', workspace);
+    const info = await docker.getContainer(runner.id).inspect();
+    expect(info.Config.Labels[LABEL_SESSION]).toBe('ses_labels');
+    expect(info.HostConfig.NetworkMode).toBe('none');
+    await fleet.release('ses_labels');
+    await expect(docker.getContainer(runner.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+
+    // A container left by a killed instance: its owner pid on this machine is gone.
+    const dead = await fleetFor().acquire('ses_leftover', workspace);
+    const leftoverId = dead.id;
+    // Rewrite ownership by recreating with the labels of a dead process.
+    const labels = (await docker.getContainer(leftoverId).inspect()).Config.Labels;
+    await docker.getContainer(leftoverId).remove({ force: true });
+    const orphan = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/sh', '-c', 'sleep 600'], Labels: { ...labels, 'opencode-ink.owner-pid': '999999', 'opencode-ink.instance': 'gone' } });
+    const alive = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/sh', '-c', 'sleep 600'], Labels: { ...labels, 'opencode-ink.owner-pid': String(process.pid), 'opencode-ink.instance': 'other-live' } });
+    const later = fleetFor();
+    expect(await later.removeLeftovers()).toBeGreaterThanOrEqual(1);
+    await expect(docker.getContainer(orphan.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    expect((await docker.getContainer(alive.id).inspect()).Id).toBe(alive.id);
+    await docker.getContainer(alive.id).remove({ force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('skips an unreachable host with a notice and fails naming every host when none can take the child', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    const notices: string[] = [];
+    const missing = `unix://${workspace}/no.sock`;
+    const fleet = fleetFor({ hosts: [missing, podman!.url], max_per_host: 1 }, notices);
+    try {
+      const first = await fleet.acquire('ses_one', workspace);
+      expect(first.host).toBe(podman!.url);
+      expect(notices.join('\n')).toContain(`Container host ${missing} skipped: no socket`);
+      await expect(fleet.acquire('ses_two', workspace)).rejects.toThrow(
+        new RegExp(`No container host could take this sub-agent: .*${missing.replace(/[/.]/g, '\\$&')}: no socket.*${podman!.url.replace(/[/.]/g, '\\$&')}: full \\(1 of max_per_host 1\\)`),
+      );
+      const noImage = fleetFor({ image: 'localhost/opencode-ink-test-nonexistent:1' });
+      await expect(noImage.acquire('ses_img', workspace)).rejects.toThrow(/the image localhost\/opencode-ink-test-nonexistent:1 is not there/);
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
