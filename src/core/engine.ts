@@ -816,9 +816,15 @@ export class Engine {
   /** Stops the MCP servers this engine started; the engine is not used afterwards. */
   async close(): Promise<void> {
     this.cancelAll();
-    await Promise.all([this.mcp.close(), this.workspacesSettled(), this.shells.endAll()]);
+    // A snapshot the cancel gave up on still has its git process running in the data dir.
+    await Promise.all([this.mcp.close(), this.workspacesSettled(), this.shells.endAll(), this.checkpointsSettled()]);
     // After the children have settled: each removes its own container as it ends; this catches the rest.
     await this.containers.close();
+  }
+
+  /** Resolves once no snapshot of the project's files is being taken (cancelled ones included). */
+  checkpointsSettled(): Promise<void> {
+    return this.checkpoints.settled();
   }
 
   /**

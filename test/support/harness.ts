@@ -105,9 +105,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     events,
     newEngine,
     async close() {
+      // A snapshot a cancel gave up on may still be finishing its git process in the data dir.
+      await engine.checkpointsSettled();
       store.close();
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
     },
   };
 }

@@ -110,6 +110,15 @@ export class ShadowRepo {
     return abortable(this.shared(), signal, `the snapshot of ${this.project} was cancelled`);
   }
 
+  /**
+   * Resolves once no snapshot is being taken (never rejects). A cancelled caller stops waiting
+   * at once, but the git process it started runs to its end (or its deadline): whoever closes
+   * the program waits for this so nothing writes in the data dir afterwards.
+   */
+  async idle(): Promise<void> {
+    while (this.current || this.next) await (this.next ?? this.current)!.catch(() => undefined);
+  }
+
   private shared(): Promise<string | undefined> {
     if (!this.current) {
       this.current = this.take().finally(() => (this.current = undefined));

@@ -162,6 +162,11 @@ export class Checkpoints {
     this.timing.cancelAll();
   }
 
+  /** Resolves once no snapshot is being taken, cancelled ones included (see ShadowRepo.idle). */
+  settled(): Promise<void> {
+    return this.repo.idle();
+  }
+
   /**
    * Resolves once the snapshots that must exist before this session changes the project's
    * files do (its prompt's "before", its and its running ancestors' start). A session working
