@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Text } from 'ink';
+import { Box, Text } from 'ink';
 import { render, cleanup } from 'ink-testing-library';
 import { ApprovalDialog, type ApprovalDialogProps } from '../../../src/ui/components/dialogs/index.js';
 import { approvalChromeRows, capSubject } from '../../../src/ui/components/dialogs/ApprovalDialog.js';
@@ -27,6 +27,18 @@ describe('ApprovalDialog', () => {
     expect(f).toContain('$ npm test -- --run');
     for (const c of ['Allow once', 'Always allow (this session tree)', 'Deny', 'Deny with a note']) expect(f).toContain(c);
     expect(f).toContain('2 of 3');
+  });
+
+  it('at 50 columns cuts the asker with an ellipsis and keeps its place in the queue apart', async () => {
+    const onReply = vi.fn<Reply>();
+    const r = render(
+      <Box width={50}>
+        <ApprovalDialog asker="build › general (Slow audit of the whole router)" tool="bash" subject="ls" position={1} total={2} onReply={onReply} />
+      </Box>,
+    );
+    await tick();
+    const title = (r.lastFrame() ?? '').split('\n')[1]!;
+    expect(title).toMatch(/Permission from build › general \(Sl.*… · 1 of 2 │$/);
   });
 
   it('names the file a write or an edit would change', async () => {

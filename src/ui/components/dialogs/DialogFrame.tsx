@@ -19,18 +19,23 @@ export function DialogFrame({ title, asker, position, total, color, footer, chil
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={color} paddingX={1}>
       <Box justifyContent="space-between">
-        <Text wrap="truncate-end">
-          <Text bold color={color}>
-            {title}
+        {/* On a narrow screen the asker is cut (with an ellipsis), never the counter. */}
+        <Box flexShrink={1} flexGrow={1} overflow="hidden">
+          <Text wrap="truncate-end">
+            <Text bold color={color}>
+              {title}
+            </Text>
+            <Text color={roleColor('muted')}> from </Text>
+            <Text bold>{asker}</Text>
           </Text>
-          <Text color={roleColor('muted')}> from </Text>
-          <Text bold>{asker}</Text>
-        </Text>
+        </Box>
         {total > 1 ? (
-          <Text color={roleColor('muted')}>
-            {' '}
-            {position} of {total}
-          </Text>
+          <Box flexShrink={0}>
+            <Text color={roleColor('muted')}>
+              {' · '}
+              {position} of {total}
+            </Text>
+          </Box>
         ) : null}
       </Box>
       {children}
