@@ -3,15 +3,16 @@
 // one check afterwards (parse, walk, decide) over a mix of plain and adversarial commands.
 // The first load is timed inside each process from the first import to the first decision;
 // `node -e 0` is the process start-up it adds to, printed for the ratio.
-// Then the same first check as a user meets it: in a fresh process, the agent loop's warm-up
-// is started as a session with bash sends its first model request (a real SDK request to the
-// fake server, answered after a fast model's delay); once the reply is in, the first check is
-// timed. The warm-up's own cost is timed alone in other fresh processes, with the longest
+// Then the same first check as a user meets it: in a fresh process, a session's first model
+// request (a real SDK request to the fake server, answered after a fast model's delay) comes
+// back with a bash call whose events arrive CALL_CHUNK_MS apart, as a model writes a short
+// command; the agent loop's warm-up starts at the call's first event, and once the reply is
+// in, the first check is timed. The warm-up's own cost is timed alone in other fresh processes, with the longest
 // stall it causes to the event loop (what a streaming reply would feel).
 import { spawnSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { warmUpForRequest } from '../src/core/agent/parser-warm-up.js';
+import { warmUpForToolCall } from '../src/core/agent/parser-warm-up.js';
 import { analyzeBash, decideBash } from '../src/core/permission/bash-match.js';
 import { warmBashParser } from '../src/core/permission/bash-parser.js';
 import { DEFAULT_RULES, rulesFromConfig } from '../src/core/permission/rules.js';
@@ -36,6 +37,8 @@ const COMMANDS = [
 
 /** A fast model's time to its first answer; real ones take 0.5 to several seconds. */
 const MODEL_REPLY_MS = 300;
+/** Between a bash call's stream events: its few frames then take ~0.2 s, a short command's writing time. */
+const CALL_CHUNK_MS = 40;
 
 if (process.env.BENCH_PARSER_CHILD === 'warm-up') {
   // One fresh process: the warm-up alone, then the first check.
@@ -54,7 +57,7 @@ if (process.env.BENCH_PARSER_CHILD === 'warm-up') {
 if (process.env.BENCH_PARSER_CHILD === 'after-request') {
   // One fresh process: the first model request of a session with bash, then the first check.
   const server = await startFakeServer();
-  server.setHandler(() => ({ ...toolUse('bash', { command: 'git status && rm -rf x' }), delayMs: MODEL_REPLY_MS }));
+  server.setHandler(() => ({ ...toolUse('bash', { command: 'git status && rm -rf x' }), delayMs: MODEL_REPLY_MS, chunkDelayMs: CALL_CHUNK_MS }));
   const provider = createProvider('anthropic', { apiKey: 'bench-key', baseURL: server.url, maxRetries: 0 });
   const request = {
     model: 'claude-sonnet-4-5',
@@ -65,8 +68,9 @@ if (process.env.BENCH_PARSER_CHILD === 'after-request') {
     signal: new AbortController().signal,
   };
   const sent = performance.now();
-  warmUpForRequest([bashTool]);
-  const response = await provider.stream(request, () => {});
+  const response = await provider.stream(request, (event) => {
+    if (event.type === 'tool_use.started') warmUpForToolCall(event.name);
+  });
   const replyMs = performance.now() - sent;
   const call = response.content.find((part) => part.type === 'tool_use');
   if (call?.type !== 'tool_use') throw new Error('the fake model did not ask for bash');
@@ -133,7 +137,7 @@ console.log('|---|---|');
 console.log(`| first check in a fresh process (load runtime + grammar, parse, decide), median of ${RUNS} | ${f(median(first))} (min ${f(Math.min(...first))}, max ${f(Math.max(...first))}) |`);
 console.log(`| second check in that process | ${f(median(second))} |`);
 const firstAfter = afterRequest.map((r) => r.firstMs);
-console.log(`| first check after the warm-up that runs during the first model request (fake reply after ${MODEL_REPLY_MS} ms; took ${f(median(afterRequest.map((r) => r.replyMs)))}), median of ${RUNS} | ${f(median(firstAfter))} (min ${f(Math.min(...firstAfter))}, max ${f(Math.max(...firstAfter))}) |`);
+console.log(`| first check after the warm-up that starts as the model begins a bash call (fake reply after ${MODEL_REPLY_MS} ms, its events ${CALL_CHUNK_MS} ms apart; took ${f(median(afterRequest.map((r) => r.replyMs)))}), median of ${RUNS} | ${f(median(firstAfter))} (min ${f(Math.min(...firstAfter))}, max ${f(Math.max(...firstAfter))}) |`);
 console.log(`| the warm-up alone (load runtime + grammar, one analysis), median of ${RUNS} | ${f(median(warmUps.map((r) => r.warmMs)))}; longest event-loop stall ${f(median(warmUps.map((r) => r.stallMs)))}; first check after it ${f(median(warmUps.map((r) => r.firstMs)))} |`);
 console.log(`| \`node -e 0\`, median | ${f(bare)} (first load = ${(median(first) / bare).toFixed(2)}× a bare Node start) |`);
 console.log(`| one check, warm, mix of ${COMMANDS.length} commands (plain to adversarial) | ${perCheckUs.toFixed(0)} µs |`);

@@ -1,13 +1,12 @@
-// The bash permission parser is loaded while a session that can run bash waits for its first
-// model reply, so the first bash approval does not pay for loading the grammar; a session
-// without bash never loads it. Real engine, tools and Anthropic SDK against the fake server.
-// The tests share this file's process, so their order matters: the session without bash runs
-// first, while the parser is still cold.
+// The bash permission parser loads as the model begins writing a bash call, so that call's
+// permission check does not also pay for loading the grammar; a session that never calls
+// bash never loads it, even when bash is among its tools. Real engine, tools and Anthropic
+// SDK against the fake server. The tests share this file's process (and its one parser), so
+// their order matters: the sessions that must leave it cold run first.
 import { afterEach, describe, expect, it } from 'vitest';
-import { bashParserState, type BashParserState } from '../../src/core/permission/bash-parser.js';
-import { text, toolNames } from '../support/fake-anthropic.js';
+import { bashParserState } from '../../src/core/permission/bash-parser.js';
+import { reply, text, toolNames } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { waitFor } from '../support/wait.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,7 +15,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** One more turn of the event loop: a warm-up scheduled during the request would have started by then. */
+/** One more turn of the event loop: a warm-up started during the request would have begun by then. */
 const nextTurnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('bash parser warm-up', () => {
@@ -31,19 +30,30 @@ describe('bash parser warm-up', () => {
     expect(bashParserState()).toBe('cold');
   });
 
-  it('has the parser ready while the first request of a session with bash is still unanswered', async () => {
+  it('does not load the parser for a session that has bash but only reads', async () => {
     h = await startHarness();
-    expect(bashParserState()).toBe('cold');
-    let seenDuringRequest: BashParserState | undefined;
-    h.server.setHandler(async () => {
-      // The reply waits for the warm-up (with a deadline): today's lazy parser never starts.
-      await waitFor(() => bashParserState() === 'ready', 'the bash parser to be warmed up', { timeoutMs: 8000 }).catch(() => undefined);
-      seenDuringRequest = bashParserState();
-      return text('done');
-    });
+    // A slow reply: time enough for any warm-up that starts while a request is out.
+    h.server.enqueue({ ...reply({ type: 'tool_use', name: 'glob', input: { pattern: '*' } }), delayMs: 500 }, text('done'));
     const root = h.engine.createSession();
     expect((await h.engine.prompt(root.id, 'hello')).status).toBe('completed');
     expect(toolNames(h.server.requests[0]!)).toContain('bash');
-    expect(seenDuringRequest).toBe('ready');
+    await nextTurnOfTheLoop();
+    expect(bashParserState()).toBe('cold');
+  });
+
+  it('starts loading the parser while a bash call is still streaming in', async () => {
+    h = await startHarness();
+    // A slow stream: the call's blocks arrive 250 ms apart, so it is still being written well
+    // after its content_block_start.
+    h.server.enqueue({ ...reply({ type: 'tool_use', name: 'bash', input: { command: 'echo hi' } }), chunkDelayMs: 250 }, text('done'));
+    let stateWhenToolStarted: string | undefined;
+    h.engine.on((event) => {
+      if (event.type === 'tool.started' && stateWhenToolStarted === undefined) stateWhenToolStarted = bashParserState();
+    });
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, 'say hi')).status).toBe('completed');
+    // Before the call was whole (tool.started), its check's parser was already on its way.
+    expect(stateWhenToolStarted).toBeDefined();
+    expect(stateWhenToolStarted).not.toBe('cold');
   });
 });

@@ -27,7 +27,7 @@ import { withImageData } from '../images/request.js';
 import type { LiveSession } from './live-session.js';
 import { takeInbox } from './inbox.js';
 import { runToolCalls } from './tool-runner.js';
-import { warmUpForRequest } from './parser-warm-up.js';
+import { warmUpForToolCall } from './parser-warm-up.js';
 
 export interface LoopDeps {
   /** The provider and provider-local model id for a `provider/model` reference. */
@@ -171,8 +171,6 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
           signal,
         };
         try {
-          // Waiting for the reply is when the bash parser can load without anyone noticing.
-          warmUpForRequest(session.tools);
           response = await provider.stream(request, (event) => {
             switch (event.type) {
               case 'text.delta':
@@ -194,6 +192,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
                 session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
                 break;
               case 'tool_use.started':
+                // While the call's input streams in, the parser its permission check needs can load.
+                warmUpForToolCall(event.name);
                 break;
             }
           });
@@ -277,16 +277,23 @@ function tooLongMessage(apiMessage: string, afterCompacting: boolean): string {
     : `The conversation does not fit the model's context window (${apiMessage}). Run /compact, or turn compaction.auto on.`;
 }
 
-const specCache = new WeakMap<Tool, ToolSpec>();
+/**
+ * Specs by parameter schema, then by name and description: tools built per session (each
+ * child's `task`, `ask_user`) share their schema objects, so ten children convert it once.
+ */
+const specCache = new WeakMap<object, Map<string, ToolSpec>>();
 
-/** Tool parameters as JSON Schema, converted once per tool object. */
+/** Tool parameters as JSON Schema, converted once per schema object. */
 export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
   return tools.map((tool) => {
-    let spec = specCache.get(tool);
+    let byText = specCache.get(tool.parameters);
+    if (!byText) specCache.set(tool.parameters, (byText = new Map()));
+    const key = `${tool.name}\0${tool.description}`;
+    let spec = byText.get(key);
     if (!spec) {
       const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
       spec = { name: tool.name, description: tool.description, input_schema: schema };
-      specCache.set(tool, spec);
+      byText.set(key, spec);
     }
     return spec;
   });

@@ -1,33 +1,19 @@
-// Gets the bash permission parser ready while a session waits for the model, so the first
-// bash approval is not held up by loading and compiling the grammar (~100 ms cold). Called
-// as each model request goes out: when the session has the `bash` tool (the only tool whose
-// permission check parses a command line) and the parser is still cold, the warm-up starts
-// once the request has been out for WARM_UP_DELAY_MS: loading and compiling the grammar holds
-// the event loop for a while, and a reply that came back sooner (a one-reply `run`, a cached
-// answer) would wait for it, and the process's exit with it. A real model takes longer than
-// that to answer, so the parser is still ready before its first tool call. The timer never
-// keeps the process alive. Nothing happens at start-up or in sessions that cannot run bash.
+// Gets the bash permission parser ready while the model is still writing a bash call, so the
+// check of that call does not also pay for loading and compiling the grammar (~100 ms cold).
+// Called for each tool call as the model's stream begins it (the provider's
+// `tool_use.started`): when the call is to a tool whose permission check parses a command line
+// and the parser is still cold, the warm-up starts at once, while the call's input streams in.
+// Nothing is loaded for a session that may run bash but does not (a reply with no bash call, a
+// fan-out of readers): the grammar's WebAssembly memory alone is ~30 MB of address space and a
+// few MB of resident memory, and its compilation a collection of the old generation.
 import { bashParserState, warmBashParser } from '../permission/bash-parser.js';
-import type { Tool } from '../tools/types.js';
 
 /** Tools whose permission check parses a shell command line (permission/gate.ts). */
 const PARSES_COMMAND_LINES = new Set(['bash']);
 
-/** How long a request is out before the warm-up starts (a reply within it does not wait for one). */
-export const WARM_UP_DELAY_MS = 150;
-
-let scheduled = false;
-
-/** Starts the bash parser's warm-up in the background if `tools` may need it and nobody started it yet. */
-export function warmUpForRequest(tools: readonly Tool[]): void {
-  if (scheduled || bashParserState() !== 'cold') return;
-  if (!tools.some((tool) => PARSES_COMMAND_LINES.has(tool.name))) return;
-  scheduled = true;
-  const timer = setTimeout(() => {
-    // A failed warm-up leaves the lazy path; a later request may try again.
-    void warmBashParser().then(() => {
-      scheduled = false;
-    });
-  }, WARM_UP_DELAY_MS);
-  timer.unref();
+/** Starts the bash parser's warm-up in the background when `toolName`'s check will need it. */
+export function warmUpForToolCall(toolName: string): void {
+  if (!PARSES_COMMAND_LINES.has(toolName) || bashParserState() !== 'cold') return;
+  // Never rejects; a failed load leaves the lazy path, which reports the failure at the check.
+  void warmBashParser();
 }

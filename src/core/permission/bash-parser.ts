@@ -1,8 +1,8 @@
 // Loads the bash grammar (tree-sitter, compiled to WebAssembly, from the `tree-sitter-bash`
 // package) once and keeps the parser for the rest of the process. Nothing here runs at
 // start-up: `run` and the TUI pay for it either when a bash command is checked or, earlier
-// and out of the user's way, through `warmBashParser`, which the agent loop starts while a
-// session that may run bash waits for its first model reply (bash-parser-warmup.ts). Both
+// and out of the user's way, through `warmBashParser`, which the agent loop starts as the
+// model begins writing a bash call (agent/parser-warm-up.ts). Both
 // .wasm files are found through Node's resolver, so this works from the sources, from the
 // esbuild bundle in dist/ and from an installed package alike.
 import { createRequire } from 'node:module';

@@ -32,6 +32,42 @@ export type RunTask = (args: TaskArgs, ctx: ToolContext) => Promise<ToolResult>;
  * the types its permission rules deny: left out of the offer, and named as denied if called.
  */
 export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTask, denied: readonly string[] = []): Tool {
+  const { description, parameters, userParameters } = taskShape(subagents, denied);
+  return defineTool({
+    name: 'task',
+    description,
+    parameters,
+    // A command may run any agent as a task, primary ones too; the model picks from the catalogue.
+    userParameters,
+    readOnly: false,
+    // Each sub-agent records its own changes.
+    fileChanges: 'reported',
+    runsTogether: true,
+    execute: (args, ctx) => run(args, ctx),
+  });
+}
+
+/**
+ * The tool's description and schemas for one offer of sub-agents, built once per offer: every
+ * session that may start sub-agents gets its own `task` tool, and ten children of one parent
+ * offer the same agents, so they share one schema (converted to JSON Schema once, agent/loop.ts).
+ */
+const shapes = new Map<string, ReturnType<typeof buildTaskShape>>();
+const MAX_SHAPES = 32;
+
+function taskShape(subagents: readonly AgentDefinition[], denied: readonly string[]): ReturnType<typeof buildTaskShape> {
+  const key = JSON.stringify([subagents.map((a) => [a.name, a.description]), denied]);
+  let shape = shapes.get(key);
+  if (!shape) {
+    // Offers change only with the configuration: a bound keeps a long session's edits from piling up.
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shape = buildTaskShape(subagents, denied);
+    shapes.set(key, shape);
+  }
+  return shape;
+}
+
+function buildTaskShape(subagents: readonly AgentDefinition[], denied: readonly string[]) {
   // `fork` is Claude Code's name for a copy of the caller; an agent of that name cannot take it.
   const names = [...subagents.map((a) => a.name).filter((n) => n !== FORK_SUBAGENT_TYPE), FORK_SUBAGENT_TYPE];
   const listing = names.join(', ');
@@ -97,26 +133,16 @@ export function createTaskTool(subagents: readonly AgentDefinition[], run: RunTa
     ...subagents.filter((a) => a.name !== FORK_SUBAGENT_TYPE).map((a) => `- ${a.name}: ${a.description || '(no description)'}`),
     `- ${FORK_SUBAGENT_TYPE}: a copy of you with this conversation so far (same as fork: true)`,
   ].join('\n');
-  return defineTool({
-    name: 'task',
-    description: [
-      'Start a sub-agent that works on a task in its own session, with its own context window and tools, and returns its final report to you.',
-      'Use it for broad searches across the codebase, for independent pieces of work that can proceed in parallel, and for work whose details would flood your context. For a quick lookup of a known file, use read or grep directly instead.',
-      'Several task calls in one message run in parallel. The sub-agent sees only your prompt: make it self-contained and say exactly what it should return. Its report is for you, not the user: pass on what matters.',
-      'The result looks like <task id="..." state="completed|limited|failed|cancelled|running"><task_result>...</task_result><tool_log>...</tool_log></task> (limited: it stopped at its cap on model requests; its work may be unfinished): the sub-agent\'s final report, then one line per tool call it made (marked "(error)" when the call failed), so you can judge how it reached its answer. Pass that id as session_id to follow up with the same sub-agent.',
-      'A fork (fork: true, or subagent_type "fork") is a copy of you that knows everything said so far, so its prompt only needs to say what to do; its result comes back the same way.',
-      'With isolation "worktree" the sub-agent works in its own copy of your working tree; the result then also says merge="merged|conflict|none": which files reached your working tree, or, on a conflict, which files clashed and the branch holding its work (your files are left untouched).',
-      '',
-      'Available sub-agents:',
-      catalogue,
-    ].join('\n'),
-    parameters,
-    // A command may run any agent as a task, primary ones too; the model picks from the catalogue.
-    userParameters: parameters.extend({ subagent_type: z.string().min(1) }),
-    readOnly: false,
-    // Each sub-agent records its own changes.
-    fileChanges: 'reported',
-    runsTogether: true,
-    execute: (args, ctx) => run(args, ctx),
-  });
+  const description = [
+    'Start a sub-agent that works on a task in its own session, with its own context window and tools, and returns its final report to you.',
+    'Use it for broad searches across the codebase, for independent pieces of work that can proceed in parallel, and for work whose details would flood your context. For a quick lookup of a known file, use read or grep directly instead.',
+    'Several task calls in one message run in parallel. The sub-agent sees only your prompt: make it self-contained and say exactly what it should return. Its report is for you, not the user: pass on what matters.',
+    'The result looks like <task id="..." state="completed|limited|failed|cancelled|running"><task_result>...</task_result><tool_log>...</tool_log></task> (limited: it stopped at its cap on model requests; its work may be unfinished): the sub-agent\'s final report, then one line per tool call it made (marked "(error)" when the call failed), so you can judge how it reached its answer. Pass that id as session_id to follow up with the same sub-agent.',
+    'A fork (fork: true, or subagent_type "fork") is a copy of you that knows everything said so far, so its prompt only needs to say what to do; its result comes back the same way.',
+    'With isolation "worktree" the sub-agent works in its own copy of your working tree; the result then also says merge="merged|conflict|none": which files reached your working tree, or, on a conflict, which files clashed and the branch holding its work (your files are left untouched).',
+    '',
+    'Available sub-agents:',
+    catalogue,
+  ].join('\n');
+  return { description, parameters, userParameters: parameters.extend({ subagent_type: z.string().min(1) }) };
 }
