@@ -3,7 +3,7 @@
 // reports. Peak RSS (GNU time) of that run against a run of one such turn (10 children):
 // the difference over the 90 extra children, per 10, is what finished children cost to
 // keep. The parent's own history keeps every child's short report, as it must.
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstUserText } from '../test/support/conversations.js';
 import { reply, text, startFakeServer } from '../test/support/fake-anthropic.js';
@@ -40,7 +40,9 @@ async function once(rounds: number): Promise<{ wallMs: number; rssMb: number }> 
   const { dir, project } = tempProject('oci-bench-children-');
   bigPath = join(project, 'big.txt');
   writeFileSync(bigPath, BIG);
-  writeFileSync(join(project, '.opencoderc.json'), JSON.stringify({ subagents: { max_concurrency: PER_TURN } }));
+  // In the user's config: an untrusted project's file may not raise max_concurrency (DESIGN §15).
+  mkdirSync(join(dir, 'config'), { recursive: true });
+  writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ subagents: { max_concurrency: PER_TURN } }));
   const before = server.requests.length;
   const r = await timeAsync(process.execPath, [BIN, 'run', '--yes', PROMPT], { cwd: project, env: cliEnv(dir, server.url) });
   if (r.code !== 0) throw new Error(`run failed (${r.code}): ${r.stderr}`);

@@ -6,7 +6,7 @@
 // "Warm" runs share one data folder, as a user's runs do, so they start from the V8 code
 // cache the first run wrote (src/boot); "first" runs each get a new folder, as the first run
 // after installing or upgrading does (they start from the build's cache in dist/cache).
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstUserText } from '../test/support/conversations.js';
 import { reply, text, startFakeServer } from '../test/support/fake-anthropic.js';
@@ -39,7 +39,10 @@ interface Sample {
 
 async function fanOut(dir: string, project: string): Promise<Sample> {
   // The peers start all ten at once; our default runs 5 per parent turn and queues the rest.
-  writeFileSync(join(project, '.opencoderc.json'), JSON.stringify({ subagents: { max_concurrency: CHILDREN } }));
+  // The raise goes in the user's config: a project file may not loosen max_concurrency until
+  // the project is trusted (DESIGN §15), and the bench's projects are not.
+  mkdirSync(join(dir, 'config'), { recursive: true });
+  writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ subagents: { max_concurrency: CHILDREN } }));
   const before = server.requests.length;
   const r = await timeAsync(process.execPath, [BIN, 'run', ROOT_PROMPT], { cwd: project, env: cliEnv(dir, server.url) });
   if (r.code !== 0) throw new Error(`fan-out run failed (${r.code}): ${r.stderr}`);
