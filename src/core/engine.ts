@@ -250,6 +250,7 @@ export class Engine {
         wrote: (realPath) => this.checkpoints.wrote(session.id, realPath),
         watch: (run) => this.checkpoints.watch(session, run),
         ready: () => this.checkpoints.beforeChange(session),
+        mayChange: () => this.checkpoints.mayChange(session),
       }),
     });
     this.turns = new TurnScheduler({

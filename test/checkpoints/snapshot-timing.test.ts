@@ -1,6 +1,6 @@
 // Checkpoints off the model request's path (issue 36, DESIGN §18): the prompt's "before"
-// snapshot is taken while the request is in flight and only tools that can change files wait
-// for it; a sub-agent that changes nothing takes no snapshot, and children of one batch that
+// snapshot is taken once the model begins writing a call that can change files (a turn that
+// changes nothing takes none, and undo steps over it), only such tools wait for it; a sub-agent that changes nothing takes no snapshot, and children of one batch that
 // change files together share one start snapshot. Real engine, real git, real tools, the fake
 // Messages API. A git clean filter from the user's global configuration (a public seam: git
 // runs it while a snapshot stores a new file) holds the first snapshot open as long as the test
@@ -52,7 +52,7 @@ function meeting(count: number): { at: (answer: ScriptedReply) => () => Promise<
 }
 
 describe('checkpoints off the hot path', () => {
-  it('sends the model request while the snapshot is held, and a write waits for it: undo still restores the state before the prompt', async () => {
+  it('takes the snapshot as the model writes a change, and the write waits for it: undo still restores the state before the prompt', async () => {
     h = await startHarness({ files: { 'slow.held': 'slow\n', 'a.held': 'old\n', '.gitattributes': '*.held filter=held\n' }, engine: { autoApprove: true } });
     const started = join(h.dir, 'filter-started');
     const release = join(h.dir, 'filter-release');
@@ -119,5 +119,34 @@ describe('checkpoints off the hot path', () => {
     expect((await h.engine.revertSession(two.id)).files).toEqual(['two.txt']);
     expect(read('two.txt')).toBeUndefined();
     expect(read('one.txt')).toBe('one\n');
+  });
+
+  it('takes no snapshot in a turn that changes nothing; undo, rewind and the session diff step over such turns', async () => {
+    h = await startHarness({ engine: { autoApprove: true } });
+    const trace = join(h.dir, 'git-trace');
+    process.env.GIT_TRACE = trace;
+    h.server.enqueue(
+      text('nothing to change'),
+      reply(toolUse('write', { file_path: 'b.txt', content: 'b\n' })),
+      text('b written'),
+      reply(toolUse('read', { file_path: 'b.txt' })),
+      text('b is there'),
+    );
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, 'just talk')).status).toBe('completed');
+    expect(snapshotsTaken(trace)).toBe(0);
+    expect((await h.engine.prompt(root.id, 'write b')).status).toBe('completed');
+    // Its "before" and its "after".
+    expect(snapshotsTaken(trace)).toBe(2);
+    expect((await h.engine.prompt(root.id, 'talk again')).status).toBe('completed');
+    expect(snapshotsTaken(trace)).toBe(2);
+    expect(await h.engine.sessionDiff(root.id)).toContain('+b');
+
+    // Undoing the reader's turn restores nothing; rewinding to the first prompt takes back b.txt.
+    expect((await h.engine.undo(root.id)).files).toEqual([]);
+    expect(read('b.txt')).toBe('b\n');
+    const first = h.store.messageRows(root.id).find((r) => r.prompt && !r.undone)!;
+    expect((await h.engine.rewind(root.id, first.id, 'both')).files).toEqual(['b.txt']);
+    expect(read('b.txt')).toBeUndefined();
   });
 });

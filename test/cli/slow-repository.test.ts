@@ -1,11 +1,25 @@
-// A repository git needs minutes for (issue 35, item 8), against the built binary: `run` goes
-// on without undo and says why on stderr, the model request does not wait for the prompt's
-// snapshot, and SIGINT while that snapshot is being taken ends the run at once.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// A repository git needs minutes for (issue 35, item 8), against the built binary: a turn that
+// changes a file goes on without undo and says why on stderr, a turn that changes nothing
+// takes no snapshot at all (issue 36), and SIGINT while the snapshot is being taken ends the
+// run (once the snapshot's git is done: at the latest at its deadline).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { text } from '../support/fake-anthropic.js';
+import { reply, text } from '../support/fake-anthropic.js';
 import { runCli, startCli, startCliProject, type CliProject } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+
+/** Whether `pid` has a git process among its children (the snapshot being taken). */
+function runsGit(pid: number): boolean {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid), '-x', 'git'], { encoding: 'utf8' }).trim() !== '';
+  } catch {
+    return false; // pgrep exits 1 when nothing matches.
+  }
+}
+
+const writeMade = () => reply({ type: 'tool_use', name: 'write', input: { file_path: 'made.txt', content: 'made\n' } });
 
 let ctx: CliProject;
 beforeEach(async () => {
@@ -19,33 +33,37 @@ beforeEach(async () => {
 afterEach(() => ctx.close());
 
 describe('run in a repository git needs minutes for', { timeout: 60_000 }, () => {
-  it('answers without undo for that prompt, saying why once', async () => {
-    ctx.server.enqueue(text('hi'));
-    const result = await runCli(['run', 'hello'], { cwd: ctx.project, env: ctx.env });
+  it('changes the file without undo for that prompt, saying why once', async () => {
+    ctx.server.enqueue(writeMade(), text('hi'));
+    const result = await runCli(['run', '--yes', 'make a file'], { cwd: ctx.project, env: ctx.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('hi');
+    expect(existsSync(join(ctx.project, 'made.txt'))).toBe(true);
     const notices = result.stderr.split('\n').filter((line) => /undo/i.test(line));
     expect(notices).toEqual([expect.stringMatching(/^Undo is not available for this prompt: the snapshot of .* took longer than 5 s \(a \.gitignore pattern may be very slow\)\.$/)]);
   });
 
-  it('sends the model request while the snapshot is being taken, and ends at once on SIGINT', async () => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    ctx.server.setHandler(async () => {
-      await held;
-      return text('too late');
-    });
-    const { child, done } = startCli(['run', 'hello'], { cwd: ctx.project, env: ctx.env });
+  it('answers a turn that changes nothing at once, without a snapshot or a notice', async () => {
+    ctx.server.enqueue(text('hi'));
+    const result = await runCli(['run', 'hello'], { cwd: ctx.project, env: ctx.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('hi');
+    expect(result.stderr).not.toMatch(/undo/i);
+  });
+
+  it('ends with 130 on SIGINT while the snapshot before a change is being taken', async () => {
+    ctx.server.enqueue(writeMade(), text('too late'));
+    const { child, done } = startCli(['run', '--yes', 'make a file'], { cwd: ctx.project, env: ctx.env });
     try {
-      // The walk of this tree runs into its 5 s deadline; the request does not wait for it.
-      await ctx.server.waitForRequests(1, 20_000);
+      // The write waits for the snapshot, whose walk of this tree runs into its 5 s deadline.
+      await waitFor(() => runsGit(child.pid!), 'the snapshot before the write to be under way', { timeoutMs: 20_000 });
       child.kill('SIGINT');
       const ended = await done;
       expect(ended.code).toBe(130);
-      // Cancelled before the snapshot's deadline: no notice.
+      // Cancelled before the snapshot's deadline: no notice, and the write never ran.
       expect(ended.stderr).not.toMatch(/Undo is not available/);
+      expect(existsSync(join(ctx.project, 'made.txt'))).toBe(false);
     } finally {
-      release();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   });

@@ -26,7 +26,7 @@ import type { Tool } from '../tools/types.js';
 import { withImageData } from '../images/request.js';
 import type { LiveSession } from './live-session.js';
 import { takeInbox } from './inbox.js';
-import { runToolCalls } from './tool-runner.js';
+import { callMayChangeFiles, runToolCalls } from './tool-runner.js';
 import { warmUpForToolCall } from './parser-warm-up.js';
 
 export interface LoopDeps {
@@ -192,8 +192,10 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
                 session.emit('message.retrying', { attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });
                 break;
               case 'tool_use.started':
-                // While the call's input streams in, the parser its permission check needs can load.
+                // While the call's input streams in, the parser its permission check needs can
+                // load, and the snapshot a change must follow can be taken.
                 warmUpForToolCall(event.name);
+                if (session.changes && callMayChangeFiles(session, event.name)) session.changes.mayChange();
                 break;
             }
           });

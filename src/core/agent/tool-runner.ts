@@ -78,6 +78,19 @@ function batchPositions(calls: readonly ToolUsePart[]): Map<string, number> {
  * Whether a tool can change the project's files itself. A sub-agent task (`runsTogether`)
  * cannot: the tools of the sessions it starts wait for themselves.
  */
+/**
+ * Whether running a call to `toolName` may change files: the tool itself, or a Pre/PostToolUse
+ * hook around it (a hook is a command). Read as the model begins writing the call, so what must
+ * exist before a change (the prompt's "before" snapshot) is taken while the call streams in.
+ */
+export function callMayChangeFiles(session: LiveSession, toolName: string): boolean {
+  const tool = findTool(session, toolName);
+  if (!tool) return false;
+  if (changesFiles(tool)) return true;
+  const hooks = session.hooks;
+  return hooks !== undefined && (hooks.has('PreToolUse') || hooks.has('PostToolUse'));
+}
+
 function changesFiles(tool: Tool): boolean {
   return !tool.readOnly && tool.fileChanges !== 'none' && !tool.runsTogether;
 }

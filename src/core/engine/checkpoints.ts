@@ -48,6 +48,13 @@ export type { SharedFile, WatchedSession };
  */
 export const UNCHANGED_SNAPSHOT = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
+/**
+ * A prompt's "before" and "after" when its turn could change no file, so no snapshot was taken:
+ * undo and the session's diff step over it. Not a git object id, so no real snapshot (not even
+ * an empty project's, which is git's empty tree) is ever taken for it.
+ */
+export const TURN_CHANGED_NOTHING = 'unchanged';
+
 /** Restoring would overwrite changes made since: nothing was changed (exit code 1). */
 export class UndoConflictError extends UserFacingError {
   constructor(readonly files: readonly string[]) {
@@ -143,9 +150,21 @@ export class Checkpoints {
     return this.deps.settings.enabled && this.unavailable === undefined;
   }
 
-  /** Starts the "before" snapshot of a prompt about to be sent, without waiting for it. */
+  /** Notes a prompt about to be sent; its "before" snapshot waits until a change may follow (snapshot-timing.ts). */
   promptStarted(sessionId: string): void {
     if (this.active) this.timing.promptStarted(sessionId);
+  }
+
+  /** The model began writing a call to a tool that can change files: the root prompt's "before" snapshot starts now. */
+  mayChange(session: { id: string; cwd: string }): void {
+    if (!this.active || !this.attribution.covers(session.cwd)) return;
+    let root: string | undefined;
+    try {
+      root = this.pathOf(this.session(session.id))[0];
+    } catch {
+      return; // The change itself (beforeChange) says what is wrong.
+    }
+    if (root !== undefined) this.timing.promptMayChange(root);
   }
 
   /** The prompt's message is stored: its "before" snapshot is written on it once taken. */
@@ -230,6 +249,15 @@ export class Checkpoints {
   async promptEnded(sessionId: string): Promise<void> {
     const ended = await this.timing.promptEnded(sessionId);
     const prompt = this.deps.store.messageRows(sessionId).filter((r) => r.prompt && !r.undone).at(-1);
+    if (ended?.skipped) {
+      // Nothing in the turn could change a file, so no snapshot was needed: the prompt is marked
+      // as having changed nothing, which undo and the session's diff step over.
+      if (prompt && prompt.snapshot_before === null) {
+        this.deps.store.setPromptBefore(prompt.id, TURN_CHANGED_NOTHING);
+        this.deps.store.setPromptAfter(prompt.id, TURN_CHANGED_NOTHING);
+      }
+      return;
+    }
     if (!prompt?.snapshot_before) return;
     const snapshot = ended && !ended.changed && ended.before === prompt.snapshot_before ? ended.before : await this.snapshot();
     if (snapshot) this.deps.store.setPromptAfter(prompt.id, snapshot);
@@ -334,7 +362,7 @@ export class Checkpoints {
     if (!prompt) throw new ConfigError(`Nothing to redo in session ${sessionId}: no undo since the last prompt.`);
     const next = rows.find((r) => r.prompt && r.seq > prompt.seq);
     let files: string[] = [];
-    if (prompt.snapshot_before && prompt.snapshot_after) {
+    if (prompt.snapshot_before && prompt.snapshot_after && prompt.snapshot_before !== prompt.snapshot_after) {
       files = await this.restore(prompt.snapshot_before, prompt.snapshot_after);
     }
     const restored = rows.filter((r) => r.seq >= prompt.seq && (!next || r.seq < next.seq) && r.redoable).map((r) => r.id);
@@ -385,17 +413,25 @@ export class Checkpoints {
     const rows = this.deps.store.messageRows(sessionId);
     let files: string[] = [];
     let from: string | null = null;
+    let to: string | null = null;
     if (mode !== 'conversation') {
-      if (!prompt.snapshot_before) {
+      // Turns that changed nothing took no snapshot: the files go back to before the first turn
+      // from this prompt on that took one; when none did, nothing of the files is to be undone.
+      const active = rows.filter((r) => r.prompt && !r.undone && r.seq >= prompt.seq);
+      const target = active.find((r) => r.snapshot_before !== TURN_CHANGED_NOTHING)?.snapshot_before;
+      if (target === null || prompt.snapshot_before === null) {
         throw new ConfigError(
           `The files cannot be put back: no snapshot was taken before that prompt (${this.unavailable ?? (this.deps.settings.enabled ? 'it was sent before checkpoints existed' : 'checkpoints.enabled is false')}).`,
         );
       }
-      // From the state the last turn left; when it never recorded one (a crash), from the disk as it is.
-      const latest = rows.filter((r) => r.prompt && !r.undone).at(-1);
-      from = latest?.snapshot_after ?? (await this.snapshot());
-      if (!from) throw new ConfigError(`The files cannot be put back: ${this.unavailable ?? 'no snapshot of them could be taken now'}.`);
-      files = await this.restore(from, prompt.snapshot_before);
+      if (target !== undefined) {
+        // From the state the last turn that changed files left; when it never recorded one (a crash), from the disk as it is.
+        const latest = active.filter((r) => r.snapshot_after !== TURN_CHANGED_NOTHING).at(-1);
+        from = latest?.snapshot_after ?? (await this.snapshot());
+        if (!from) throw new ConfigError(`The files cannot be put back: ${this.unavailable ?? 'no snapshot of them could be taken now'}.`);
+        files = await this.restore(from, target);
+        to = target;
+      }
     }
     const hidden = mode === 'code' ? [] : rows.filter((r) => r.seq >= prompt.seq && !r.undone).map((r) => r.id);
     if (mode !== 'code') {
@@ -405,7 +441,7 @@ export class Checkpoints {
     this.emit(row, action, {
       files,
       from_snapshot: from,
-      to_snapshot: mode === 'conversation' ? null : prompt.snapshot_before,
+      to_snapshot: to,
       hidden_message_ids: hidden,
       restored_message_ids: [],
     });

@@ -6,7 +6,8 @@
  * taken when its turn ended. Its sub-agents ran inside those windows, so their changes are in.
  *
  * Contract
- * - The prompts counted are the session's prompts not undone that have a "before" snapshot.
+ * - The prompts counted are the session's prompts not undone that have a "before" snapshot
+ *   (a turn that changed nothing has none: TURN_CHANGED_NOTHING marks it, and it is stepped over).
  *   A turn that never recorded its "after" (the process was killed) ends where the next prompt
  *   began; the newest one ends at the project's files as they are now.
  * - The product's paths are those that differ inside some window. A path that also changed
@@ -16,12 +17,13 @@
  * - The diff and the revert run from the first window's start to the last window's end, kept to
  *   the product's paths. The revert is three-way against the disk (restore.ts): any overlap
  *   with a later change changes nothing and raises UndoConflictError naming the files.
- * - No snapshot at all: a ConfigError saying why, as for a sub-agent.
+ * - No snapshot at all: a ConfigError saying why, as for a sub-agent; only turns that changed
+ *   nothing: an empty window.
  */
 import { restoreFiles, type ShadowRepo } from '../checkpoints/index.js';
 import { ConfigError } from '../errors.js';
 import type { SessionRow, SessionStore } from '../store/index.js';
-import { UndoConflictError, type SharedFile } from './checkpoints.js';
+import { TURN_CHANGED_NOTHING, UNCHANGED_SNAPSHOT, UndoConflictError, type SharedFile } from './checkpoints.js';
 
 export interface RootChangesDeps {
   store: SessionStore;
@@ -41,8 +43,11 @@ export interface RootWindow {
 }
 
 export async function rootWindow(deps: RootChangesDeps, row: SessionRow): Promise<RootWindow> {
-  const prompts = deps.store.messageRows(row.id).filter((r) => r.prompt && !r.undone && r.snapshot_before !== null);
-  if (prompts.length === 0) throw new ConfigError(`Session ${row.id} has no snapshots of the files it changed (${deps.whyNoSnapshots()}).`);
+  const noted = deps.store.messageRows(row.id).filter((r) => r.prompt && !r.undone && r.snapshot_before !== null);
+  if (noted.length === 0) throw new ConfigError(`Session ${row.id} has no snapshots of the files it changed (${deps.whyNoSnapshots()}).`);
+  const prompts = noted.filter((r) => r.snapshot_before !== TURN_CHANGED_NOTHING);
+  // Only turns that changed nothing: an empty window (git's empty tree at both ends).
+  if (prompts.length === 0) return { from: UNCHANGED_SNAPSHOT, to: UNCHANGED_SNAPSHOT, paths: new Set(), leftAlone: [] };
   const windows: Array<{ from: string; to: string }> = [];
   for (const [i, prompt] of prompts.entries()) {
     const next = prompts[i + 1];

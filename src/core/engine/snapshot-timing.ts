@@ -3,12 +3,15 @@
  * and only when a change to the project's files may follow.
  *
  * Contract
- * - `promptStarted(rootId)` starts the prompt's "before" snapshot and returns at once: the model
- *   request goes out while it is taken. `promptStored(rootId, messageId)` names the prompt's
- *   message; the snapshot is written on it as soon as both are known. `cancelPrompt(rootId)`
- *   (Esc) stops a snapshot still being taken: the prompt then has none, as when Esc comes while
- *   a prompt is prepared. `promptEnded(rootId)` waits for it and says whether any change was
- *   prepared (anywhere in this engine) while the prompt ran.
+ * - `promptStarted(rootId)` notes a prompt about to be sent and snapshots nothing yet: its
+ *   "before" snapshot is started by `promptMayChange(rootId)` (the model began writing a call to
+ *   a tool that can change files: the snapshot is taken while the call streams in) or at the
+ *   latest by the first `beforeChange` under that root. A turn that changes nothing takes none.
+ *   `promptStored(rootId, messageId)` names the prompt's message; the snapshot is written on it
+ *   as soon as both are known. `cancelPrompt(rootId)` (Esc) stops a snapshot still being taken:
+ *   the prompt then has none, as when Esc comes while a prompt is prepared. `promptEnded(rootId)`
+ *   waits for it and says whether any change was prepared (anywhere in this engine) while the
+ *   prompt ran, or that no snapshot was needed (`skipped`).
  * - `childStarted(id, hasStart)` notes a sub-agent's run and snapshots nothing; its start
  *   snapshot is taken by the first `beforeChange` of it or of one of its descendants.
  *   `childEnded(id)` says whether a change was prepared in its run (its end snapshot is then
@@ -32,7 +35,10 @@ export interface SnapshotTimingDeps {
 }
 
 interface PromptRun {
-  snapshot: Promise<string | null>;
+  /** Undefined until a change may follow. */
+  snapshot: Promise<string | null> | undefined;
+  /** The prompt's message, once stored. */
+  messageId: string | undefined;
   abort: AbortController;
   /** Settles once the snapshot is written on the prompt's message. */
   written: Promise<void>;
@@ -64,15 +70,32 @@ export class SnapshotTiming {
   constructor(private readonly deps: SnapshotTimingDeps) {}
 
   promptStarted(rootId: string): void {
-    const abort = new AbortController();
-    const snapshot = this.deps.snapshot({ signal: abort.signal, prompt: true });
-    this.prompts.set(rootId, { snapshot, abort, written: Promise.resolve(), preparedAtStart: this.prepared });
+    this.prompts.set(rootId, { snapshot: undefined, messageId: undefined, abort: new AbortController(), written: Promise.resolve(), preparedAtStart: this.prepared });
+  }
+
+  /** A change to the project's files may follow in this prompt's turn: its "before" snapshot starts now if it has not. */
+  promptMayChange(rootId: string): void {
+    const run = this.prompts.get(rootId);
+    if (run) void this.promptSnapshot(run);
   }
 
   promptStored(rootId: string, messageId: string): void {
     const run = this.prompts.get(rootId);
     if (!run) return;
-    run.written = run.snapshot.then((id) => {
+    run.messageId = messageId;
+    if (run.snapshot) run.written = this.writeBefore(run.snapshot, messageId);
+  }
+
+  private promptSnapshot(run: PromptRun): Promise<string | null> {
+    if (!run.snapshot) {
+      run.snapshot = this.deps.snapshot({ signal: run.abort.signal, prompt: true });
+      if (run.messageId) run.written = this.writeBefore(run.snapshot, run.messageId);
+    }
+    return run.snapshot;
+  }
+
+  private writeBefore(snapshot: Promise<string | null>, messageId: string): Promise<void> {
+    return snapshot.then((id) => {
       if (!id) return;
       try {
         this.deps.setPromptBefore(messageId, id);
@@ -90,14 +113,20 @@ export class SnapshotTiming {
     for (const run of this.prompts.values()) run.abort.abort();
   }
 
-  /** The prompt's "before" snapshot once written, and whether a change was prepared since it started; undefined when none was started. */
-  async promptEnded(rootId: string): Promise<{ before: string | null; changed: boolean } | undefined> {
+  /**
+   * The prompt's "before" snapshot once written, and whether a change was prepared since it
+   * started; `skipped` when none was needed (nothing in its turn could change a file);
+   * undefined when the prompt was not noted.
+   */
+  async promptEnded(rootId: string): Promise<{ before: string | null; changed: boolean; skipped: boolean } | undefined> {
     const run = this.prompts.get(rootId);
     if (!run) return undefined;
     this.prompts.delete(rootId);
+    const changed = this.prepared !== run.preparedAtStart;
+    if (!run.snapshot) return { before: null, changed, skipped: true };
     const before = await run.snapshot;
     await run.written;
-    return { before, changed: this.prepared !== run.preparedAtStart };
+    return { before, changed, skipped: false };
   }
 
   childStarted(sessionId: string, hasStart: boolean): void {
@@ -120,7 +149,7 @@ export class SnapshotTiming {
   async beforeChange(path: readonly string[]): Promise<void> {
     this.prepared++;
     const prompt = path[0] === undefined ? undefined : this.prompts.get(path[0]);
-    if (prompt) await prompt.snapshot;
+    if (prompt) await this.promptSnapshot(prompt);
     const runs: Array<[string, ChildRun]> = [];
     for (const id of path) {
       const run = this.children.get(id);

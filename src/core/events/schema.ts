@@ -230,7 +230,7 @@ export const SessionRevertedSchema = event('session.reverted', {
   action: z.enum(['undo', 'redo', 'rewind', 'revert']).describe('What the user asked for.'),
   files: z.array(z.string()).describe('Project files written or removed, relative to the project root.'),
   from_snapshot: z.string().nullable().describe('The snapshot the files were taken from (the state being left), when there was one.'),
-  to_snapshot: z.string().nullable().describe('The snapshot the files were restored to; null when only the conversation changed.'),
+  to_snapshot: z.string().nullable().describe('The snapshot the files were restored to; null when no files were restored (only the conversation changed, or the turns stepped back over changed no file).'),
   hidden_message_ids: z.array(id).describe('Messages hidden from the conversation the model sees next (kept in the store, marked undone).'),
   restored_message_ids: z.array(id).describe('Messages a redo brought back into the conversation.'),
   left_alone: z

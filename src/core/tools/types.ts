@@ -82,6 +82,8 @@ export interface ChangeRecorder {
   watch<T>(run: () => Promise<T>): Promise<T>;
   /** Resolves once the snapshots that must precede a change to the project's files exist (checkpoints, DESIGN §18); never rejects. */
   ready(): Promise<void>;
+  /** A change may follow soon (the model began writing such a call): those snapshots start now, without waiting. */
+  mayChange(): void;
 }
 
 export interface ToolContext {
