@@ -40,6 +40,35 @@ describe('shadow repository snapshots (not a git project)', () => {
     expect(await repo.snapshot()).toBe(second);
   });
 
+  it('goes on for a caller still waiting when another gives up, and stops once every caller has', async () => {
+    const { project, repo, write } = setup();
+    write('a.txt', 'one\n');
+    await repo.snapshot(); // creates the shadow repository: the rounds below only snapshot
+    write('a.txt', 'two\n');
+    const quitter = new AbortController();
+    const gaveUp = repo.snapshot(quitter.signal);
+    const stays = repo.snapshot(new AbortController().signal);
+    quitter.abort();
+    await expect(gaveUp).rejects.toThrow(/cancelled/);
+    const kept = await stays;
+    expect(kept).toMatch(/^[0-9a-f]{40}$/);
+
+    write('a.txt', 'three\n');
+    const trace = join(project, '..', 'git-trace');
+    process.env.GIT_TRACE = trace;
+    const only = new AbortController();
+    const stopped = repo.snapshot(only.signal);
+    only.abort();
+    await expect(stopped).rejects.toThrow(/cancelled/);
+    await repo.idle();
+    delete process.env.GIT_TRACE;
+    // Given up before its walk began: no git ran for it.
+    expect(existsSync(trace) ? readFileSync(trace, 'utf8') : '').not.toMatch(/ls-files|write-tree/);
+    // The stopped round left the shadow index as the last finished snapshot wrote it.
+    write('a.txt', 'two\n');
+    expect(await repo.snapshot()).toBe(kept);
+  });
+
   it('restores edits, new files and deleted files, and gives the same id for the same tree', async () => {
     const { repo, write, read } = setup();
     write('a.txt', 'one\n');

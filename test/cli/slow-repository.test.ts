@@ -1,7 +1,7 @@
 // A repository git needs minutes for (issue 35, item 8), against the built binary: a turn that
 // changes a file goes on without undo and says why on stderr, a turn that changes nothing
-// takes no snapshot at all (issue 36), and SIGINT while the snapshot is being taken ends the
-// run (once the snapshot's git is done: at the latest at its deadline).
+// takes no snapshot at all (issue 36), and SIGINT while the snapshot is being taken stops it
+// and ends the run.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,15 +51,18 @@ describe('run in a repository git needs minutes for', { timeout: 60_000 }, () =>
     expect(result.stderr).not.toMatch(/undo/i);
   });
 
-  it('ends with 130 on SIGINT while the snapshot before a change is being taken', async () => {
+  it('stops the snapshot and ends with 130 on SIGINT while the snapshot before a change is being taken', async () => {
     ctx.server.enqueue(writeMade(), text('too late'));
     const { child, done } = startCli(['run', '--yes', 'make a file'], { cwd: ctx.project, env: ctx.env });
     try {
       // The write waits for the snapshot, whose walk of this tree runs into its 5 s deadline.
       await waitFor(() => runsGit(child.pid!), 'the snapshot before the write to be under way', { timeoutMs: 20_000 });
+      const interrupted = Date.now();
       child.kill('SIGINT');
       const ended = await done;
       expect(ended.code).toBe(130);
+      // The snapshot nobody waits for any more is stopped: the run does not sit out its 5 s deadline.
+      expect(Date.now() - interrupted).toBeLessThan(4000);
       // Cancelled before the snapshot's deadline: no notice, and the write never ran.
       expect(ended.stderr).not.toMatch(/Undo is not available/);
       expect(existsSync(join(ctx.project, 'made.txt'))).toBe(false);

@@ -22,8 +22,9 @@
  *   minutes) gets SNAPSHOT_WALK_MS; storing the changed files, whose cost is their size, gets
  *   git's default deadline. Past one, the git process is killed and `snapshot()` rejects with a
  *   SnapshotTimeout whose message names the project and the likely cause. `snapshot(signal)`
- *   rejects with a GitError (failure "aborted") as soon as the signal aborts; the snapshot other
- *   callers share goes on within its deadline.
+ *   rejects with a GitError (failure "aborted") as soon as the signal aborts; the snapshot goes
+ *   on for the other callers sharing it, and is stopped (its git killed, its private index
+ *   removed: the shared one is untouched) once every caller has given up on it.
  * - `changes(from, to)`, `blob(id)` and `diff(from, to)` read what snapshots hold; given a set
  *   of paths, `changes` and `diff` keep to those (one session's own files, DESIGN §18).
  * - A nested git repository (a folder with its own `.git`, like a submodule) is recorded by
@@ -91,8 +92,8 @@ export class ShadowRepo {
   private readonly named = new Set<string>();
   private unavailableTold = false;
   /** The snapshot being taken now, and the one that will follow it for callers who came meanwhile. */
-  private current: Promise<string | undefined> | undefined;
-  private next: Promise<string | undefined> | undefined;
+  private current: Round | undefined;
+  private next: Round | undefined;
   /** The tree this process's last snapshot wrote, and the identity of the index it left. */
   private last: { tree: string; index: string } | undefined;
 
@@ -107,33 +108,68 @@ export class ShadowRepo {
    * ten sub-agents starting together cost two snapshots, not ten.
    */
   snapshot(signal?: AbortSignal): Promise<string | undefined> {
-    return abortable(this.shared(), signal, `the snapshot of ${this.project} was cancelled`);
+    return this.wait(this.join(), signal);
   }
 
   /**
    * Resolves once no snapshot is being taken (never rejects). A cancelled caller stops waiting
-   * at once, but the git process it started runs to its end (or its deadline): whoever closes
-   * the program waits for this so nothing writes in the data dir afterwards.
+   * at once; a snapshot nobody waits for any more is stopped. Whoever closes the program waits
+   * for this so nothing writes in the data dir afterwards.
    */
   async idle(): Promise<void> {
-    while (this.current || this.next) await (this.next ?? this.current)!.catch(() => undefined);
+    while (this.current || this.next) await (this.next ?? this.current)!.work.catch(() => undefined);
   }
 
-  private shared(): Promise<string | undefined> {
+  /** The round a caller asking now shares: the running one if none runs yet, else the one after it. */
+  private join(): Round {
     if (!this.current) {
-      this.current = this.take().finally(() => (this.current = undefined));
-      return this.current;
-    }
-    this.next ??= this.current
-      .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.shared();
+      const round = newRound();
+      this.current = round;
+      round.work = this.take(round.abort.signal).finally(() => {
+        if (this.current === round) this.current = undefined;
       });
+      round.work.catch(() => undefined); // Its callers may all have gone: not an unhandled rejection.
+      return round;
+    }
+    if (!this.next) {
+      const round = newRound();
+      this.next = round;
+      round.work = this.current.work
+        .catch(() => undefined)
+        .then(() => {
+          if (this.next === round) this.next = undefined;
+          if (round.abort.signal.aborted) throw cancelledError(this.project);
+          this.current = round;
+          return this.take(round.abort.signal);
+        })
+        .finally(() => {
+          if (this.current === round) this.current = undefined;
+        });
+      round.work.catch(() => undefined);
+    }
     return this.next;
   }
 
-  private async take(): Promise<string | undefined> {
+  /** `round`'s answer for one caller, who may give up through `signal` (the last to give up stops it). */
+  private wait(round: Round, signal: AbortSignal | undefined): Promise<string | undefined> {
+    if (!signal) {
+      round.pinned = true;
+      return round.work;
+    }
+    if (signal.aborted) return Promise.reject(cancelledError(this.project));
+    round.waiters++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        reject(cancelledError(this.project));
+        round.waiters--;
+        if (round.waiters === 0 && !round.pinned) round.abort.abort();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      round.work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private async take(signal: AbortSignal): Promise<string | undefined> {
     if (!(await this.prepare())) return undefined;
     const index = join(this.gitDir, 'index');
     const own = `${index}.${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -143,16 +179,18 @@ export class ShadowRepo {
       const env = { GIT_INDEX_FILE: own };
       // One walk of the tree finds what changed (git's stat cache answers for the rest);
       // only those paths are then hashed and staged.
-      const changed = await this.changedPaths(env);
+      const changed = await this.changedPaths(env, signal);
       // Nothing changed since this process's last snapshot, whose index no one replaced since:
       // the same tree, without a `write-tree`.
       if (changed.length === 0 && this.last && indexBefore !== undefined && indexBefore === this.last.index) return this.last.tree;
       const large = await this.largeFiles(changed);
       const skip = new Set(large);
       const stage = changed.filter((path) => !skip.has(path));
-      if (stage.length) await this.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(stage));
-      if (large.length) await this.git(['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(large));
-      const tree = (await this.git(['write-tree'], env)).toString('utf8').trim();
+      if (stage.length) await this.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(stage), signal);
+      if (large.length) await this.git(['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], env, literal(large), signal);
+      const tree = (await this.git(['write-tree'], env, undefined, signal)).toString('utf8').trim();
+      // Stopped after its last git: the shared index stays as it was.
+      if (signal.aborted) throw cancelledError(this.project);
       await rename(own, index);
       const written = await fileIdentity(index);
       this.last = written === undefined ? undefined : { tree, index: written };
@@ -208,14 +246,15 @@ export class ShadowRepo {
     return exitCode === 0;
   }
 
-  private async git(args: readonly string[], env?: Record<string, string>, input?: string): Promise<Buffer> {
-    return (await git(this.args(args), { cwd: this.project, ownRepository: true, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) })).stdout;
+  private async git(args: readonly string[], env?: Record<string, string>, input?: string, signal?: AbortSignal): Promise<Buffer> {
+    const opts = { cwd: this.project, ownRepository: true, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}), ...(signal ? { signal } : {}) };
+    return (await git(this.args(args), opts)).stdout;
   }
 
   /** New, changed and deleted paths since the index's last snapshot, from the top. */
-  private async changedPaths(env: Record<string, string>): Promise<string[]> {
+  private async changedPaths(env: Record<string, string>, signal: AbortSignal): Promise<string[]> {
     const args = this.args(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard', '--full-name']);
-    const out = await git(args, { cwd: this.project, env, ownRepository: true, timeoutMs: SNAPSHOT_WALK_MS, doing: `listing the files of ${this.project}` }).then(
+    const out = await git(args, { cwd: this.project, env, ownRepository: true, timeoutMs: SNAPSHOT_WALK_MS, doing: `listing the files of ${this.project}`, signal }).then(
       (result) => result.stdout,
       (err: unknown) => {
         if (!(err instanceof GitError) || err.failure !== 'timeout') throw err;
@@ -306,16 +345,20 @@ export class ShadowRepo {
   }
 }
 
-/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on for whoever else waits on it). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
-  if (!signal) return work;
-  const cancelled = () => new GitError(`${what}.`, null, 'aborted');
-  if (signal.aborted) return Promise.reject(cancelled());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+/** One snapshot and who waits for it: callers with a signal are counted; one without pins it. */
+interface Round {
+  work: Promise<string | undefined>;
+  abort: AbortController;
+  waiters: number;
+  pinned: boolean;
+}
+
+function newRound(): Round {
+  return { work: Promise.resolve(undefined), abort: new AbortController(), waiters: 0, pinned: false };
+}
+
+function cancelledError(project: string): GitError {
+  return new GitError(`the snapshot of ${project} was cancelled.`, null, 'aborted');
 }
 
 /** Paths as git pathspecs that match exactly that path (no globbing), NUL-separated. */
