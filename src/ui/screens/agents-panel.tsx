@@ -8,7 +8,7 @@
 // row in one terminal row. While focused, ↑/↓ select a row, Enter asks `onOpen` to open that
 // session's view and Esc gives the keys back to the prompt (the panel stays).
 import { Box, Text } from 'ink';
-import { useState } from 'react';
+import { useRefState } from '../keys/ref-state.js';
 import { childPhase, descendantsOf, sessionLabel } from '../state/selectors.js';
 import type { SessionNode, UiState } from '../state/types.js';
 import { toolSummary } from '../components/transcript/tool-summary.js';
@@ -101,9 +101,11 @@ export interface AgentsPanelProps {
 
 export function AgentsPanel({ agents, now, width, maxRows, focused, toggleKey, onOpen, onBlur }: AgentsPanelProps) {
   const muted = roleColor('muted');
-  const [selectedId, setSelectedId] = useState<string | undefined>(undefined);
-  // The selection follows its agent while others come and go; it falls back to the first row.
-  const current = Math.max(0, agents.findIndex((a) => a.id === selectedId));
+  // Read by the key handler synchronously: `↓ Enter` in one write opens the second row. The
+  // selection follows its agent while others come and go; it falls back to the first row.
+  const [getSelectedId, setSelectedId] = useRefState<string | undefined>(undefined);
+  const indexOf = () => Math.max(0, agents.findIndex((a) => a.id === getSelectedId()));
+  const current = indexOf();
   const room = Math.max(1, agentsPanelRows(agents.length, maxRows) - 1);
   const top = Math.max(0, Math.min(current - room + 1, agents.length - room));
   // The last row says how many more there are when the panel cannot list them all.
@@ -112,10 +114,11 @@ export function AgentsPanel({ agents, now, width, maxRows, focused, toggleKey, o
   const hidden = agents.length - shown.length;
   useKeys(
     (input, key) => {
+      const at = indexOf();
       if (key.escape) onBlur();
-      else if (key.upArrow || input === 'k') setSelectedId(agents[Math.max(0, current - 1)]?.id);
-      else if (key.downArrow || input === 'j') setSelectedId(agents[Math.min(agents.length - 1, current + 1)]?.id);
-      else if (key.return && agents[current]) onOpen(agents[current].id);
+      else if (key.upArrow || input === 'k') setSelectedId(agents[Math.max(0, at - 1)]?.id);
+      else if (key.downArrow || input === 'j') setSelectedId(agents[Math.min(agents.length - 1, at + 1)]?.id);
+      else if (key.return && agents[at]) onOpen(agents[at].id);
     },
     { isActive: focused },
   );

@@ -7,6 +7,7 @@
 // scrolls to keep the selected task in view; every string is cut to one row.
 import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
+import { useRefState } from '../keys/ref-state.js';
 import type { PublicTeamTask } from '../../core/team/task-list.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { UiCore } from '../core-api.js';
@@ -64,15 +65,18 @@ export interface TaskListViewProps {
 
 export function TaskListView({ tasks, error, ownerLabel, onOpen, onClose, width, maxRows }: TaskListViewProps) {
   const muted = roleColor('muted');
-  const [selected, setSelected] = useState(0);
-  const current = Math.min(selected, Math.max(0, tasks.length - 1));
+  // Read by the key handler synchronously: `↓ Enter` in one write opens the second task.
+  const [getSelected, setSelected] = useRefState(0);
+  const clamp = (i: number) => Math.min(i, Math.max(0, tasks.length - 1));
+  const current = clamp(getSelected());
   const room = Math.max(1, (maxRows ?? Number.POSITIVE_INFINITY) - TASK_LIST_CHROME_ROWS);
   const top = Math.max(0, Math.min(current - room + 1, tasks.length - room));
   useKeys((input, key) => {
+    const at = clamp(getSelected());
     if (key.escape || input === 'q') onClose();
-    else if (key.upArrow || input === 'k') setSelected(Math.max(0, current - 1));
-    else if (key.downArrow || input === 'j') setSelected(Math.min(tasks.length - 1, current + 1));
-    else if (key.return && tasks[current]) onOpen(tasks[current]);
+    else if (key.upArrow || input === 'k') setSelected(Math.max(0, at - 1));
+    else if (key.downArrow || input === 'j') setSelected(clamp(at + 1));
+    else if (key.return && tasks[at]) onOpen(tasks[at]);
     else if (key.return) onClose();
   });
   // Inside the border (2) and padding (2).
