@@ -122,7 +122,16 @@ export function AgentsPanel({ agents, now, width, maxRows, focused, toggleKey, o
     },
     { isActive: focused },
   );
-  const title = focused ? `Sub-agents · ${agents.length} live · ↑↓ Enter opens · Esc back to the prompt · ${toggleKey} hides` : `Sub-agents · ${agents.length} live · ${toggleKey} to pick · again hides`;
+  const count = `Sub-agents · ${agents.length} live`;
+  // A narrow screen keeps the count and the key that matters most.
+  const title =
+    width < 80
+      ? focused
+        ? `${count} · Enter opens · Esc back`
+        : `${count} · ${toggleKey} to pick`
+      : focused
+        ? `${count} · ↑↓ Enter opens · Esc back to the prompt · ${toggleKey} hides`
+        : `${count} · ${toggleKey} to pick · again hides`;
   return (
     <Box flexDirection="column" flexShrink={0}>
       <Text color={focused ? undefined : muted} bold={focused} wrap="truncate-end">
