@@ -23,6 +23,7 @@ import { BlockSelectionContext } from './components/tree/block-selection.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
 import { ShellsView } from './screens/shells-view.js';
+import { ShellOutputView } from './screens/shell-output-view.js';
 import { TaskListView, useTeamTasks } from './screens/task-list-view.js';
 import { AgentsPanel, agentsPanelBudget, agentsPanelRows, liveAgents } from './screens/agents-panel.js';
 import type { PublicTeamTask } from '../core/team/task-list.js';
@@ -537,6 +538,15 @@ function Screen(props: ScreenProps) {
     { isActive: !inputActive },
   );
 
+  // `k` in /shells or in a shell's output: the core's stopShell, as kill_shell.
+  const stopShell = (sessionId: string, shellId: string) => {
+    setNotice(`Stopping ${shellId}…`);
+    void (core.stopShell?.(sessionId, shellId) ?? Promise.resolve(undefined)).then(
+      (report) => setNotice(report ? `Stopped ${shellId} and everything it started.` : 'This front end cannot stop shells.'),
+      (err: unknown) => setNotice(errorMessage(err)),
+    );
+  };
+
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
   const retrying = pendingRetry(state, isChildView ? viewId : rootId);
@@ -684,19 +694,28 @@ function Screen(props: ScreenProps) {
       ) : null}
       {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'shell-output' ? (
+        <ShellOutputView
+          core={core}
+          sessionId={overlay.sessionId}
+          shellId={overlay.shellId}
+          command={overlay.command}
+          label={agentPath(state, overlay.sessionId)}
+          width={width}
+          maxRows={overlayRows}
+          onStop={() => stopShell(overlay.sessionId, overlay.shellId)}
+          onBack={() => setOverlay({ kind: 'shells', back: { sessionId: overlay.sessionId, shellId: overlay.shellId } })}
+        />
+      ) : null}
       {overlay?.kind === 'shells' ? (
         <ShellsView
           shells={runningShells}
+          initial={overlay.back}
+          onOpen={(shell) => setOverlay({ kind: 'shell-output', sessionId: shell.sessionId, shellId: shell.shellId, command: shell.command })}
           sessionLabel={(id) => agentPath(state, id)}
           now={Date.now()}
           maxRows={overlayRows}
-          onStop={(shell) => {
-            setNotice(`Stopping ${shell.shellId}…`);
-            void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
-              (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
-              (err: unknown) => setNotice(errorMessage(err)),
-            );
-          }}
+          onStop={(shell) => stopShell(shell.sessionId, shell.shellId)}
           onClose={() => setOverlay(undefined)}
         />
       ) : null}

@@ -23,7 +23,8 @@ export type Overlay =
   | { kind: 'agents' }
   | { kind: 'skills' }
   | { kind: 'mcp'; states?: McpServerState[] }
-  | { kind: 'shells' }
+  | { kind: 'shells'; back?: { sessionId: string; shellId: string } }
+  | { kind: 'shell-output'; sessionId: string; shellId: string; command: string }
   | { kind: 'tasks' }
   | { kind: 'rewind'; prompts: PromptEntry[] }
   | { kind: 'revert'; sessionId: string; label: string; question: string }
