@@ -748,7 +748,8 @@ function Screen(props: ScreenProps) {
           now={now}
           width={width}
           maxRows={panelMaxRows}
-          focused={panel === 'focused'}
+          // A dialog takes the keys from it meanwhile: Enter must not both answer and open a view.
+          focused={panel === 'focused' && !dialogOpen}
           toggleKey={describeKey(props.keybinds, 'agents_panel')}
           onOpen={(id) => {
             setPanel('shown');

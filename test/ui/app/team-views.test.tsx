@@ -6,7 +6,7 @@ import { held, scriptConversations, toolUse } from '../../support/conversations.
 import { reply, text } from '../../support/fake-anthropic.js';
 import { startHarness, waitForEvent, type Harness } from '../../support/harness.js';
 import { closeApp } from './teardown.js';
-import { KEY, waitForFrame } from '../keys/harness.js';
+import { KEY, waitFor, waitForFrame } from '../keys/harness.js';
 
 const CTRL_T = '\u0014';
 
@@ -100,5 +100,26 @@ describe('the live sub-agents panel', () => {
     await waitForFrame(app.lastFrame, (f) => f.includes('Sub-agents · 1 live') && !f.includes('(Slow two) · running'));
     first.open();
     await waitForFrame(app.lastFrame, (f) => f.includes('No sub-agents are running.'));
+  });
+
+  it('gives a dialog the keys while it is open: Enter answers it and opens no view', async () => {
+    h = await startHarness({ engine: { interactive: true }, config: { permission: { bash: 'ask' } } });
+    const gate = held(reply(toolUse('bash', { command: 'echo from-asker' })));
+    scriptConversations(h.server, {
+      'start asker': [reply(toolUse('task', { description: 'Asker', prompt: 'asker job', subagent_type: 'general', run_in_background: true })), text('Started.'), text('Reported.')],
+      'asker job': [gate.reply, text('asker done')],
+    });
+    app = renderApp(h.engine, { initialPrompt: 'start asker' });
+    await waitForFrame(app.lastFrame, (f) => f.includes('Started.'), 10_000);
+    app.stdin.write(KEY.ctrlX + 'a');
+    await waitForFrame(app.lastFrame, (f) => f.includes('Sub-agents · 1 live · ↑↓ Enter opens'));
+    gate.open();
+    await waitForFrame(app.lastFrame, (f) => f.includes('wants to use bash') && f.includes('ctrl+x a to pick'), 10_000);
+    app.stdin.write(KEY.enter);
+    await waitFor(() => h!.events.some((e) => e.type === 'permission.replied'));
+    expect(h.events.filter((e) => e.type === 'permission.replied')).toMatchObject([{ reply: 'once' }]);
+    // The panel has the keys back once the dialog has gone; no view was opened meanwhile.
+    const after = await waitForFrame(app.lastFrame, (f) => !f.includes('wants to use bash') && f.includes('↑↓ Enter opens'));
+    expect(after).not.toContain('sub-agent session');
   });
 });
