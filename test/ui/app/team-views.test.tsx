@@ -78,7 +78,7 @@ describe('the live sub-agents panel', () => {
     await waitForFrame(app.lastFrame, (f) => f.includes('Both started.'), 10_000);
 
     app.stdin.write(KEY.ctrlX + 'a');
-    const panel = await waitForFrame(app.lastFrame, (f) => f.includes('Sub-agents · 2 live') && f.includes('⎿ list .') && f.includes('⎿ glob *.md'));
+    const panel = await waitForFrame(app.lastFrame, (f) => f.includes('Sub-agents · 2 live') && f.includes('⎿ list .') && f.includes('⎿ glob *.md'), 10_000);
     expect(panel).toMatch(/› \S general \(Slow one\) · running \d+s · ⎿ list \./);
     expect(panel).toMatch(/ {2}\S general \(Slow two\) · running \d+s · ⎿ glob \*\.md/);
     // Esc gives the keys back to the prompt; the panel stays through the next turn.
