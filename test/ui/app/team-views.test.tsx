@@ -29,6 +29,8 @@ describe('the team task list', () => {
         reply(toolUse('task_list', { action: 'create', title: 'Write the tests' }), toolUse('task_list', { action: 'create', title: 'Fix the parser', blocked_by: ['1'] })),
         reply(toolUse('task', { description: 'Tests', prompt: 'take task one', subagent_type: 'general' })),
         text('Planned.'),
+        reply(toolUse('task_list', { action: 'create', title: 'Ship it' })),
+        text('Added.'),
       ],
       'take task one': [reply(toolUse('task_list', { action: 'claim', id: '1' })), text('Claimed it.')],
     });
@@ -41,6 +43,10 @@ describe('the team task list', () => {
     expect(list).toContain('0 of 2 done');
     expect(list).toMatch(/› 1 ◐ working Write the tests · general \(Tests\) · ended/);
     expect(list).toMatch(/ {2}2 ○ pending Fix the parser · unowned · after 1/);
+    // The open list follows the store: a task created meanwhile shows up.
+    const added = h.engine.prompt(app.rootId, 'add one more');
+    await waitForFrame(app.lastFrame, (f) => f.includes('0 of 3 done') && /3 ○ pending Ship it · unowned/.test(f), 10_000);
+    await added;
     // An unowned task has nobody to open: the list stays and says so.
     app.stdin.write(KEY.down + KEY.enter);
     await waitForFrame(app.lastFrame, (f) => f.includes('Task 2 has no owner yet.') && f.includes('Team tasks'));
