@@ -40,7 +40,7 @@ import { BUILTIN_TOOLS } from './tools/index.js';
 import { SessionFactory } from './engine/session-factory.js';
 import { prepareSandbox, serverSandbox, type SandboxHost } from './sandbox/index.js';
 import { TurnScheduler } from './engine/turn-scheduler.js';
-import { BackgroundShells, type ShellReport, type ShellSummary } from './shells/background-shells.js';
+import { BackgroundShells, type ShellReport, type ShellSummary, type ShellWatch } from './shells/background-shells.js';
 import { subagentHost } from './engine/subagent-host.js';
 import { ChildContainers } from './engine/containers.js';
 import type { Tool } from './tools/types.js';
@@ -741,6 +741,19 @@ export class Engine {
   async stopShell(sessionId: string, shellId: string): Promise<ShellReport> {
     try {
       return await this.shells.kill(sessionId, shellId);
+    } catch (err) {
+      throw new ConfigError(errorMessage(err));
+    }
+  }
+
+  /**
+   * Follows a background command's output for the user (`/shells`, Enter): what it printed
+   * last, then each chunk to `listener` until `stop()`; the model's `bash_output` reads are
+   * unaffected. Throws one sentence for an unknown session or shell id.
+   */
+  watchShell(sessionId: string, shellId: string, listener: (text: string) => void): ShellWatch {
+    try {
+      return this.shells.watch(sessionId, shellId, listener);
     } catch (err) {
       throw new ConfigError(errorMessage(err));
     }

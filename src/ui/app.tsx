@@ -23,6 +23,11 @@ import { BlockSelectionContext } from './components/tree/block-selection.js';
 import { useNow } from './components/tree/use-now.js';
 import { HelpView, AgentsView, McpView, SkillsView } from './screens/info-views.js';
 import { ShellsView } from './screens/shells-view.js';
+import { ShellOutputView } from './screens/shell-output-view.js';
+import { TaskListView, useTeamTasks } from './screens/task-list-view.js';
+import { AgentsPanel, agentsPanelBudget, agentsPanelRows, liveAgents } from './screens/agents-panel.js';
+import type { PublicTeamTask } from '../core/team/task-list.js';
+import { memberState, LEAD } from '../core/team/members.js';
 import { KeyRouter, useKeys, useLeaderPending } from './keys/key-router.js';
 import { createKeymap, type KeybindConfig, type KeymapAction } from './keys/keymap.js';
 import { navigate, siblingPosition } from './navigation.js';
@@ -52,6 +57,7 @@ import {
   queuedCount,
   runningCount,
   sessionLabel,
+  startingCount,
   subtreeTotals,
   transcriptView,
   type TranscriptEntry,
@@ -103,12 +109,17 @@ export interface AppProps {
 
 type StaticEntry = { key: string; header: true } | (TranscriptEntry & { header?: false });
 
+/** The live sub-agents panel: hidden, shown while the prompt has the keys, or shown with them. */
+type PanelMode = 'hidden' | 'shown' | 'focused';
+
 export function App(props: AppProps) {
   const keymap = useMemo(() => createKeymap(props.keybinds ?? {}), [props.keybinds]);
   const [viewId, setViewId] = useState(props.rootId);
   const [rootId, setRootId] = useState(props.rootId);
   const [epoch, setEpoch] = useState(0);
   const [overlay, setOverlay] = useState<Overlay>(props.openPicker ? { kind: 'picker' } : undefined);
+  // The live sub-agents panel: it stays across turns until hidden; focused, it has the keys.
+  const [panel, setPanel] = useState<PanelMode>('hidden');
   const { stdout, write } = useStdout();
 
   const { store, frames } = useMemo(() => {
@@ -200,6 +211,19 @@ export function App(props: AppProps) {
         // Keys in the same write (`ctrl+x s ↑`) act once the selection is drawn.
         return Promise.resolve();
       }
+      if (action === 'team_tasks') {
+        // Not over a dialog (its answer has the keys) nor over another panel.
+        const { permissions, questions } = store.getState();
+        if (permissions.length > 0 || questions.length > 0) return;
+        if (overlay?.kind === 'tasks') setOverlay(undefined);
+        else if (!overlay) setOverlay({ kind: 'tasks' });
+        // Keys in the same write (`ctrl+t ↓ enter`) act once the list is drawn.
+        return Promise.resolve();
+      }
+      if (action === 'agents_panel') {
+        setPanel((mode) => (mode === 'focused' ? 'hidden' : 'focused'));
+        return Promise.resolve();
+      }
       if (action === 'session_child_cancel') {
         // This child alone: its parent gets state="cancelled" for the call and goes on.
         const node = store.getState().sessions[viewId];
@@ -209,7 +233,7 @@ export function App(props: AppProps) {
       const next = navigate(store.getState(), viewId, action);
       showView(next);
     },
-    [store, viewId, showView, props.core],
+    [store, viewId, showView, props.core, overlay],
   );
 
   // What a running task block says about its per-child keys (DESIGN §23).
@@ -227,6 +251,8 @@ export function App(props: AppProps) {
           epoch={epoch}
           overlay={overlay}
           setOverlay={setOverlay}
+          panel={panel}
+          setPanel={setPanel}
           openRoot={openRoot}
           showView={showView}
           repaint={repaint}
@@ -245,6 +271,8 @@ interface ScreenProps extends AppProps {
   epoch: number;
   overlay: Overlay;
   setOverlay: (o: Overlay) => void;
+  panel: PanelMode;
+  setPanel: (mode: PanelMode) => void;
   /** `reload`: read the stored transcript again though the UI followed it live (after undo, redo, rewind). */
   openRoot: (id: string, opts?: { reload?: boolean }) => void;
   showView: (id: string) => void;
@@ -256,10 +284,11 @@ interface ScreenProps extends AppProps {
 }
 
 function Screen(props: ScreenProps) {
-  const { core, store, frames, rootId, viewId, overlay, setOverlay } = props;
+  const { core, store, frames, rootId, viewId, overlay, setOverlay, panel, setPanel } = props;
   // Built-in Claude names plus the models the config lists under its providers.
   const models = useMemo<readonly NamedItem[]>(() => core.modelChoices?.() ?? MODELS, [core]);
-  const state = useVisibleState(frames, viewId);
+  // With the panel on, what it shows of the whole tree is drawn too, whichever view is open.
+  const state = useVisibleState(frames, viewId, Date.now, panel === 'hidden' ? undefined : rootId);
   const { notice, setNotice } = useNotice(state);
   const { exit } = useApp();
   const { stdout } = useStdout();
@@ -372,7 +401,7 @@ function Screen(props: ScreenProps) {
   const selection = useBlockSelection({
     store,
     viewId,
-    isActive: !overlay && !leaderPending && state.permissions.length === 0 && state.questions.length === 0,
+    isActive: !overlay && panel !== 'focused' && !leaderPending && state.permissions.length === 0 && state.questions.length === 0,
     repaint: props.repaint,
     onOpen: props.showView,
     onRevert: (childId) => askRevert(childId),
@@ -455,7 +484,7 @@ function Screen(props: ScreenProps) {
   // Nothing else (a dialog, a panel, a pending leader chord) has the keys. The block-selection
   // mode takes its keys first instead (a shortcut), so a key typed right after Esc ends it
   // reaches the prompt even before the next render.
-  const inputActive = !dialogOpen && !overlay && !leaderPending;
+  const inputActive = !dialogOpen && !overlay && panel !== 'focused' && !leaderPending;
 
   // Ctrl+B sends running foreground sub-agents to the background (DESIGN §23): in a child's
   // view that child, elsewhere every one the viewed session waits on. Their task calls return
@@ -509,6 +538,15 @@ function Screen(props: ScreenProps) {
     { isActive: !inputActive },
   );
 
+  // `k` in /shells or in a shell's output: the core's stopShell, as kill_shell.
+  const stopShell = (sessionId: string, shellId: string) => {
+    setNotice(`Stopping ${shellId}…`);
+    void (core.stopShell?.(sessionId, shellId) ?? Promise.resolve(undefined)).then(
+      (report) => setNotice(report ? `Stopped ${shellId} and everything it started.` : 'This front end cannot stop shells.'),
+      (err: unknown) => setNotice(errorMessage(err)),
+    );
+  };
+
   const staticItems: StaticEntry[] = useMemo(() => [{ key: `header:${viewId}`, header: true }, ...view.finished], [view.finished, viewId]);
   const totals = subtreeTotals(state, isChildView ? viewId : rootId);
   const retrying = pendingRetry(state, isChildView ? viewId : rootId);
@@ -535,6 +573,11 @@ function Screen(props: ScreenProps) {
     ? selectionHint({ blocks: selectableBlocks(state, viewId), selected: selection.selected, label: agentPath(state, selection.selected.childId), width, strayKey: selection.strayKey })
     : [];
 
+  // The live sub-agents panel, under the dialogs and above the prompt; an open panel (overlay) hides it.
+  const agents = panel !== 'hidden' && !overlay ? liveAgents(state, rootId, now) : undefined;
+  const panelMaxRows = agentsPanelBudget(stdout.rows || 24);
+  const panelRows = agents ? agentsPanelRows(agents.length, panelMaxRows) : 0;
+
   // Everything below <Static> must fit the terminal (see app/live-budget.ts).
   const diffLines = useMemo(() => (permission?.permission === 'edit' ? parseUnifiedDiff(permission.subject) : undefined), [permission]);
   const { layout, overlayRows, compactApproval, compactQuestion } = liveBudget({
@@ -545,7 +588,7 @@ function Screen(props: ScreenProps) {
     inputRows,
     queuedRows: isChildView ? 0 : queued.length,
     notice,
-    hintRows: selectionLines.length,
+    hintRows: selectionLines.length + panelRows,
     thinking: Boolean(viewed?.thinking),
     working,
     expanded,
@@ -651,19 +694,28 @@ function Screen(props: ScreenProps) {
       ) : null}
       {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'shell-output' ? (
+        <ShellOutputView
+          core={core}
+          sessionId={overlay.sessionId}
+          shellId={overlay.shellId}
+          command={overlay.command}
+          label={agentPath(state, overlay.sessionId)}
+          width={width}
+          maxRows={overlayRows}
+          onStop={() => stopShell(overlay.sessionId, overlay.shellId)}
+          onBack={() => setOverlay({ kind: 'shells', back: { sessionId: overlay.sessionId, shellId: overlay.shellId } })}
+        />
+      ) : null}
       {overlay?.kind === 'shells' ? (
         <ShellsView
           shells={runningShells}
+          initial={overlay.back}
+          onOpen={(shell) => setOverlay({ kind: 'shell-output', sessionId: shell.sessionId, shellId: shell.shellId, command: shell.command })}
           sessionLabel={(id) => agentPath(state, id)}
           now={Date.now()}
           maxRows={overlayRows}
-          onStop={(shell) => {
-            setNotice(`Stopping ${shell.shellId}…`);
-            void (core.stopShell?.(shell.sessionId, shell.shellId) ?? Promise.resolve(undefined)).then(
-              (report) => setNotice(report ? `Stopped ${shell.shellId} and everything it started.` : 'This front end cannot stop shells.'),
-              (err: unknown) => setNotice(errorMessage(err)),
-            );
-          }}
+          onStop={(shell) => stopShell(shell.sessionId, shell.shellId)}
           onClose={() => setOverlay(undefined)}
         />
       ) : null}
@@ -689,6 +741,41 @@ function Screen(props: ScreenProps) {
       ) : null}
       {overlay?.kind === 'revert' ? (
         <ConfirmLine question={overlay.question} onYes={() => runRevert(overlay.sessionId, overlay.label)} onNo={() => setOverlay(undefined)} />
+      ) : null}
+      {agents ? (
+        <AgentsPanel
+          agents={agents}
+          now={now}
+          width={width}
+          maxRows={panelMaxRows}
+          // A dialog takes the keys from it meanwhile: Enter must not both answer and open a view.
+          focused={panel === 'focused' && !dialogOpen}
+          toggleKey={describeKey(props.keybinds, 'agents_panel')}
+          onOpen={(id) => {
+            setPanel('shown');
+            props.showView(id);
+          }}
+          onBlur={() => setPanel('shown')}
+        />
+      ) : null}
+      {overlay?.kind === 'tasks' ? (
+        <TeamTasks
+          core={core}
+          rootId={rootId}
+          state={state}
+          width={width}
+          maxRows={overlayRows}
+          onOpen={(task) => {
+            const target = ownerSession(task, rootId);
+            if (!target) {
+              setNotice(`Task ${task.id} has no owner yet.`);
+              return;
+            }
+            setOverlay(undefined);
+            props.showView(target);
+          }}
+          onClose={() => setOverlay(undefined)}
+        />
       ) : null}
       {selectionLines.map((line, i) => (
         <Text key={i} bold={!line.warning} color={line.warning ? roleColor('warning') : undefined} wrap="truncate-end">
@@ -744,6 +831,7 @@ function Screen(props: ScreenProps) {
         {...contextFill(viewed?.contextTokens, isChildView ? core.history(viewId)?.session.model : row?.model, core)}
         running={runningCount(state, rootId)}
         queued={queuedCount(state, rootId)}
+        starting={startingCount(state, rootId)}
         shells={shellCount}
         title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
@@ -754,6 +842,39 @@ function Screen(props: ScreenProps) {
     </Box>
   );
   return <BlockSelectionContext.Provider value={selection.view}>{screen}</BlockSelectionContext.Provider>;
+}
+
+/** The task list with its tasks read from the core while it is open. */
+function TeamTasks(props: { core: UiCore; rootId: string; state: UiState; width: number; maxRows: number; onOpen: (task: PublicTeamTask) => void; onClose: () => void }) {
+  const { tasks, error } = useTeamTasks(props.core, props.rootId);
+  return (
+    <TaskListView
+      tasks={tasks}
+      error={error}
+      ownerLabel={(task) => ownerLabel(props.state, task, props.rootId)}
+      onOpen={props.onOpen}
+      onClose={props.onClose}
+      width={props.width}
+      maxRows={props.maxRows}
+    />
+  );
+}
+
+/** The session a task's owner is: its recorded session, `lead` the root; none for an unowned task. */
+function ownerSession(task: PublicTeamTask, rootId: string): string | undefined {
+  if (task.owner_session_id) return task.owner_session_id;
+  return task.owner === LEAD ? rootId : undefined;
+}
+
+/** `lead`, `explore (Find routes) · working`, `unowned`: who has the task, and whether it is alive. */
+function ownerLabel(state: UiState, task: PublicTeamTask, rootId: string): string {
+  if (task.owner === null) return 'unowned';
+  const id = ownerSession(task, rootId);
+  const node = id ? state.sessions[id] : undefined;
+  if (!node || id === rootId) return task.owner === LEAD || id === rootId ? LEAD : task.owner;
+  // A teammate is known by its name; another sub-agent by the label the screen gives it.
+  const name = task.owner !== id ? task.owner : sessionLabel(node);
+  return `${name} · ${memberState(node.status, false)}`;
 }
 
 function Header({ banner, state, viewId, isChildView }: { banner?: string | undefined; state: UiState; viewId: string; isChildView: boolean }): ReactNode {

@@ -120,6 +120,8 @@ describe('loadConfig', () => {
         session_child_cancel: '<leader>k',
         session_child_revert: '<leader>u',
         session_child_select: '<leader>s',
+        team_tasks: 'ctrl+t',
+        agents_panel: '<leader>a',
       },
       compaction: { auto: true, threshold: 0.8, prune: true },
       mcp: {},

@@ -110,8 +110,20 @@ describe('task: spawning sub-agents', () => {
     const childRequests = prompts.map((p) => requestsOf(h!.server, p)[0]!);
     expect(childRequests.every(Boolean)).toBe(true);
     expect(maxOverlap(childRequests)).toBe(3);
-    const queued = h.events.filter((e) => e.type === 'session.status' && e.status === 'queued');
-    expect(queued).toHaveLength(7);
+    const queued = h.events.filter((e): e is Extract<CoreEvent, { type: 'session.status' }> => e.type === 'session.status' && e.status === 'queued');
+    expect(new Set(queued.map((e) => e.session_id)).size).toBe(7);
+    // Only a child the limit holds is queued with a reason naming it (issue 40); the rest are starting.
+    const held = queued.filter((e) => e.reason !== undefined);
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.length).toBeLessThanOrEqual(4);
+    for (const e of held) expect(e.reason).toBe('waiting for a free slot (subagents.max_concurrency is 3)');
+    // Out of the hold it is starting again: its last queued status before it runs has no reason.
+    for (const id of new Set(held.map((e) => e.session_id))) {
+      const own = h.events.filter((e): e is Extract<CoreEvent, { type: 'session.status' }> => e.type === 'session.status' && e.session_id === id);
+      const firstRun = own.findIndex((e) => e.status === 'running');
+      expect(own[firstRun - 1]).toMatchObject({ status: 'queued' });
+      expect(own[firstRun - 1]?.reason).toBeUndefined();
+    }
     expect(resultsText(requestsOf(h.server, 'fan out')[1]!).every((r) => r.includes('state="completed"'))).toBe(true);
   });
 

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayloads } from '../../src/core/events.js';
 import { commandSandbox, prepareSandbox } from '../../src/core/sandbox/index.js';
 import { BackgroundShells, type ShellEmitter } from '../../src/core/shells/background-shells.js';
+import { ShellTail, TAIL_BYTES } from '../../src/core/shells/shell-tail.js';
 import { bashTool } from '../../src/core/tools/bash.js';
 import { bashOutputTool, killShellTool } from '../../src/core/tools/shell-tools.js';
 import { PermissionDeniedError, type ToolResult } from '../../src/core/tools/types.js';
@@ -76,6 +77,44 @@ async function readUntil(ctx: FakeContext, id: string, done: (all: string, last:
 }
 
 describe('background shells', { timeout: 30_000 }, () => {
+  it('keeps only the newest few KB for a watcher, however much the shell prints', () => {
+    const tail = new ShellTail();
+    for (let i = 0; i < 100; i++) tail.push(Buffer.from(`${String(i).padStart(3, '0')}:${'x'.repeat(200)}\n`));
+    const text = tail.text();
+    expect(Buffer.byteLength(text)).toBe(TAIL_BYTES);
+    expect(text.endsWith(`099:${'x'.repeat(200)}\n`)).toBe(true);
+    expect(text).not.toContain('000:');
+    const got: string[] = [];
+    const stop = tail.watch(() => {
+      throw new Error('a broken view');
+    });
+    tail.watch((t) => got.push(t));
+    tail.push(Buffer.from('more\n'));
+    tail.push(Buffer.from('again\n'));
+    stop();
+    expect(got).toEqual(['more\n', 'again\n']);
+  });
+
+  it('lets a person watch a shell (its newest output, then live chunks) without taking what bash_output returns', async () => {
+    const { ctx, shells } = setup();
+    const id = await start(ctx, 'echo before; sleep 0.3; echo after; sleep 0.3; echo last');
+    await waitFor(() => shells.watch(ctx.sessionId, id, () => {}).output.includes('before'));
+    const chunks: string[] = [];
+    const watch = shells.watch(ctx.sessionId, id, (text) => chunks.push(text));
+    expect(watch.output).toBe('before\n');
+    expect(watch.running).toBe(true);
+    await waitFor(() => chunks.join('').includes('after'));
+    watch.stop();
+    // The model still reads all of it, the watched part included.
+    const reads = await readUntil(ctx, id, (all) => all.includes('last'));
+    const all = reads.map((r) => r.output).join('\n');
+    expect(all).toContain('before');
+    expect(all).toContain('after');
+    // Stopped: no chunk after `stop()` reaches the listener.
+    expect(chunks.join('')).not.toContain('last');
+    expect(() => shells.watch(ctx.sessionId, 'shell_99', () => {})).toThrow(/No background shell "shell_99"/);
+  });
+
   it('returns at once with a shell id and reads only what was printed since the last read', async () => {
     const { ctx, events } = setup();
     const id = await start(ctx, 'echo first; while [ ! -f go ]; do sleep 0.05; done; echo second; echo oops >&2; exit 3');

@@ -49,6 +49,7 @@ export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string
   { name: 'fork', description: 'a background copy of this conversation works on a task: /fork <prompt>' },
   { name: 'skills', description: 'skills the model can load' },
   { name: 'shells', description: 'background commands that are running' },
+  { name: 'tasks', description: "the team's shared task list (also Ctrl+T)" },
   { name: 'undo', description: 'put the files back as before the last prompt and hide that turn' },
   { name: 'redo', description: 're-apply what the last /undo took back' },
   { name: 'rewind', description: 'go back to an earlier prompt: code, conversation or both (also Esc Esc)' },

@@ -29,6 +29,10 @@ export const DEFAULT_KEYBINDS = {
   session_child_revert: '<leader>u',
   /** Selects a sub-agent block in the view: ↑/↓ move, Enter opens, u reverts, o shows its diff, Esc leaves. */
   session_child_select: '<leader>s',
+  /** Opens the team's shared task list (DESIGN §24): ↑/↓ move, Enter opens the owner's view, Esc closes. As Claude Code's Ctrl+T. */
+  team_tasks: 'ctrl+t',
+  /** Shows or hides the panel of every live sub-agent and teammate of the tree, which stays across turns (DESIGN §24). */
+  agents_panel: '<leader>a',
 } as const;
 
 
@@ -95,6 +99,8 @@ export const KeybindsSchema = z.strictObject({
   session_child_cancel: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cancel),
   session_child_revert: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_revert),
   session_child_select: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_select),
+  team_tasks: z.string().min(1).default(DEFAULT_KEYBINDS.team_tasks),
+  agents_panel: z.string().min(1).default(DEFAULT_KEYBINDS.agents_panel),
 });
 
 /** Snapshots of the project's files for undo and rewind (DESIGN §18). */

@@ -23,6 +23,7 @@ import type { EventPayloads, EventType } from '../events.js';
 import type { CommandExit, RunningCommand } from '../sandbox/index.js';
 import { OutputCap } from '../tools/output-cap.js';
 import { ToolError } from '../tools/types.js';
+import { ShellTail } from './shell-tail.js';
 
 /** Background commands one session may have running at once: dev servers and watchers are a handful. */
 export const MAX_RUNNING_SHELLS = 16;
@@ -77,8 +78,19 @@ export interface SessionShells {
 
 export type ShellEmitter = <K extends Extract<EventType, 'shell.started' | 'shell.exited'>>(type: K, payload: EventPayloads[K]) => void;
 
+/** What `watch` gives a person following a shell: what it printed last, and whether it still runs. */
+export interface ShellWatch {
+  /** Its newest output so far (at most a few KB). */
+  output: string;
+  running: boolean;
+  /** Stops handing chunks to the listener. */
+  stop(): void;
+}
+
 class Shell {
   readonly cap = new OutputCap();
+  /** For `/shells`: the newest output, which the model's reads leave alone. */
+  readonly tail = new ShellTail();
   end: ShellReport['end'];
   /** Why it is being stopped, when this program stops it. */
   stopReason: Exclude<ShellEnd, 'exited'> | undefined;
@@ -93,7 +105,11 @@ class Shell {
     const output = running.output;
     const drained = new Promise<void>((resolve) => {
       if (!output) return resolve();
-      output.on('data', (chunk: Buffer | string) => this.cap.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
+      output.on('data', (chunk: Buffer | string) => {
+        const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        this.cap.push(bytes);
+        this.tail.push(bytes);
+      });
       output.once('end', () => resolve());
       output.once('close', () => resolve());
       output.once('error', () => resolve());
@@ -168,6 +184,16 @@ export class BackgroundShells {
     const shell = this.find(sessionId, shellId);
     await shell.stop('killed');
     return shell.report();
+  }
+
+  /**
+   * Follows one shell's output for a person (`/shells`, Enter): its newest output now, then
+   * each chunk as it arrives, without taking anything from what `bash_output` returns. Throws
+   * a ToolError naming the session's shells for an unknown id.
+   */
+  watch(sessionId: string, shellId: string, listener: (text: string) => void): ShellWatch {
+    const shell = this.find(sessionId, shellId);
+    return { output: shell.tail.text(), running: shell.end === undefined, stop: shell.tail.watch(listener) };
   }
 
   /** Every shell still running, oldest first. */

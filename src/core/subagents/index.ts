@@ -660,7 +660,11 @@ export class SubagentSupervisor {
     try {
       // The child's own signal lets it be cancelled alone while it waits for a slot.
       const waitSignal = link ? AbortSignal.any([link.signal, child.controller.signal]) : child.controller.signal;
+      // Only a child the limit holds is "queued" with a reason; the others are starting (issue 40).
+      const held = limiter.running >= limiter.max;
+      if (held) child.emit('session.status', { status: 'queued', reason: `waiting for a free slot (subagents.max_concurrency is ${limiter.max})` });
       release = await limiter.acquire(waitSignal);
+      if (held) child.emit('session.status', { status: 'queued' });
     } catch {
       dropSteering(child, 'cancelled');
       this.host.store.updateSession(child.id, { status: 'cancelled' });

@@ -65,14 +65,14 @@ export function liveBudget(input: LiveBudgetInput): LiveBudget {
   // On a short screen the approval dialog drops its margins and lists the choices on one
   // row, so its header (who asks, which tool) and the command stay in view.
   const approvalChoices = permission ? choiceRows(permission.always, width - 4) : 4;
-  const compactApproval = permission !== undefined && rows - 1 - fixedRows - approvalChromeRows(waiting.length, width, false, approvalChoices, permission.reason) < MIN_SUBJECT_ROWS;
+  const compactApproval = permission !== undefined && rows - 1 - fixedRows - approvalChromeRows(waiting.length, width, false, approvalChoices, permission.reason, permission.always) < MIN_SUBJECT_ROWS;
   const compactQuestion = !permission && question !== undefined && rows - 1 - fixedRows - (questionRows(false)?.chromeRows ?? 0) < MIN_SUBJECT_ROWS;
   const asked = questionRows(compactQuestion);
   const layout = fitLive({
     rows,
     fixedRows,
     dialog: permission
-      ? { chromeRows: approvalChromeRows(waiting.length, width, compactApproval, approvalChoices, permission.reason), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
+      ? { chromeRows: approvalChromeRows(waiting.length, width, compactApproval, approvalChoices, permission.reason, permission.always), subjectRows: diffLines ? diffRows(diffLines) : subjectTextRows(permission.tool, permission.subject, width - 4) }
       : asked
         ? { chromeRows: asked.chromeRows, subjectRows: asked.questionRows }
         : undefined,

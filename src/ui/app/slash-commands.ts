@@ -1,5 +1,5 @@
 // What a submitted line does when it starts with `/`. Contract: `handleSlash` acts on the
-// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, fork, shells, undo, redo, rewind) through the
+// built-in commands (exit, new, sessions, help, agents, skills, mcp, model, agent, compact, fork, shells, tasks, undo, redo, rewind) through the
 // callbacks it is given, turns an unknown name into a notice, and returns true for both;
 // it returns false for plain prompts and custom commands, which the caller sends to the core
 // (the core expands custom commands). The command menu and parsing stay in ../slash.ts.
@@ -23,7 +23,9 @@ export type Overlay =
   | { kind: 'agents' }
   | { kind: 'skills' }
   | { kind: 'mcp'; states?: McpServerState[] }
-  | { kind: 'shells' }
+  | { kind: 'shells'; back?: { sessionId: string; shellId: string } }
+  | { kind: 'shell-output'; sessionId: string; shellId: string; command: string }
+  | { kind: 'tasks' }
   | { kind: 'rewind'; prompts: PromptEntry[] }
   | { kind: 'revert'; sessionId: string; label: string; question: string }
   | undefined;
@@ -90,6 +92,9 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
     case 'shells':
       // The app shows its live list, so a shell stopped from the panel leaves it.
       ctx.setOverlay({ kind: 'shells' });
+      return true;
+    case 'tasks':
+      ctx.setOverlay({ kind: 'tasks' });
       return true;
     case 'model':
     case 'agent': {

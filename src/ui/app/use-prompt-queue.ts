@@ -82,7 +82,11 @@ export function usePromptQueue({ core, store, rootId, agent, onNotice }: PromptQ
           }
         })
         .catch((err: unknown) => onNotice(errorMessage(err)))
-        .finally(finished);
+        .finally(() => {
+          // A prompt refused before any event (a bad command) must not stay live.
+          store.dispatch({ type: 'ui.prompt_settled', session_id: rootId });
+          finished();
+        });
     },
     [core, rootId, store, agent, onNotice, finished],
   );

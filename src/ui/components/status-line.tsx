@@ -16,9 +16,11 @@ export interface StatusLineProps {
   tokens: number;
   /** USD, descendants included. */
   cost: number;
-  /** Sub-agents running / waiting for a slot. */
+  /** Sub-agents running / waiting for a slot (a limit holds them). */
   running: number;
   queued: number;
+  /** Sub-agents that have not sent their first model request yet, held by no limit. */
+  starting?: number;
   /** Background commands running (`bash` with `run_in_background`), in every session. */
   shells?: number;
   title: string;
@@ -47,11 +49,13 @@ export function formatCost(cost: number): string {
   return `$${cost.toFixed(2)}`;
 }
 
-export function formatActivity(running: number, queued: number, short = false): string {
-  if (running === 0 && queued === 0) return '';
+export function formatActivity(running: number, queued: number, short = false, starting = 0): string {
+  if (running === 0 && queued === 0 && starting === 0) return '';
   const parts: string[] = [];
-  if (running > 0) parts.push(short ? `${running} running` : `${running} sub-agent${running === 1 ? '' : 's'} running`);
-  if (queued > 0) parts.push(`${queued} queued`);
+  const first = (n: number, word: string) => (short || parts.length > 0 ? `${n} ${word}` : `${n} sub-agent${n === 1 ? '' : 's'} ${word}`);
+  if (running > 0) parts.push(first(running, 'running'));
+  if (starting > 0) parts.push(first(starting, 'starting'));
+  if (queued > 0) parts.push(first(queued, 'queued'));
   return parts.join(', ');
 }
 
@@ -96,7 +100,7 @@ export function statusSegments(props: StatusLineProps, width: number): string[] 
     if (props.contextFill !== undefined) head.push(`ctx ${Math.min(999, Math.round(props.contextFill * 100))}%`);
     // What the user is waiting out goes before the rest: a bare spinner looks stuck.
     if (props.retry) head.push(props.retry);
-    const activity = formatActivity(props.running, props.queued, short);
+    const activity = formatActivity(props.running, props.queued, short, props.starting ?? 0);
     const shells = formatShells(props.shells ?? 0, short);
     return [...head, ...(activity ? [activity] : []), ...(shells ? [shells] : [])];
   };

@@ -14,6 +14,8 @@ export const KEYMAP_ACTIONS = [
   'session_child_cancel',
   'session_child_revert',
   'session_child_select',
+  'team_tasks',
+  'agents_panel',
 ] as const;
 
 export type KeymapAction = (typeof KEYMAP_ACTIONS)[number];

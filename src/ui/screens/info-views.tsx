@@ -45,6 +45,8 @@ const ACTION_LABELS: Record<string, string> = {
   session_child_cancel: 'cancel the sub-agent whose view is open (its parent goes on)',
   session_child_revert: "revert the finished sub-agent whose view is open, or the selected one (its sub-agents' changes too)",
   session_child_select: 'select a sub-agent block: ↑/↓ move, Enter opens, u reverts, o shows its diff, Esc leaves',
+  team_tasks: "the team's task list: ↑/↓ move, Enter opens the owner, Esc closes",
+  agents_panel: 'show / hide the panel of live sub-agents and teammates (↑/↓, Enter opens, Esc back to the prompt)',
 };
 
 const FIXED_KEYS: ReadonlyArray<[string, string]> = [

@@ -13,7 +13,7 @@ import { toolCallRows } from '../components/transcript/ToolCall.js';
 import { mergeLine } from '../components/tree/merge-line.js';
 import { childDiffRows, diffStatParts } from '../components/tree/child-diff.js';
 import { isActive, taskState } from '../components/tree/status.js';
-import { taskLogLines, taskResultLines } from '../components/tree/tool-log.js';
+import { latestLine, taskLogLines, taskResultLines } from '../components/tree/tool-log.js';
 import { childOfCall, isTaskCall, toolCallsOf, type TranscriptEntry } from '../state/selectors.js';
 import type { ToolCallItem, UiState } from '../state/types.js';
 
@@ -156,7 +156,7 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => !isTaskCall(c)).length) : 0;
-  const fallback = latest === 0 && call.task?.latest_tool !== undefined ? 1 : 0;
+  const fallback = latest === 0 && latestLine(state, call) !== undefined ? 1 : 0;
   const subtasks = calls.filter(isTaskCall);
   let nested = 0;
   if (subtasks.length > 0) {

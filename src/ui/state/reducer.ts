@@ -5,11 +5,11 @@ import { isFileChange, isTaskCompletion, isTaskProgress, type CoreEvent, type Ev
 import { addUsage, emptyUsage, totalInputTokens } from '../../core/messages.js';
 import { Draft, newSessionNode } from './draft.js';
 import { countLines, findSafeCut } from './markdown-split.js';
-import type { AssistantItem, DiffStatAction, FileDiff, ImageRef, SessionChangesAction, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
+import type { AssistantItem, DiffStatAction, FileDiff, ImageRef, PromptSettledAction, SessionChangesAction, SessionStatus, ToolCallItem, UiState, UserMessageAction } from './types.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import { safeEvent } from './safe-input.js';
 
-export type UiInput = CoreEvent | UserMessageAction | DiffStatAction | SessionChangesAction;
+export type UiInput = CoreEvent | UserMessageAction | PromptSettledAction | DiffStatAction | SessionChangesAction;
 
 /** A live tail longer than this is cut at a safe markdown boundary into <Static>. */
 export const LIVE_TAIL_LINES = 20;
@@ -39,6 +39,9 @@ export function reduceAll(state: UiState, inputs: readonly UiInput[]): UiState {
   return d.finish(state);
 }
 
+/** Events that exist only once a session's model request was sent. */
+const SIGNS_OF_A_REQUEST: ReadonlySet<string> = new Set(['message.started', 'message.retrying', 'request.retrying', 'text.delta', 'thinking.delta', 'tool.started', 'message.completed']);
+
 function step(d: Draft, input: UiInput): void {
   if (input.type === 'ui.diff_stat') {
     const s = d.session(input.session_id) ? d.editSession(input.session_id) : undefined;
@@ -54,7 +57,14 @@ function step(d: Draft, input: UiInput): void {
     ensureKnown(d, input.session_id, undefined, [input.session_id], input.ts);
     closeAssistant(d, input.session_id);
     const text = terminalSafe(input.text);
-    d.pushItem(input.session_id, (id) => ({ kind: 'user', id, text, ts: input.ts }));
+    settlePrompt(d, input.session_id);
+    d.pushItem(input.session_id, (id) => ({ kind: 'user', id, text, ts: input.ts, awaitingCore: true }));
+    const s = d.editSession(input.session_id);
+    if (s) s.promptPending = true;
+    return;
+  }
+  if (input.type === 'ui.prompt_settled') {
+    settlePrompt(d, input.session_id);
     return;
   }
   // Model, tool and page text never reaches a component with its escape sequences.
@@ -65,6 +75,14 @@ function step(d: Draft, input: UiInput): void {
   }
   ensureKnown(d, e.session_id, e.agent, e.path, e.ts);
   const sid = e.session_id;
+  // The core's first word on the session after a prompt (its pictures, or its turn starting):
+  // the prompt is taken up. Its pictures still land on it below.
+  settlePrompt(d, sid);
+  // Anything the model said means its first request went out: no longer `starting`.
+  if (SIGNS_OF_A_REQUEST.has(e.type) && d.session(sid)?.awaitingRequest) {
+    const s = d.editSession(sid);
+    if (s) delete s.awaitingRequest;
+  }
   switch (e.type) {
     case 'session.status':
       onStatus(d, e);
@@ -250,6 +268,21 @@ function safeFileDiff(file: FileDiff): FileDiff {
   return { ...file, path: terminalSafe(file.path), hunks: file.hunks.map((h) => ({ ...h, lines: h.lines.map(terminalSafe) })) };
 }
 
+/** The session's prompt typed in the UI is no longer waiting for the core: it may print. */
+function settlePrompt(d: Draft, sessionId: string): void {
+  if (!d.session(sessionId)?.promptPending) return;
+  const s = d.editSession(sessionId);
+  if (s) delete s.promptPending;
+  const items = d.items(sessionId);
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind !== 'user' || !item.awaitingCore) continue;
+    const { awaitingCore: _settled, ...rest } = item;
+    d.replaceItem(sessionId, i, rest);
+    return;
+  }
+}
+
 /** The user's newest message gets the pictures the core attached to it; without one they show on their own. */
 export function attachPromptImages(d: Draft, sessionId: string, images: ImageRef[], ts: number): void {
   const items = d.items(sessionId);
@@ -308,6 +341,8 @@ function onCreated(d: Draft, e: EventOf<'session.created'>): void {
 function onStatus(d: Draft, e: EventOf<'session.status'>): void {
   const s = d.editSession(e.session_id);
   if (!s) return;
+  if (e.status === 'running' && s.status !== 'running') s.awaitingRequest = true;
+  else if (e.status !== 'running') delete s.awaitingRequest;
   s.status = e.status;
   if (e.reason !== undefined) s.statusReason = e.reason;
   else delete s.statusReason;

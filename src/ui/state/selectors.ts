@@ -70,12 +70,29 @@ export function formatRetry(retry: RetryWait, now: number): string {
   return `retrying (attempt ${retry.attempt} of ${retry.maxAttempts}): ${retry.reason}, ${when}`;
 }
 
+/**
+ * Where an unfinished sub-agent is (issue 40): `queued` only while a limit holds it (the core
+ * says why in the status's reason), `starting` until its first model request of the run is
+ * sent, then `running`. Undefined for any other status.
+ */
+export type ChildPhase = 'queued' | 'starting' | 'running';
+
+export function childPhase(session: SessionNode): ChildPhase | undefined {
+  if (session.status === 'queued') return session.statusReason ? 'queued' : 'starting';
+  if (session.status === 'running') return session.awaitingRequest ? 'starting' : 'running';
+  return undefined;
+}
+
 export function runningCount(state: UiState, rootId: string): number {
-  return descendantsOf(state, rootId).filter((s) => s.status === 'running').length;
+  return descendantsOf(state, rootId).filter((s) => childPhase(s) === 'running').length;
+}
+
+export function startingCount(state: UiState, rootId: string): number {
+  return descendantsOf(state, rootId).filter((s) => childPhase(s) === 'starting').length;
 }
 
 export function queuedCount(state: UiState, rootId: string): number {
-  return descendantsOf(state, rootId).filter((s) => s.status === 'queued').length;
+  return descendantsOf(state, rootId).filter((s) => childPhase(s) === 'queued').length;
 }
 
 /** `explore (Find API routes)` for a child, the bare agent name for a root. */
@@ -123,6 +140,8 @@ export interface TranscriptView {
 
 function isDone(state: UiState, item: TranscriptItem): boolean {
   if (item.kind === 'tool' && isBackgroundRunning(state, item)) return false;
+  // A prompt the core has not taken up yet may still get its pictures (see UserItem.awaitingCore).
+  if (item.kind === 'user' && item.awaitingCore) return false;
   return item.kind === 'user' || item.kind === 'error' || item.kind === 'notice' || item.done;
 }
 

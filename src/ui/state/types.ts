@@ -23,6 +23,11 @@ export interface SessionNode {
   /** The parent's `task` call that spawned this session. */
   toolCallId: string | null;
   createdAt: number;
+  /**
+   * Set while it runs but has not sent its first model request of this run (its tools, MCP
+   * servers or container still start): the UI says `starting`, not `running` (issue 40).
+   */
+  awaitingRequest?: boolean;
   /** First time the session went `running`; undefined while queued. */
   startedAt?: number;
   /** Set when the session reaches a final status (`completed|failed|cancelled|interrupted`). */
@@ -48,6 +53,8 @@ export interface SessionNode {
   changes?: FileDiff[];
   /** Its changes were reverted (`session.reverted` with action `revert`). */
   reverted?: boolean;
+  /** Its newest user item waits for the core to take the prompt up (see UserItem.awaitingCore). */
+  promptPending?: boolean;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
 }
@@ -75,6 +82,11 @@ export interface UserItem {
   steered?: 'user' | 'parent';
   /** Pictures attached to the message (`@shot.png`, a pasted path), drawn as `[image shot.png 64×64]`. */
   images?: ImageRef[];
+  /**
+   * Typed here and not yet taken up by the core: it stays live (out of <Static>, which prints
+   * once) so the pictures the core attaches to it a moment later are drawn under it (issue 40).
+   */
+  awaitingCore?: boolean;
 }
 
 export interface AssistantItem {
@@ -199,6 +211,12 @@ export interface UserMessageAction {
   session_id: string;
   text: string;
   ts: number;
+}
+
+/** The core has settled a prompt the UI sent (answered, refused or failed). */
+export interface PromptSettledAction {
+  type: 'ui.prompt_settled';
+  session_id: string;
 }
 
 /** A stored sub-agent's diff stat, asked of the core after its history was loaded. */

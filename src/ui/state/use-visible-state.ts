@@ -50,7 +50,7 @@ export function immediateKey(state: UiState, viewId: string): unknown[] {
     state.roots.length,
   );
   for (const d of descendantsOf(state, viewId)) {
-    key.push(d.status, d.statusReason, d.startedAt, d.finishedAt, d.agent, d.description, d.retry, d.diffStat, d.changes, d.reverted);
+    key.push(d.status, d.statusReason, d.awaitingRequest, d.startedAt, d.finishedAt, d.agent, d.description, d.retry, d.diffStat, d.changes, d.reverted);
   }
   return key;
 }
@@ -77,6 +77,19 @@ export function summaryKey(state: UiState, viewId: string): unknown[] {
   return key;
 }
 
+/**
+ * What the live sub-agents panel shows of the whole tree under `rootId` (see
+ * screens/agents-panel.tsx): each session's state and its newest item, drawn with the clock.
+ */
+export function treeKey(state: UiState, rootId: string): unknown[] {
+  const key: unknown[] = [];
+  for (const d of descendantsOf(state, rootId)) {
+    const items = state.items[d.id];
+    key.push(d.status, d.statusReason, d.awaitingRequest, d.startedAt, d.thinking, items?.length, items?.[items.length - 1]);
+  }
+  return key;
+}
+
 /** Values whose change means the view must be redrawn, sooner or later. */
 export function visibleKey(state: UiState, viewId: string): unknown[] {
   return [...immediateKey(state, viewId), ...summaryKey(state, viewId)];
@@ -99,26 +112,29 @@ interface Shown {
   summaryPending: boolean;
 }
 
-export function useVisibleState(frames: FrameScheduler<UiState>, viewId: string, now: () => number = Date.now): UiState {
+/** `treeRoot`: the live sub-agents panel is on, and shows this root's whole tree. */
+export function useVisibleState(frames: FrameScheduler<UiState>, viewId: string, now: () => number = Date.now, treeRoot?: string): UiState {
   const shown = useRef<Shown | undefined>(undefined);
   // True while the frame scheduler's notification asks React whether to re-render.
   const inFrameCheck = useRef(false);
   const listener = useRef<(() => void) | undefined>(undefined);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
+  // Turning the panel on or off is a new view: what it shows may have changed meanwhile.
+  const shownAs = treeRoot === undefined ? viewId : `${viewId}\u0000${treeRoot}`;
   const get = (): UiState => {
     const state = frames.getSnapshot();
     const current = shown.current;
     const t = now();
-    if (current && current.viewId === viewId && current.latest === state) {
+    if (current && current.viewId === shownAs && current.latest === state) {
       // Nothing new from the scheduler; a render for another reason (the clock, a key)
       // shows pending summaries, a frame check only once the clock has missed its turn.
       if (!current.summaryPending || (inFrameCheck.current && t - current.at < 2 * SUMMARY_MS)) return current.state;
       return accept(state, current.immediate, current.summary, t);
     }
     const immediate = immediateKey(state, viewId);
-    const summary = summaryKey(state, viewId);
-    if (!current || current.viewId !== viewId || !sameKey(current.immediate, immediate)) return accept(state, immediate, summary, t);
+    const summary = treeRoot === undefined ? summaryKey(state, viewId) : [...summaryKey(state, viewId), ...treeKey(state, treeRoot)];
+    if (!current || current.viewId !== shownAs || !sameKey(current.immediate, immediate)) return accept(state, immediate, summary, t);
     if (sameKey(current.summary, summary)) {
       // Nothing visible changed: keep the drawn state so React skips the frame.
       current.latest = state;
@@ -149,7 +165,7 @@ export function useVisibleState(frames: FrameScheduler<UiState>, viewId: string,
   };
 
   const accept = (state: UiState, immediate: unknown[], summary: unknown[], at: number): UiState => {
-    shown.current = { viewId, state, immediate, summary, at, latest: state, summaryPending: false };
+    shown.current = { viewId: shownAs, state, immediate, summary, at, latest: state, summaryPending: false };
     return state;
   };
 

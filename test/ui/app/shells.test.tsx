@@ -77,6 +77,33 @@ describe('background commands in the TUI', { timeout: 30_000 }, () => {
     await waitForFrame(app.lastFrame, (f) => f.includes('1 background shell') && f.includes('Stopped shell_2'), 5000);
   });
 
+  it('shows a shell\'s output live on Enter, stops it with k, and goes back to the list', async () => {
+    const d = `${500000 + Math.floor(Math.random() * 99999)}.${process.pid}`;
+    durations.push(d);
+    h = await startHarness({ engine: { interactive: true }, config: { permission: { bash: 'allow' } } });
+    h.server.enqueue(toolUse('bash', { command: `for i in $(seq 1 100000); do echo tick-$i; sleep 0.05; done; sleep ${d}`, run_in_background: true }), text('Ticking.'));
+    app = await openApp(h.engine);
+    await press(app.stdin, 'start ticking', KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Ticking.') && f.includes('1 background shell'), 20_000);
+
+    await press(app.stdin, '/shells');
+    await press(app.stdin, KEY.escape);
+    await press(app.stdin, KEY.enter);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Background commands') && f.includes('Enter shows its output'), 5000);
+    await press(app.stdin, KEY.enter);
+    const ticks = (f: string) => [...f.matchAll(/^│ tick-(\d+)/gm)].map((m) => Number(m[1]));
+    const first = await waitForFrame(app.lastFrame, (f) => f.includes('shell_1 · build · for i in') && ticks(f).length > 0 && f.includes('live · k stops it'), 10_000);
+    const seen = Math.max(...ticks(first));
+    // Live: later lines arrive while the view is open.
+    await waitForFrame(app.lastFrame, (f) => Math.max(...ticks(f)) > seen + 3, 10_000);
+
+    await press(app.stdin, 'k');
+    await waitForFrame(app.lastFrame, (f) => f.includes('stopped · Esc back'), 15_000);
+    expect(liveProcesses(d)).toEqual([]);
+    await press(app.stdin, KEY.escape);
+    await waitForFrame(app.lastFrame, (f) => f.includes('Background commands') && f.includes('No background commands are running'), 5000);
+  });
+
   it('says when none runs', async () => {
     h = await startHarness({ engine: { interactive: true } });
     app = await openApp(h.engine);

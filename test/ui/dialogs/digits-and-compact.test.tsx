@@ -2,6 +2,7 @@
 // dialog keeps who asks, the tool and the command on a short screen.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render, cleanup } from 'ink-testing-library';
+import { Box } from 'ink';
 import { ApprovalDialog, AskUserDialog, type ApprovalReply } from '../../../src/ui/components/dialogs/index.js';
 import { approvalChromeRows } from '../../../src/ui/components/dialogs/ApprovalDialog.js';
 import { KEY, press, tick, waitFor, waitForFrame } from '../keys/harness.js';
@@ -14,7 +15,7 @@ function ask(options: string[]) {
   return { ...r, onAnswer };
 }
 
-function approve(extra: { compact?: boolean } = {}) {
+function approve(extra: { compact?: boolean; always?: string[] } = {}) {
   const onReply = vi.fn<(reply: ApprovalReply, note?: string) => void>();
   const r = render(<ApprovalDialog asker="build › general (Check the tests)" tool="bash" subject="npm run build && npm test" position={1} total={1} onReply={onReply} {...extra} />);
   return { ...r, onReply };
@@ -76,6 +77,21 @@ describe('compact approval dialog', () => {
     await press(p.stdin, '4', 'too risky', KEY.enter);
     await waitFor(() => p.onReply.mock.calls.length > 0);
     expect(p.onReply).toHaveBeenCalledWith('reject', 'too risky');
+  });
+
+  it('names the patterns "Always" would remember at 50 columns, in its counted rows', async () => {
+    const p = render(
+      <Box width={50}>
+        <ApprovalDialog asker="build › general (Check the tests)" tool="bash" subject="npm run build && npm test" always={['npm run build *', 'npm test *']} position={1} total={1} onReply={() => {}} compact />
+      </Box>,
+    );
+    const f = await waitForFrame(p.lastFrame, (fr) => fr.includes('npm run build &&'));
+    expect(f).toMatch(/❯1 Allow +2 Always +3 Deny +4 Note *│\n│ Always: "npm run build \*", "npm test \*"/);
+    expect(f.split('\n')).toHaveLength(approvalChromeRows(0, 50, true, 4, undefined, ['npm run build *', 'npm test *']) + 1);
+    // A command no pattern can cover says so rather than promising to remember it.
+    cleanup();
+    const q = render(<ApprovalDialog asker="build" tool="bash" subject="eval $X" always={[]} position={1} total={1} onReply={() => {}} compact />);
+    expect(await waitForFrame(q.lastFrame, (fr) => fr.includes('eval'))).toContain('Always: no pattern covers this; it asks again');
   });
 
   it('counts a footer that wraps on a narrow screen', () => {

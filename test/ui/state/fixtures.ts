@@ -42,6 +42,8 @@ export function treeEvents(): UiInput[] {
     ev('session.status', A, ap, 'explore', { status: 'queued' }, 8),
     ev('session.created', B, bp, 'general', { parent_id: ROOT, title: 'Review tests (@general subagent)', tool_call_id: 'callB', task_description: 'Review tests', depth: 1 }, 9),
     ev('session.status', B, bp, 'general', { status: 'queued' }, 9),
+    // The concurrency limit holds B (the core says so in the reason): queued, not starting.
+    ev('session.status', B, bp, 'general', { status: 'queued', reason: 'waiting for a free slot (subagents.max_concurrency is 2)' }, 9),
     ev('session.status', A, ap, 'explore', { status: 'running' }, 10),
     ev('tool.progress', ROOT, rp, 'build', { call_id: 'callA', tool: 'task', metadata: { session_id: A, agent: 'explore', status: 'running', tool_calls: 0, elapsed_ms: 0 } }, 10),
     ev('tool.started', A, ap, 'explore', { call_id: 'a1', tool: 'read', input: { file_path: 'src/a.ts' } }, 11),

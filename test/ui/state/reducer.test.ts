@@ -8,6 +8,7 @@ import {
   queuedCount,
   reduce,
   runningCount,
+  startingCount,
   subtreeTotals,
   transcriptView,
   type AssistantItem,
@@ -195,10 +196,35 @@ describe('selectors', () => {
     expect(runningCount(s, ROOT)).toBe(2); // A and G
     expect(queuedCount(s, ROOT)).toBe(1); // B
     s = reduce(s, ev('session.status', G, [ROOT, A, G], 'explore', { status: 'completed' }));
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'queued' }));
+    // Out of the limit's hold, its first request not sent yet: starting (issue 40).
+    expect(queuedCount(s, ROOT)).toBe(0);
+    expect(startingCount(s, ROOT)).toBe(1);
     s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }));
+    expect(startingCount(s, ROOT)).toBe(1);
+    expect(runningCount(s, ROOT)).toBe(1);
+    s = reduce(s, ev('message.started', B, [ROOT, B], 'general', { message_id: 'b1' }));
     expect(runningCount(s, ROOT)).toBe(2);
+    expect(startingCount(s, ROOT)).toBe(0);
     expect(queuedCount(s, ROOT)).toBe(0);
     expect(runningCount(s, A)).toBe(0);
+  });
+
+  it('says starting, not queued, for children no limit holds', () => {
+    const P = [ROOT];
+    const kids = ['k1', 'k2', 'k3', 'k4', 'k5'];
+    let s = run([
+      ev('session.created', ROOT, P, 'build', { parent_id: null, title: 'Main', tool_call_id: null, task_description: null, depth: 0 }, 1),
+      ...kids.flatMap((k, i) => [
+        ev('session.created', k, [ROOT, k], 'general', { parent_id: ROOT, title: k, tool_call_id: `c${i}`, task_description: k, depth: 1 }, 2),
+        ev('session.status', k, [ROOT, k], 'general', { status: 'queued' }, 2),
+      ]),
+      ev('session.status', 'k1', [ROOT, 'k1'], 'general', { status: 'running' }, 3),
+      ev('message.started', 'k1', [ROOT, 'k1'], 'general', { message_id: 'm' }, 4),
+    ]);
+    expect([runningCount(s, ROOT), startingCount(s, ROOT), queuedCount(s, ROOT)]).toEqual([1, 4, 0]);
+    s = reduce(s, ev('session.status', 'k5', [ROOT, 'k5'], 'general', { status: 'queued', reason: 'waiting for a free slot (subagents.max_concurrency is 4)' }));
+    expect([runningCount(s, ROOT), startingCount(s, ROOT), queuedCount(s, ROOT)]).toEqual([1, 3, 1]);
   });
 
   it('labels agent paths with task descriptions', () => {

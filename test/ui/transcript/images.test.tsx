@@ -65,6 +65,28 @@ describe('images in the transcript', () => {
     expect(rows).toBe(lines.length);
   });
 
+  it('keeps a typed prompt out of the printed transcript until the core attached its pictures', () => {
+    // <Static> prints an item once: printed before `prompt.images`, the prompt line would never show them.
+    let state = run([
+      ev('session.created', SID, P, 'build', { parent_id: null, title: 'T', tool_call_id: null, task_description: null, depth: 0 }, 1),
+      { type: 'ui.user_message', session_id: SID, text: 'what is in @shot.png?', ts: 2 },
+    ]);
+    expect(transcriptView(state, SID).finished).toHaveLength(0);
+    state = run([ev('prompt.images', SID, P, 'build', { images: [SHOT] }, 3)], state);
+    const [printed] = transcriptView(state, SID).finished;
+    expect(printed?.item).toMatchObject({ kind: 'user', text: 'what is in @shot.png?', images: [SHOT] });
+    expect(draw(state).frame).toContain('[image shot.png 64×64]');
+  });
+
+  it('prints a prompt without pictures once its turn starts, or once the core refused it', () => {
+    const typed = run([
+      ev('session.created', SID, P, 'build', { parent_id: null, title: 'T', tool_call_id: null, task_description: null, depth: 0 }, 1),
+      { type: 'ui.user_message', session_id: SID, text: 'hello', ts: 2 },
+    ]);
+    expect(transcriptView(run([ev('session.status', SID, P, 'build', { status: 'running' }, 3)], typed), SID).finished).toHaveLength(1);
+    expect(transcriptView(run([{ type: 'ui.prompt_settled', session_id: SID }], typed), SID).finished).toHaveLength(1);
+  });
+
   it('draws a reloaded session the same way', () => {
     expect(draw(reloaded()).frame).toBe(draw(live()).frame);
   });

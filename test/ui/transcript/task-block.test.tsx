@@ -17,6 +17,25 @@ describe('TaskBlock states', () => {
     expect(out).toBe('◌ general Review tests · queued');
   });
 
+  it('says starting, not queued, until a child no limit holds sends its first request', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'queued' }, 20));
+    expect(block(s, ROOT, 'callB')).toMatch(/^\S general Review tests · starting/);
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }, 21));
+    expect(block(s, ROOT, 'callB')).toMatch(/^\S general Review tests · starting/);
+    s = reduce(s, ev('message.started', B, [ROOT, B], 'general', { message_id: 'b1' }, 22));
+    expect(block(s, ROOT, 'callB')).toMatch(/^\S general Review tests · running/);
+  });
+
+  it('keeps the command on the one latest line a narrow, short screen leaves a running child', () => {
+    let s = run(treeEvents());
+    s = reduce(s, ev('session.status', B, [ROOT, B], 'general', { status: 'running' }, 20));
+    s = reduce(s, ev('tool.started', B, [ROOT, B], 'general', { call_id: 'b1', tool: 'bash', input: { command: 'npm test -- --run' } }, 21));
+    s = reduce(s, ev('tool.progress', ROOT, [ROOT], 'build', { call_id: 'callB', tool: 'task', metadata: { session_id: B, agent: 'general', status: 'running', tool_calls: 1, latest_tool: 'bash', elapsed_ms: 1 } }, 21));
+    const out = block(s, ROOT, 'callB', 30_000, { latestTools: 0, width: 50 });
+    expect(out.split('\n')[1]).toBe('  › bash npm test -- --run');
+  });
+
   it('shows a running child with live elapsed time, tool count, latest tools and the nested grandchild', () => {
     const s = run(treeEvents());
     const at10s = block(s, ROOT, 'callA', 10 + 12_000);

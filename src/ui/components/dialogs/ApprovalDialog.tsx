@@ -67,17 +67,24 @@ const FOOTER = `↑↓ choose · ${digitRange(APPROVAL_CHOICES.length)} pick · 
 /** The choices on one row, for a compact dialog on a short screen. */
 const SHORT_CHOICES = ['Allow', 'Always', 'Deny', 'Note'] as const;
 
+/** The compact dialog's row under its choices: what "Always" would remember (issue 40). */
+export function compactAlwaysLine(always: readonly string[]): string {
+  if (always.length === 0) return 'Always: no pattern covers this; it asks again';
+  return `Always: ${always.map((p) => JSON.stringify(p)).join(', ')}`;
+}
+
 /**
  * Rows the dialog takes besides its subject: border 2, header, "wants to use", the
  * subject's margins 2, four choices, the footer as wrapped at `width` — plus the "also
  * waiting" line and the reason (wrapped; one truncated row when compact). Compact (a short
  * screen): border 2, header, "wants to use" and the choices on one row, so who asks and what
- * stay on screen and the subject keeps rows.
+ * stay on screen and the subject keeps rows — plus, when "Always" would remember patterns, one
+ * row naming them (`always` is the request's).
  */
-export function approvalChromeRows(waiting: number, width = MAX_WIDTH, compact = false, choices = 4, reason?: string): number {
+export function approvalChromeRows(waiting: number, width = MAX_WIDTH, compact = false, choices = 4, reason?: string, always?: readonly string[]): number {
   const also = waiting > 0 ? 1 : 0;
   const why = reason === undefined ? 0 : compact ? 1 : wrappedRows(reasonLine(reason), width - 4);
-  if (compact) return 5 + also + why;
+  if (compact) return 5 + also + why + (always ? 1 : 0);
   return 6 + choices + wrappedRows(FOOTER, width - 4) + also + why;
 }
 
@@ -226,6 +233,11 @@ function ApprovalBody({ asker, tool, subject, file, always, reason, renderSubjec
       ) : (
         <OptionList options={[APPROVAL_CHOICES[0], alwaysLabel(always), APPROVAL_CHOICES[2], APPROVAL_CHOICES[3]]} selected={selected} />
       )}
+      {compact && !noting && always ? (
+        <Text wrap="truncate-end" color={selected === 1 ? roleColor('accent') : roleColor('muted')}>
+          {compactAlwaysLine(always)}
+        </Text>
+      ) : null}
       {noting ? (
         // One row however long the note: the start scrolls off, as in a one-line field.
         <Text wrap="truncate-start">

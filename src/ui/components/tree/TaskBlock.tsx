@@ -24,7 +24,7 @@ import { BlockSelectionContext } from './block-selection.js';
 import { mergeLine } from './merge-line.js';
 import { childDiffRows, diffStatParts, type ChildDiffRow } from './child-diff.js';
 import { truncate } from '../../render/text.js';
-import { reportText, taskLogLines, taskResultLines } from './tool-log.js';
+import { latestLine, reportText, taskLogLines, taskResultLines } from './tool-log.js';
 import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
 
 export interface TaskBlockProps {
@@ -84,7 +84,7 @@ export function TaskBlock(props: TaskBlockProps) {
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? calls.filter((c) => !isTaskCall(c)).slice(-latestTools) : [];
   const subtasks = calls.filter(isTaskCall);
-  const latestFallback = latest.length === 0 ? call.task?.latest_tool : undefined;
+  const latestFallback = latest.length === 0 ? latestLine(state, call) : undefined;
   const reason = s === 'failed' || s === 'cancelled' || s === 'limited' ? failureReason(call, child?.statusReason) : undefined;
   const log = expanded && !active ? [...taskResultLines(call), ...taskLogLines(state, call)] : NO_LINES;
   // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.

@@ -1,11 +1,12 @@
 // How a sub-agent's state reads at a glance: which state a task call is in, its glyph or
 // spinner frame, and elapsed time. Spinners derive from `now` so no component owns a timer.
 
-import { childOfCall, toolCallsOf } from '../../state/selectors.js';
+import { childOfCall, childPhase, toolCallsOf } from '../../state/selectors.js';
 import type { SessionStatus, ToolCallItem, UiState } from '../../state/types.js';
 import { GLYPHS, SPINNER_FRAMES, roleColor, type Role } from '../../theme.js';
 
-export type TaskState = 'queued' | 'running' | 'completed' | 'limited' | 'failed' | 'cancelled';
+/** `queued` only while a limit holds the child; `starting` until its first model request (issue 40). */
+export type TaskState = 'queued' | 'starting' | 'running' | 'completed' | 'limited' | 'failed' | 'cancelled';
 
 function fromStatus(status: SessionStatus | string | undefined): TaskState | undefined {
   switch (status) {
@@ -30,6 +31,8 @@ export function taskState(state: UiState, call: ToolCallItem): TaskState {
     if (reported && reported !== 'running') return reported;
   }
   const child = childOfCall(state, call);
+  const phase = child ? childPhase(child) : undefined;
+  if (phase) return phase;
   const fromChild = fromStatus(child?.status);
   if (fromChild) return fromChild;
   const fromProgress = fromStatus(call.task?.status);
@@ -39,15 +42,15 @@ export function taskState(state: UiState, call: ToolCallItem): TaskState {
 }
 
 export function isActive(s: TaskState): boolean {
-  return s === 'queued' || s === 'running';
+  return s === 'queued' || s === 'starting' || s === 'running';
 }
 
 export function stateGlyph(s: TaskState, now: number): string {
-  return s === 'running' ? (SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length] ?? '') : GLYPHS[s];
+  return s === 'running' || s === 'starting' ? (SPINNER_FRAMES[Math.floor(now / 80) % SPINNER_FRAMES.length] ?? '') : GLYPHS[s];
 }
 
 export function stateColor(s: TaskState): string | undefined {
-  const roles: Record<TaskState, Role> = { queued: 'queued', running: 'running', completed: 'success', limited: 'warning', failed: 'error', cancelled: 'warning' };
+  const roles: Record<TaskState, Role> = { queued: 'queued', starting: 'running', running: 'running', completed: 'success', limited: 'warning', failed: 'error', cancelled: 'warning' };
   return roleColor(roles[s]);
 }
 

@@ -2,7 +2,7 @@
 // the sub-agent's report, then its tool log — the same calls, in the same order and with the
 // same cap, as the `<tool_log>` its parent model read. Plain strings, no React, one row each,
 // so the live layout can count the rows too.
-import { childOfCall, toolCallsOf } from '../../state/selectors.js';
+import { childOfCall, isTaskCall, toolCallsOf } from '../../state/selectors.js';
 import type { ToolCallItem, UiState } from '../../state/types.js';
 import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
@@ -61,4 +61,15 @@ export function taskLogLines(state: UiState, call: ToolCallItem): string[] {
   const lines = shown.map(({ line, status }) => `${status === 'error' ? '✗' : status === 'unfinished' ? '·' : '⎿'} ${oneLine(line)}${status === 'unfinished' ? ' (not finished)' : ''}`);
   if (earlier > 0) lines.unshift(`${earlier} earlier call${earlier === 1 ? '' : 's'} not shown`);
   return lines;
+}
+
+/**
+ * The one line a running block keeps when it has no room for its latest calls: the child's
+ * last call with its argument (`bash npm test`), or the bare tool name its progress reports
+ * while the child's own calls are not known here.
+ */
+export function latestLine(state: UiState, call: ToolCallItem): string | undefined {
+  const child = childOfCall(state, call);
+  const last = child ? toolCallsOf(state, child.id).filter((c) => !isTaskCall(c)).at(-1) : undefined;
+  return last ? toolSummary(last) : call.task?.latest_tool;
 }
