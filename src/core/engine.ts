@@ -116,10 +116,10 @@ export interface EngineOptions {
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
 export type ProjectParts = Pick<
   EngineOptions,
-  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv'
+  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv' | 'permissionMode'
 >;
 
-type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv';
+type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv' | 'permissionMode';
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
 export function projectParts(
@@ -138,6 +138,7 @@ export function projectParts(
     ...(ctx.skills ? { skills: ctx.skills } : {}),
     ...(ctx.permissionRules ? { permissionRules: ctx.permissionRules } : {}),
     ...(ctx.toolEnv ? { toolEnv: ctx.toolEnv } : {}),
+    ...(ctx.permissionMode ? { permissionMode: ctx.permissionMode } : {}),
   };
 }
 

@@ -329,7 +329,7 @@ export class SessionFactory {
 
   /** A root session's permission mode: as last set, else the engine's default. */
   rootMode(rootId: string): PermissionMode {
-    return this.rootModes.get(rootId) ?? this.deps.options.permissionMode ?? 'default';
+    return this.rootModes.get(rootId) ?? this.deps.options.permissionMode ?? this.deps.options.config.permission_mode ?? 'default';
   }
 
   setRootMode(rootId: string, mode: PermissionMode): void {
