@@ -73,4 +73,21 @@ describe('the starting mode from settings', () => {
     expect((await run(['run', '--trust', 'make a.txt'])).code).toBe(0);
     expect(existsSync(join(ctx.project, 'a.txt'))).toBe(true);
   });
+
+  it('lets an untrusted project’s config tighten the mode but not loosen it, naming what it ignored', async () => {
+    writeFileSync(join(ctx.project, '.opencoderc.json'), JSON.stringify({ permission_mode: 'bypassPermissions' }));
+    ctx.server.enqueue(toolUse('write', { file_path: 'a.txt', content: 'A\n' }), text('done'));
+    const loose = await run(['run', 'make a.txt']);
+    expect(loose.stderr).toContain('permission_mode');
+    expect(existsSync(join(ctx.project, 'a.txt'))).toBe(false);
+
+    writeFileSync(join(ctx.project, '.opencoderc.json'), JSON.stringify({ permission_mode: 'plan' }));
+    ctx.server.enqueue(toolUse('write', { file_path: 'a.txt', content: 'A\n' }), text('done'));
+    expect((await run(['run', '--yes', 'make a.txt'])).code).toBe(0);
+    // --yes is the user's own choice and overrides the project's plan.
+    expect(existsSync(join(ctx.project, 'a.txt'))).toBe(true);
+    ctx.server.enqueue(toolUse('write', { file_path: 'b.txt', content: 'B\n' }), text('done'));
+    expect((await run(['run', 'make b.txt'])).code).toBe(0);
+    expect(lastResult()).toMatch(/^Plan mode is read-only/);
+  });
 });

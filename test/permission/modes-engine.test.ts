@@ -120,15 +120,17 @@ describe('bypassPermissions', () => {
 describe('sub-agents', () => {
   const agentFile = (mode: string) => `---\ndescription: worker\nmode: subagent\npermissionMode: ${mode}\n---\nYou work.\n`;
 
-  it('a child never goes looser than its parent: bypassPermissions under a default parent still asks', async () => {
-    h = await interactive('default', { files: { '.opencode/agents/loose.md': agentFile('bypassPermissions') } });
+  it('a child’s own mode only tightens: bypassPermissions under a default parent still asks, dontAsk refuses', async () => {
+    h = await interactive('default', { files: { '.opencode/agents/loose.md': agentFile('bypassPermissions'), '.opencode/agents/strict.md': agentFile('dontAsk') } });
     scriptConversations(h.server, {
-      top: [reply(toolUse('task', { description: 'w', prompt: 'child work', subagent_type: 'loose' })), text('done')],
-      'child work': [reply(write('c.txt')), text('child done')],
+      top: [reply(toolUse('task', { description: 'w', prompt: 'loose work', subagent_type: 'loose' }), toolUse('task', { description: 's', prompt: 'strict work', subagent_type: 'strict' })), text('done')],
+      'loose work': [reply(write('c.txt')), text('child done')],
+      'strict work': [reply(write('d.txt')), text('child done')],
     });
     await h.engine.prompt(h.engine.createSession().id, 'top');
-    expect(results(requestsOf(h.server, 'child work')[1]!)[0]!.isError).toBe(true);
-    expect(asks(h).map((a) => a.permission)).toEqual(['edit']);
+    expect(results(requestsOf(h.server, 'loose work')[1]!)[0]!.isError).toBe(true);
+    expect(results(requestsOf(h.server, 'strict work')[1]!)[0]!.text).toMatch(/dontAsk mode/);
+    expect(asks(h).map((a) => `${a.permission} ${a.file}`)).toEqual(['edit c.txt']);
     expect(autos(h)).toEqual([]);
   });
 
