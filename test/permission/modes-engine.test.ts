@@ -12,11 +12,13 @@ import { reply, text, toolResults, type RecordedRequest } from '../support/fake-
 import { startHarness, waitForEvent, type Harness } from '../support/harness.js';
 import type { EventOf } from '../../src/core/events.js';
 import type { PermissionMode } from '../../src/core/permission/modes.js';
+import { HookScripts, hookConfig } from '../hooks/scripts.js';
 
 let h: Harness | undefined;
 let outside: string | undefined;
 afterEach(async () => {
   h?.engine.cancelAll();
+  await h?.engine.close();
   await h?.close();
   h = undefined;
   if (outside) rmSync(outside, { recursive: true, force: true });
@@ -184,5 +186,20 @@ describe('sub-agents', () => {
     await running;
     expect(readFileSync(join(h.projectDir, 'late.txt'), 'utf8')).toBe('new\n');
     expect(asks(h)).toEqual([]);
+  });
+});
+
+describe('hooks', () => {
+  it('are told the session’s current mode as permission_mode, as Claude Code tells them', async () => {
+    outside = mkdtempSync(join(tmpdir(), 'oci-mode-hooks-'));
+    const s = new HookScripts(outside);
+    const log = s.command('log', '');
+    h = await interactive('acceptEdits', { config: { hooks: hookConfig('PreToolUse', log, 'Write') } });
+    scriptConversations(h.server, { go: [reply(write('a.txt')), text('ok')], third: [reply(write('c.txt')), text('ok')] });
+    await h.engine.prompt(h.engine.createSession().id, 'go');
+    const other = h.engine.createSession();
+    h.engine.setPermissionMode(other.id, 'plan');
+    await h.engine.prompt(other.id, 'third');
+    expect(s.calls('log').map((c) => c.permission_mode)).toEqual(['acceptEdits', 'plan']);
   });
 });

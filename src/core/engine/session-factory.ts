@@ -273,6 +273,7 @@ export class SessionFactory {
             parentId: parent?.id,
             projectRoot: project.root,
             signal: () => session.controller.signal,
+            permissionMode: () => modeChain()[0]!,
             emit: (type, payload) => emit(type, payload),
           })
         : undefined,
