@@ -25,7 +25,7 @@ const SHARED_MODULES = [
   'test/hooks/{daemon-hook,engine-hooks,sources}.test.ts',
   'test/images/**/*.test.ts',
   'test/mcp/{engine,http,tui}.test.{ts,tsx}',
-  'test/permission/{bash-match,bash-spellings,rules,control-files,engine-control-files,engine-guard-holds}.test.ts',
+  'test/permission/{bash-match,bash-spellings,rules,control-files,engine-control-files,engine-guard-holds,modes,modes-engine}.test.ts',
   'test/provider/{anthropic,fake-server,models,openai-compatible,openai-tree,retry-policy}.test.ts',
   'test/config/{jsonc,config}.test.ts',
   'test/skills/**/*.test.ts',

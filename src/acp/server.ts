@@ -12,6 +12,7 @@ import type { TurnOutcome } from '../core/agent/loop.js';
 import type { Engine } from '../core/engine.js';
 import { ConfigError, errorMessage, UserFacingError } from '../core/errors.js';
 import { NO_CREDENTIALS_MESSAGE } from '../core/provider/credentials.js';
+import { badModeMessage, isPermissionMode, MODE_DESCRIPTIONS, PERMISSION_MODES } from '../core/permission/modes.js';
 import { MODEL_ALIASES } from '../core/provider/models.js';
 import type { SessionRow } from '../core/store/index.js';
 import { availableCommands } from './available-commands.js';
@@ -28,6 +29,8 @@ export interface AcpServerOptions extends ProjectsOptions {
 
 const AUTH_METHOD_ID = 'anthropic-api-key';
 const MODEL_OPTION = 'model';
+/** The primary agent, as a session option: ACP's modes are the permission modes (DESIGN §26), as in Claude Code's adapter. */
+const AGENT_OPTION = 'agent';
 /** How long a closed connection waits for cancelled turns to wind down. */
 const SHUTDOWN_WAIT_MS = 5_000;
 
@@ -67,12 +70,13 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
     guard(() => engine.sendToSession(row.id, text));
     return { stopReason: 'end_turn' };
   };
+  /** The session's permission mode and the ones it can switch to (`session/set_mode`). */
   const modes = (engine: Engine, row: SessionRow): SessionModeState => ({
-    currentModeId: row.agent,
-    availableModes: engine.primaryAgents().map((a) => ({ id: a.name, name: a.name, ...(a.description ? { description: a.description } : {}) })),
+    currentModeId: engine.permissionMode(row.id),
+    availableModes: PERMISSION_MODES.map((id) => ({ id, name: id, description: MODE_DESCRIPTIONS[id] })),
   });
-  /** The model as a session option (the editor's model picker; `acp -m` sets the default). */
-  const configOptions = (row: SessionRow): SessionConfigOption[] => {
+  /** The model (the editor's model picker; `acp -m` sets the default) and the primary agent as session options. */
+  const configOptions = (engine: Engine, row: SessionRow): SessionConfigOption[] => {
     const models = [...new Set([row.model, ...Object.values(MODEL_ALIASES)])];
     return [
       {
@@ -82,6 +86,13 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
         type: 'select',
         currentValue: row.model,
         options: models.map((m) => ({ value: m, name: m })),
+      },
+      {
+        id: AGENT_OPTION,
+        name: 'Agent',
+        type: 'select',
+        currentValue: row.agent,
+        options: engine.primaryAgents().map((a) => ({ value: a.name, name: a.name, ...(a.description ? { description: a.description } : {}) })),
       },
     ];
   };
@@ -140,7 +151,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       opened.set(row.id, engine);
       bridge.open(row.id);
       announceCommands(row.id, engine);
-      return { sessionId: row.id, modes: modes(engine, row), configOptions: configOptions(row) };
+      return { sessionId: row.id, modes: modes(engine, row), configOptions: configOptions(engine, row) };
     })
     .onRequest('session/load', async ({ params }) => {
       const stored = projects.store.getSession(params.sessionId);
@@ -156,7 +167,7 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
       bridge.open(stored.id);
       await bridge.flushed();
       announceCommands(stored.id, engine);
-      return { modes: modes(engine, history.session), configOptions: configOptions(history.session) };
+      return { modes: modes(engine, history.session), configOptions: configOptions(engine, history.session) };
     })
     .onRequest('session/list', ({ params }) => {
       const cwd = params.cwd ?? undefined;
@@ -168,18 +179,26 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
     })
     .onRequest('session/set_mode', ({ params }) => {
       const engine = sessionEngine(params.sessionId);
-      const row = guard(() => engine.setAgent(params.sessionId, params.modeId));
-      bridge.send(row.id, { sessionUpdate: 'current_mode_update', currentModeId: row.agent });
+      const modeId = params.modeId;
+      if (!isPermissionMode(modeId)) {
+        throw RequestError.invalidParams({ modeId }, `${badModeMessage('modeId', modeId).slice(0, -1)} (the agent is the session option "${AGENT_OPTION}").`);
+      }
+      // From the next permission check on, for the session's running sub-agents too.
+      engine.setPermissionMode(params.sessionId, modeId);
+      bridge.send(params.sessionId, { sessionUpdate: 'current_mode_update', currentModeId: modeId });
       return {};
     })
     .onRequest('session/set_config_option', ({ params }) => {
       const engine = sessionEngine(params.sessionId);
-      if (params.configId !== MODEL_OPTION || typeof params.value !== 'string') {
-        throw RequestError.invalidParams({ configId: params.configId }, `Unknown session option "${params.configId}": the only one is "${MODEL_OPTION}" (a model name).`);
+      const value = params.value;
+      if ((params.configId !== MODEL_OPTION && params.configId !== AGENT_OPTION) || typeof value !== 'string') {
+        throw RequestError.invalidParams(
+          { configId: params.configId },
+          `Unknown session option "${params.configId}": the options are "${MODEL_OPTION}" (a model name) and "${AGENT_OPTION}" (a primary agent).`,
+        );
       }
-      const model = params.value;
-      const row = guard(() => engine.setModel(params.sessionId, model));
-      return { configOptions: configOptions(row) };
+      const row = guard(() => (params.configId === AGENT_OPTION ? engine.setAgent(params.sessionId, value) : engine.setModel(params.sessionId, value)));
+      return { configOptions: configOptions(engine, row) };
     })
     .onRequest('session/prompt', async ({ params }) => {
       // A sub-agent's id (from its task call's rawOutput): the message steers it (DESIGN §23).

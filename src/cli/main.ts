@@ -27,6 +27,8 @@ export interface StartupHooks {
 interface SharedOptions {
   /** `--sandbox <mode>`: replaces `sandbox.mode` for this start. */
   sandbox?: SandboxMode;
+  /** `--permission-mode <mode>` as typed; checked by permission-mode-flag.ts. */
+  permissionMode?: string;
   model?: string;
   agent?: string;
   session?: string;
@@ -115,10 +117,17 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .option('-c, --continue', 'continue the most recent session in this directory')
       .addOption(
         new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SANDBOX_MODES),
-      );
+      )
+      .option('--permission-mode <mode>', 'permission mode to start in: default, acceptEdits, plan, dontAsk or bypassPermissions');
+
+  /** The checked mode of `--permission-mode`/`--yes`; the module is loaded only when one was given. */
+  const startMode = async (value: string | undefined, yes: boolean) =>
+    value === undefined && !yes ? undefined : (await import('./permission-mode-flag.js')).permissionModeFlag(value, yes);
 
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
-  const runPrompt = async (words: string[], { sandbox, ...opts }: RunOptions & { sandbox?: SandboxMode }, trust = false) => {
+  const runPrompt = async (words: string[], { sandbox, permissionMode, ...rest }: Omit<RunOptions, 'permissionMode'> & { sandbox?: SandboxMode; permissionMode?: string }, trust = false) => {
+    const mode = await startMode(permissionMode, rest.yes);
+    const opts: RunOptions = { ...rest, ...(mode ? { permissionMode: mode } : {}) };
     const [ctx, { runCommand }] = await Promise.all([context(trust, false, sandbox), import('./commands/run.js')]);
     const prompt = await composePrompt({ words, kind: inputKind(0), stdin: () => process.stdin, stderr: io.stderr, firstByteMs: stdinWaitMs(process.env) });
     exitCode = await runCommand(ctx, prompt, opts, { ...io, closed: output.signal });
@@ -127,7 +136,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   shared(program.argument('[prompt...]', 'first prompt for the interactive UI'))
     .option('--demo', 'run the offline scripted demo (no API key needed)')
     .addOption(new Option('-r, --resume [id]', 'open that session, or pick one from a list').conflicts(['session', 'continue', 'demo']))
-    .option('--yes', 'approve every permission request that would ask (never overrides deny)')
+    .option('--yes', 'same as --permission-mode bypassPermissions: approve what would ask (never overrides deny)')
     .addOption(new Option('-p, --print', 'run the prompt without the interactive UI and print the answer (same as run)').conflicts(['demo', 'resume']))
     .addOption(new Option('--format <format>', 'with -p: output format').choices(['text', 'json']))
     .option('-q, --quiet', 'with -p: no line on stderr as each sub-agent starts and ends')
@@ -138,13 +147,14 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
       if (quiet) program.error('error: --quiet applies to run and -p only', { exitCode: 2 });
       // The UI bundle is loaded on demand there: `run` and the listing commands never load Ink or React.
-      const { sandbox, ...tuiRest } = rest;
+      const { sandbox, permissionMode, ...tuiRest } = rest;
+      const mode = await startMode(permissionMode, yes ?? false);
       const [open, { tuiCommand }] = await Promise.all([projectOpener(trust, true, sandbox), import('./commands/tui.js')]);
       exitCode = await tuiCommand(open, {
         ...tuiRest,
         ...(typeof resume === 'string' ? { session: resume } : {}),
         ...(resume === true ? { pickSession: true } : {}),
-        ...(yes ? { yes: true } : {}),
+        ...(mode ? { permissionMode: mode } : {}),
         ...(words.length ? { prompt: words.join(' ') } : {}),
         builtinAgentsDir: join(packageRoot(), 'agents'),
         ...(hooks.onFirstFrame ? { onFirstFrame: hooks.onFirstFrame } : {}),
@@ -154,10 +164,10 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   shared(program.command('run').description('run one prompt to completion without the interactive UI'))
     .argument('[prompt...]', 'the prompt; text piped on stdin is appended after a blank line, or is the prompt')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--yes', 'approve every permission request that would ask (never overrides deny)', false)
+    .option('--yes', 'same as --permission-mode bypassPermissions: approve what would ask (never overrides deny)', false)
     .option('-q, --quiet', 'no line on stderr as each sub-agent starts and ends (text output)', false)
     .option(...TRUST_ONCE_OPTION)
-    .action((words: string[], { trust, ...opts }: RunOptions & { trust?: boolean }) => runPrompt(words, opts, trust));
+    .action((words: string[], { trust, ...opts }: Omit<RunOptions, 'permissionMode'> & { trust?: boolean; permissionMode?: string }) => runPrompt(words, opts, trust));
 
   const sessions = program
     .command('sessions')

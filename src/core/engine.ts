@@ -45,6 +45,7 @@ import { subagentHost } from './engine/subagent-host.js';
 import { ChildContainers } from './engine/containers.js';
 import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
+import type { PermissionMode } from './permission/modes.js';
 import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
 import { Workspaces } from './workspace/worktree.js';
 import { teamSnapshot, type PublicTeamTask } from './team/index.js';
@@ -73,6 +74,8 @@ export interface EngineOptions {
   answersQuestions?: boolean;
   /** Approve every request that would ask (`run --yes`); deny rules still win. */
   autoApprove?: boolean;
+  /** The permission mode root sessions start in (DESIGN §26); `default` when not given. */
+  permissionMode?: PermissionMode;
   /** `-m/--model`: overrides the agent's and the config's model for root sessions. */
   model?: string;
   tools?: readonly Tool[];
@@ -113,10 +116,10 @@ export interface EngineOptions {
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */
 export type ProjectParts = Pick<
   EngineOptions,
-  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv'
+  'cwd' | 'config' | 'store' | 'agents' | 'commands' | 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv' | 'permissionMode'
 >;
 
-type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv';
+type OptionalParts = 'mcp' | 'peerDirs' | 'sandbox' | 'hooks' | 'skills' | 'permissionRules' | 'toolEnv' | 'permissionMode';
 
 /** The project parts of a wider context (the CLI's or the TUI's). */
 export function projectParts(
@@ -135,6 +138,7 @@ export function projectParts(
     ...(ctx.skills ? { skills: ctx.skills } : {}),
     ...(ctx.permissionRules ? { permissionRules: ctx.permissionRules } : {}),
     ...(ctx.toolEnv ? { toolEnv: ctx.toolEnv } : {}),
+    ...(ctx.permissionMode ? { permissionMode: ctx.permissionMode } : {}),
   };
 }
 
@@ -807,6 +811,31 @@ export class Engine {
 
   declineQuestion(id: string): boolean {
     return this.broker.declineQuestion(id);
+  }
+
+  /** A root session's permission mode (DESIGN §26). */
+  permissionMode(rootId: string): PermissionMode {
+    return this.sessions.rootMode(this.rootOf(rootId));
+  }
+
+  /**
+   * Changes a session tree's permission mode; it applies from the next permission check on,
+   * to its running sub-agents too. Given a sub-agent's id, it changes its root's.
+   */
+  setPermissionMode(sessionId: string, mode: PermissionMode): void {
+    this.sessions.setRootMode(this.rootOf(sessionId), mode);
+  }
+
+  /** The root of a stored session's tree. */
+  private rootOf(sessionId: string): string {
+    let row = this.options.store.getSession(sessionId);
+    if (!row) throw new ConfigError(`No session with id "${sessionId}".`);
+    while (row.parent_id !== null) {
+      const parent = this.options.store.getSession(row.parent_id);
+      if (!parent) break;
+      row = parent;
+    }
+    return row.id;
   }
 
   replyPermission(id: string, reply: PermissionReply, message?: string): boolean {

@@ -22,6 +22,7 @@ import { blankCredentialsInEnviron } from './tools/blank-environ.js';
 import { providerKeys, SECRET_VARIABLES } from './tools/child-env.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from './trust/index.js';
 import { loadClaudeSettings } from './claude-settings/index.js';
+import type { PermissionMode } from './permission/modes.js';
 import type { Rule } from './permission/rules.js';
 import { loadSkills, type SkillCatalogue } from './skills/index.js';
 import { packageRoot } from './package-root.js';
@@ -60,6 +61,8 @@ export interface ProjectContext {
   permissionRules: Rule[];
   /** Claude Code's settings files' `env`, for the commands tools run. */
   toolEnv: Record<string, string>;
+  /** The mode sessions start in (DESIGN §26): the config's `permission_mode`, else Claude Code's `permissions.defaultMode`. */
+  permissionMode: PermissionMode;
 }
 
 /** A loaded project with the session store open: what a front end runs an engine from. */
@@ -165,6 +168,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     },
     permissionRules: settings.allow,
     toolEnv: settings.env,
+    permissionMode: config.permission_mode ?? settings.defaultMode ?? 'default',
   };
 }
 

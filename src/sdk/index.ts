@@ -16,6 +16,7 @@ export { QueryError, type Query, type QueryResult } from './query.js';
 export { tool, type InProcessTool, type ToolCallContext, type ToolDefinition, type ToolOutput } from './tool.js';
 export { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type EventOf, type EventType } from '../core/events.js';
 export type { Usage } from '../core/messages.js';
+export type { PermissionMode } from '../core/permission/modes.js';
 export type { MessageDelivery, SendOutcome, SendReceipt } from '../core/engine.js';
 /** The zod the examples use to describe tool inputs (any zod 4 works). */
 export { z } from 'zod';

@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AgentConfigEntrySchema, type AgentConfigEntry } from '../core/agents/schema.js';
 import type { EventOf } from '../core/events.js';
+import { badModeMessage, isPermissionMode, type PermissionMode } from '../core/permission/modes.js';
 import { ASK_USER_TOOL, TASK_TOOL } from '../core/subagents/index.js';
 import { BUILTIN_TOOLS } from '../core/tools/index.js';
 import type { Tool } from '../core/tools/types.js';
@@ -52,6 +53,13 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** Trust the project's own files for this query (DESIGN §15), like `run --trust`. */
   trust?: boolean;
+  /**
+   * The permission mode of the query's session (DESIGN §26), like `run --permission-mode`:
+   * `acceptEdits` writes inside the project unasked, `plan` is read-only, `dontAsk` refuses what
+   * would ask, `bypassPermissions` allows it (never past a deny rule, a control file or the
+   * sandbox). Default: the project's (`permission_mode`), else `default`.
+   */
+  permissionMode?: PermissionMode;
   /** One-line warnings (an agent file that did not load, an ignored setting of an untrusted project); default: stderr. */
   onWarning?: (line: string) => void;
 }
@@ -67,13 +75,13 @@ function reservedToolNames(): Set<string> {
   return new Set([...BUILTIN_TOOLS.map((t) => t.name), TASK_TOOL, ASK_USER_TOOL, WEBSEARCH_TOOL]);
 }
 
-const OPTION_NAMES = new Set(['prompt', 'cwd', 'model', 'agent', 'sessionId', 'agents', 'tools', 'canUseTool', 'onQuestion', 'signal', 'trust', 'onWarning']);
+const OPTION_NAMES = new Set(['prompt', 'cwd', 'model', 'agent', 'sessionId', 'agents', 'tools', 'canUseTool', 'onQuestion', 'signal', 'trust', 'permissionMode', 'onWarning']);
 
 export function checkQueryOptions(options: QueryOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('query() needs an options object, e.g. query({ prompt: "explain this repository" }).');
   const unknown = Object.keys(options).find((key) => !OPTION_NAMES.has(key));
   if (unknown !== undefined) throw new TypeError(`query(): unknown option "${unknown}"; the options are ${[...OPTION_NAMES].join(', ')}.`);
-  const { prompt, cwd, model, agent, sessionId, agents, tools, canUseTool, onQuestion, signal, trust, onWarning } = options;
+  const { prompt, cwd, model, agent, sessionId, agents, tools, canUseTool, onQuestion, signal, trust, permissionMode, onWarning } = options;
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new TypeError('query(): prompt must be a non-empty string.');
   for (const [key, value] of Object.entries({ cwd, model, agent, sessionId })) {
     if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) throw new TypeError(`query(): ${key} must be a non-empty string when given.`);
@@ -83,6 +91,7 @@ export function checkQueryOptions(options: QueryOptions): CheckedOptions {
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('query(): signal must be an AbortSignal (from an AbortController) when given.');
   if (trust !== undefined && typeof trust !== 'boolean') throw new TypeError('query(): trust must be true or false when given.');
+  if (permissionMode !== undefined && !isPermissionMode(permissionMode)) throw new TypeError(`query(): ${badModeMessage('permissionMode', permissionMode)}`);
   const folder = resolve(cwd ?? process.cwd());
   if (!isFolder(folder)) throw new TypeError(`query(): cwd "${folder}" is not a folder.`);
   return {

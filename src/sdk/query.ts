@@ -141,6 +141,7 @@ function createEngine(project: OpenedProject, options: CheckedOptions, warn: (li
     interactive: options.canUseTool !== undefined,
     answersQuestions: options.onQuestion !== undefined,
     autoApprove: false,
+    ...(options.permissionMode !== undefined ? { permissionMode: options.permissionMode } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),
     tools: [...BUILTIN_TOOLS, ...options.tools],
     onWarning: warn,

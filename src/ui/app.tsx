@@ -46,6 +46,7 @@ import { useNotice } from './app/use-notice.js';
 import { useBlockSelection } from './app/use-block-selection.js';
 import { selectableBlocks, selectionHint } from './app/block-selection.js';
 import { useRunningShells } from './app/use-running-shells.js';
+import { nextCycledMode, type PermissionMode } from '../core/permission/modes.js';
 import {
   agentPath,
   createUiStore,
@@ -97,8 +98,6 @@ export interface AppProps {
   completeFile?: (prefix: string) => readonly string[];
   agentColors?: Readonly<Record<string, string>>;
   onExit?: () => void;
-  /** `--yes`: permission requests are approved without asking; the status line shows a badge. */
-  autoApprove?: boolean;
   /** Start with the session picker open (`-r` without an id). */
   openPicker?: boolean;
   /** Terminal notifications (config `notify`); none when absent. */
@@ -148,7 +147,6 @@ export function App(props: AppProps) {
     label: (id) => agentPath(store.getState(), id),
     // Zero-width escapes (or a bell): written past Ink, they leave the frame as it is.
     write: (sequence) => stdout.write(sequence),
-    approvalsAutomatic: props.autoApprove === true,
     ...(props.env ? { env: props.env } : {}),
   });
 
@@ -375,6 +373,16 @@ function Screen(props: ScreenProps) {
     started.current = true;
     send(props.initialPrompt);
   }, [props.initialPrompt, send]);
+
+  // The tree's permission mode (DESIGN §26), kept by the core per root; Shift+Tab moves it on.
+  const [permissionMode, setPermissionMode] = useState<PermissionMode>(() => core.permissionMode?.(props.rootId) ?? 'default');
+  useEffect(() => setPermissionMode(core.permissionMode?.(rootId) ?? 'default'), [core, rootId]);
+  const cycleMode = useCallback(() => {
+    if (!core.setPermissionMode) return;
+    const next = nextCycledMode(permissionMode);
+    core.setPermissionMode(rootId, next);
+    setPermissionMode(next);
+  }, [core, rootId, permissionMode]);
 
   const cycleAgent = useCallback(
     (reverse: boolean) => {
@@ -808,6 +816,7 @@ function Screen(props: ScreenProps) {
         }}
         fill={fill}
         onCycleAgent={cycleAgent}
+        onCycleMode={cycleMode}
         history={history}
         commands={commands}
         subagents={subagents}
@@ -835,7 +844,7 @@ function Screen(props: ScreenProps) {
         shells={shellCount}
         title={isChildView && viewed ? (viewed.description || viewed.title) : (row?.title ?? state.sessions[rootId]?.title ?? '')}
         {...(isChildView && viewed && position ? { view: { label: viewed.agent, index: position.index, total: position.total } } : {})}
-        {...(props.autoApprove ? { autoApprove: true } : {})}
+        permissionMode={permissionMode}
         {...(retrying ? { retry: formatRetry(retrying.retry, now) } : {})}
         width={width}
       />

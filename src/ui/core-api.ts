@@ -31,4 +31,21 @@ export type UiCore = Pick<
   | 'modelLimit'
 > &
   // Optional: UI tests drive the app with cores that have no MCP servers, model list, skills, shells or snapshots.
-  Partial<Pick<Engine, 'mcpStatus' | 'modelChoices' | 'skills' | 'runningShells' | 'stopShell' | 'watchShell' | 'teamTasks' | 'sessionDiffStat' | 'sessionChanges' | 'revertSession' | 'fork'>>;
+  Partial<
+    Pick<
+      Engine,
+      | 'mcpStatus'
+      | 'modelChoices'
+      | 'skills'
+      | 'runningShells'
+      | 'stopShell'
+      | 'watchShell'
+      | 'teamTasks'
+      | 'sessionDiffStat'
+      | 'sessionChanges'
+      | 'revertSession'
+      | 'fork'
+      | 'permissionMode'
+      | 'setPermissionMode'
+    >
+  >;

@@ -51,7 +51,6 @@ export interface RenderOptions {
   completeFile: (prefix: string) => readonly string[];
   /** Work that can wait until the first frame is on screen. */
   afterFirstFrame?: () => void;
-  autoApprove?: boolean;
   openPicker?: boolean;
   notify?: NotifySettings;
 }
@@ -71,7 +70,6 @@ export async function renderTui(engine: TuiCore, opts: RenderOptions): Promise<n
       {...(opts.initialPrompt ? { initialPrompt: opts.initialPrompt } : {})}
       {...(opts.banner ? { banner: opts.banner } : {})}
       {...(opts.inputHistory ? { inputHistory: opts.inputHistory } : {})}
-      {...(opts.autoApprove ? { autoApprove: true } : {})}
       {...(opts.openPicker ? { openPicker: true } : {})}
       {...(opts.notify ? { notify: opts.notify } : {})}
     />,

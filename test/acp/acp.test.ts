@@ -47,8 +47,9 @@ describe('opencode-ink acp', () => {
     expect(init.authMethods ?? []).toEqual([]);
 
     const { sessionId, modes } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
-    expect(modes?.currentModeId).toBe('build');
-    expect(modes?.availableModes.map((m) => m.id)).toContain('plan');
+    // The modes are the permission modes (DESIGN §26), as in Claude Code's adapter.
+    expect(modes?.currentModeId).toBe('default');
+    expect(modes?.availableModes.map((m) => m.id)).toEqual(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
 
     const res = await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Map the API.' }] });
     expect(res.stopReason).toBe('end_turn');
@@ -241,8 +242,9 @@ describe('opencode-ink acp', () => {
     const kinds = updates.map((u) => u.sessionUpdate);
     expect(kinds.lastIndexOf('agent_thought_chunk')).toBeLessThan(kinds.indexOf('agent_message_chunk'));
 
-    // Modes are the primary agents; the model option maps to -m.
-    await e.conn.agent.request('session/set_mode', { sessionId, modeId: 'plan' });
+    // The agent is a session option beside the model (which maps to -m).
+    const agent = await e.conn.agent.request('session/set_config_option', { sessionId, configId: 'agent', value: 'plan' });
+    expect(agent.configOptions[1]).toMatchObject({ id: 'agent', currentValue: 'plan' });
     const set = await e.conn.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'haiku' });
     expect(set.configOptions[0]).toMatchObject({ currentValue: 'anthropic/claude-haiku-4-5' });
     await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'plan it' }] });
@@ -250,6 +252,29 @@ describe('opencode-ink acp', () => {
     expect(last.body.model).toBe('claude-haiku-4-5');
     expect(systemText(last)).toContain('plan mode');
     await expect(e.conn.agent.request('session/set_mode', { sessionId, modeId: 'nope' })).rejects.toThrow(/nope/);
+  });
+
+  it('session/set_mode switches the permission mode: acceptEdits writes without asking the editor, plan refuses, a bad mode is refused', async () => {
+    script(
+      p,
+      [toolUse('write', { file_path: 'a.txt', content: 'A\n' }), text('wrote a'), toolUse('write', { file_path: 'b.txt', content: 'B\n' }), text('refused b')],
+      [],
+    );
+    const e = open({ answerPermission: () => 'reject' });
+    await initialize(e);
+    const { sessionId } = await e.conn.agent.request('session/new', { cwd: p.project, mcpServers: [] });
+    await e.conn.agent.request('session/set_mode', { sessionId, modeId: 'acceptEdits' });
+    await e.waitForUpdate((n) => n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'acceptEdits');
+    await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write a' }] });
+    expect(readFileSync(join(p.project, 'a.txt'), 'utf8')).toBe('A\n');
+    expect(e.permissions).toHaveLength(0);
+
+    await e.conn.agent.request('session/set_mode', { sessionId, modeId: 'plan' });
+    await e.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write b' }] });
+    expect(existsSync(join(p.project, 'b.txt'))).toBe(false);
+    expect(String(toolResults(p.server.requests.at(-1)!)[0]?.content)).toMatch(/^Plan mode is read-only/);
+    expect(e.permissions).toHaveLength(0);
+    await expect(e.conn.agent.request('session/set_mode', { sessionId, modeId: 'build' })).rejects.toThrow(/modeId must be one of default, acceptEdits/);
   });
 
   it('withdraws a sub-agent\'s pending approval from the editor when the turn is cancelled', async () => {
@@ -283,7 +308,8 @@ describe('opencode-ink acp', () => {
     const list = await second.conn.agent.request('session/list', { cwd: p.project });
     expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
     const loaded = await second.conn.agent.request('session/load', { sessionId, cwd: p.project, mcpServers: [] });
-    expect(loaded?.modes?.currentModeId).toBe('build');
+    expect(loaded?.modes?.currentModeId).toBe('default');
+    expect(loaded?.configOptions?.[1]).toMatchObject({ id: 'agent', currentValue: 'build' });
     // The command menu follows the answer to session/load; it is not part of the replay.
     const replay = second.updates.filter((n) => n.sessionId === sessionId && kindOf(n) !== 'available_commands_update').map((n) => n.update);
     expect(replay[0]).toMatchObject({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Read my notes.' } });

@@ -62,14 +62,15 @@ describe('opencode-ink run', () => {
     expect(JSON.stringify(toolResults(server.requests[2]!))).toContain('12');
     expect(JSON.stringify(toolResults(server.requests[3]!))).toContain('hello.txt:1:hello world');
 
-    type Line = { type: string; session_id: string; path: string[]; ts: number; status?: string; call_id?: string; tool?: string; request_id?: string };
+    type Line = { type: string; session_id: string; path: string[]; ts: number; status?: string; call_id?: string; tool?: string; request_id?: string; mode?: string };
     // Each line matches the published schema; the first one names the protocol version.
     expect(validStreamLines(result.stdout)[0]).toMatchObject({ type: 'protocol', version: 1 });
     const events = result.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as Line);
     // The exact order, leaving out the streamed pieces (checked below), which vary in number.
     const streamed = new Set(['text.delta', 'tool.progress']);
     const seq = events.filter((e) => !streamed.has(e.type)).map((e) => (e.status ? `${e.type}:${e.status}` : e.type));
-    const askedTool = ['tool.started', 'permission.asked', 'permission.replied', 'tool.completed'];
+    // --yes is bypassPermissions: what would ask runs, each one told by a `permission.auto`.
+    const askedTool = ['tool.started', 'permission.auto', 'tool.completed'];
     expect(seq).toEqual([
       'session.created',
       'session.status:running',
@@ -80,13 +81,13 @@ describe('opencode-ink run', () => {
       'session.status:idle',
       'turn.completed',
     ]);
-    // Each tool call is one bracket, in the order the model made them, with its ask inside.
+    // Each tool call is one bracket, in the order the model made them, with its skipped ask inside.
     const tools = events.filter((e) => e.type.startsWith('tool.') && e.type !== 'tool.progress');
     expect(tools.map((e) => `${e.type}:${e.tool}`)).toEqual(['write', 'bash', 'grep'].flatMap((t) => [`tool.started:${t}`, `tool.completed:${t}`]));
     for (let i = 0; i < tools.length; i += 2) expect(tools[i + 1]!.call_id).toBe(tools[i]!.call_id);
     const asks = events.filter((e) => e.type.startsWith('permission.'));
-    expect(asks.map((e) => e.tool ?? e.type)).toEqual(['write', 'permission.replied', 'bash', 'permission.replied']);
-    for (let i = 0; i < asks.length; i += 2) expect(asks[i + 1]!.request_id).toBe(asks[i]!.request_id);
+    expect(asks.map((e) => `${e.type} ${e.mode} ${e.tool}`)).toEqual(['permission.auto bypassPermissions write', 'permission.auto bypassPermissions bash']);
+    expect(asks.map((e) => e.call_id)).toEqual([tools[0]!.call_id, tools[2]!.call_id]);
     // Streamed pieces only while their message or tool call is open.
     let openMessage = false;
     let openCall: string | undefined;

@@ -281,7 +281,7 @@ describe('-p, --print', () => {
     expect(result.code).toBe(0);
     const types = result.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types.slice(0, 2)).toEqual(['protocol', 'session.created']);
-    expect(types).toContain('permission.replied');
+    expect(types).toContain('permission.auto');
     expect(server.requests[0]!.body.model).toBe('claude-haiku-4-5');
   });
 

@@ -1,6 +1,6 @@
 // End-to-end in a real terminal (tmux): Claude Code's habits at the top level. `-r <id>`
 // opens that session, `-r` alone opens the session picker, `--yes` skips approvals and
-// says so in the status line. The binary talks to the fake API server of this process.
+// says so in the status line (bypassPermissions), and Shift+Tab cycles the permission modes. The binary talks to the fake API server of this process.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,9 @@ import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 import { text, toolUse } from '../support/fake-anthropic.js';
 import { hasTmux, tmuxServer } from '../support/tmux.js';
 import { startTerm, type Term } from '../support/tmux-cli.js';
-import { AUTO_APPROVE_BADGE } from '../../src/ui/components/status-line.js';
+import { MODE_BADGES } from '../../src/ui/components/status-line.js';
+
+const AUTO_APPROVE_BADGE = MODE_BADGES.bypassPermissions;
 
 const server = tmuxServer(`oci-resume-${process.pid}`);
 let ctx: CliProject;
@@ -79,5 +81,16 @@ describe.runIf(hasTmux || process.env.CI)('the top-level -r and --yes in a termi
     const t = start('narrow', ['--yes'], 40, 20);
     const screen = await t.waitFor((s) => s.includes(AUTO_APPROVE_BADGE), 'the badge at 40 columns');
     expect(screen).toContain(AUTO_APPROVE_BADGE);
+  });
+
+  it('Shift+Tab leaves --yes for default, then cycles accept edits and plan, each shown in the status line', async () => {
+    const t = start('modes', ['--yes']);
+    await t.waitFor((s) => s.includes(AUTO_APPROVE_BADGE), 'the bypass badge');
+    t.keys('BTab');
+    await t.waitFor((s) => !s.includes(AUTO_APPROVE_BADGE) && s.includes('Ask anything'), 'default mode, no badge');
+    t.keys('BTab');
+    await t.waitFor((s) => s.includes(MODE_BADGES.acceptEdits), 'the accept-edits badge');
+    t.keys('BTab');
+    await t.waitFor((s) => s.includes(MODE_BADGES.plan), 'the plan badge');
   });
 });

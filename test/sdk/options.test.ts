@@ -19,6 +19,7 @@ describe('query() options', () => {
     ['a tool not made by tool()', { prompt: 'x', tools: [{ name: 'lookup', description: 'd' }] }, /^query\(\): tools\[0\] was not made with tool\(\) from opencode-ink\/sdk\.$/],
     ['a tool named like a built-in', { prompt: 'x', tools: [tool({ name: 'read', description: 'd', input: z.object({}), run: () => '' })] }, /^query\(\): tool "read" has the name of a built-in tool; choose another\.$/],
     ['two tools of one name', { prompt: 'x', tools: [lookup, lookup] }, /^query\(\): two tools are named "lookup"\.$/],
+    ['a permission mode that is not one', { prompt: 'x', permissionMode: 'yolo' }, /^query\(\): permissionMode must be one of default, acceptEdits, plan, dontAsk, bypassPermissions; got "yolo"\.$/],
     ['an agent with a bad field', { prompt: 'x', agents: { reviewer: { mode: 'boss' } } }, /^query\(\): agents\.reviewer\.mode: /],
   ])('refuses %s', (_what, options, message) => {
     expect(() => query(options as QueryOptions)).toThrow(message);

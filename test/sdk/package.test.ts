@@ -169,6 +169,27 @@ console.log(JSON.stringify({ asks, result, events }));
     expect(terminal).toEqual([]);
   });
 
+  it('takes permissionMode: acceptEdits writes without asking canUseTool, commands still ask, and the skipped ask is an event', async () => {
+    scriptConversations(ctx.server, {
+      'Write and run.': [toolUse('write', { file_path: 'made.md', content: '# Made\n' }), toolUse('bash', { command: 'echo ran' }), text('Done.')],
+    });
+    const run = await startApp(
+      'modes.mjs',
+      `import { query } from 'opencode-ink/sdk';
+const asks = [];
+const q = query({ prompt: 'Write and run.', permissionMode: 'acceptEdits', canUseTool: (r) => (asks.push(r.title), 'once') });
+const autos = [];
+for await (const e of q) if (e.type === 'permission.auto') autos.push(e.mode + ' ' + e.tool + ' ' + e.file);
+await q.result();
+console.log(JSON.stringify({ asks, autos }));
+`,
+      ctx,
+    ).done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(report<{ asks: string[]; autos: string[] }>(run)).toEqual({ asks: ['bash echo ran'], autos: ['acceptEdits write made.md'] });
+    expect(readFileSync(join(ctx.project, 'made.md'), 'utf8')).toBe('# Made\n');
+  });
+
   it('steers a running child through sendToSession: the message reaches it at its next turn boundary', async () => {
     scriptConversations(ctx.server, {
       'Delegate the wait.': [toolUse('task', { description: 'Wait', prompt: 'Hold on.', subagent_type: 'general' }), text('Root done.')],

@@ -9,12 +9,15 @@ import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID, type CoreEvent, type Protocol
 import { credentialProblem } from '../../core/provider/credentials.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
 import type { OpenedProject } from '../../core/project-context.js';
+import type { PermissionMode } from '../../core/permission/modes.js';
 import { pickSession } from '../../core/pick-session.js';
 import { childProgressPrinter } from '../child-progress.js';
 
 export interface RunOptions {
   format: 'text' | 'json';
   yes: boolean;
+  /** `--permission-mode` (or `--yes`: bypassPermissions); unset, the project's default mode. */
+  permissionMode?: PermissionMode;
   /** No line per sub-agent start and end on stderr (text output). */
   quiet?: boolean;
   model?: string;
@@ -51,7 +54,10 @@ async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOpti
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: false,
-    autoApprove: opts.yes,
+    // What a mode leaves to ask is refused where nobody answers; `--yes` (bypassPermissions) still
+    // refuses control files and leaving the sandbox, saying that `--yes` does not approve them.
+    autoApprove: opts.yes || opts.permissionMode === 'bypassPermissions',
+    ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
     ...(opts.model ? { model: opts.model } : {}),
     onWarning: (line) => io.stderr.write(`${terminalSafe(line)}\n`),
   });

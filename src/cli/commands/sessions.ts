@@ -38,7 +38,9 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
   if (opts.json) {
     // A root session leads its tree's team (DESIGN §24): its task list is shown with it.
     const team = session.parent_id === null ? { team: teamSnapshot(ctx.store, id) } : {};
-    return JSON.stringify({ session: { ...session, ...ctx.store.totals(id) }, messages: ctx.store.messageRows(id), children: tree.children, ...team }, null, 2);
+    const autos = ctx.store.autoApprovals(id);
+    const unasked = autos.length > 0 ? { permission_auto: autos } : {};
+    return JSON.stringify({ session: { ...session, ...ctx.store.totals(id) }, messages: ctx.store.messageRows(id), children: tree.children, ...team, ...unasked }, null, 2);
   }
   const totals = ctx.store.totals(id);
   const lines = [
@@ -49,6 +51,9 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
     // Undone messages stay in the store and are shown, marked: the model no longer sees them.
     ...ctx.store.messageRows(id).flatMap((row) => (row.undone ? renderMessage(row).map((line) => `[undone] ${line}`) : renderMessage(row))),
   ];
+  // What a permission mode let run without asking (DESIGN §26), so it can be told apart afterwards.
+  const autos = ctx.store.autoApprovals(id);
+  if (autos.length) lines.push('', 'Ran without asking (permission mode):', ...autos.map((a) => `  [${a.mode}] ${a.tool} ${truncate(a.subject, 100)}`));
   if (tree.children.length) lines.push('', 'Sub-agent sessions:', ...renderTree(tree.children, 1));
   const tasks = session.parent_id === null ? teamSnapshot(ctx.store, id).tasks : [];
   const done = new Set(tasks.filter((t) => t.status === 'completed').map((t) => t.id));

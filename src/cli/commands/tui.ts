@@ -19,6 +19,7 @@ import { SessionBusyError, SessionStore } from '../../core/store/index.js';
 import { trustProject } from '../../core/trust/index.js';
 import type { OpenedProject } from '../../core/project-context.js';
 import { pickSession } from '../../core/pick-session.js';
+import type { PermissionMode } from '../../core/permission/modes.js';
 
 type Ui = typeof import('../../ui/launch.js');
 
@@ -29,8 +30,8 @@ export interface TuiOptions {
   session?: string;
   continue?: boolean;
   demo?: boolean;
-  /** `--yes`: approve every request that would ask (deny rules still win); the status line says so. */
-  yes?: boolean;
+  /** `--permission-mode` (`--yes`: bypassPermissions): the mode sessions start in; the status line shows it. */
+  permissionMode?: PermissionMode;
   /** `-r` without an id: open the session picker over a new session. */
   pickSession?: boolean;
   /** The package's `agents/` folder (the demo loads only these). */
@@ -74,7 +75,7 @@ async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Prom
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: true,
-    ...(opts.yes ? { autoApprove: true } : {}),
+    ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
     ...(opts.model ? { model: opts.model } : {}),
   });
   const rootId = pickSession(engine, opts);
@@ -99,7 +100,6 @@ async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Prom
       keybinds: ctx.config.keybinds,
       agentColors: colorsOf(ctx.agents),
       notify: { enabled: ctx.config.notify.enabled, afterSeconds: ctx.config.notify.after_seconds },
-      ...(opts.yes ? { autoApprove: true } : {}),
       ...(opts.pickSession ? { openPicker: true } : {}),
       inputHistory: {
         entries: history,

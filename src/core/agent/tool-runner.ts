@@ -212,6 +212,9 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
       isError: true,
     };
   }
+  // Plan mode (DESIGN §26) refuses tools that change things, even those that never ask.
+  const refusal = session.gate.modeRefusal(tool.name);
+  if (refusal !== undefined) return { content: refusal, isError: true };
   const signal = session.controller.signal;
   // The snapshots a change must follow (checkpoints) are awaited only by tools that can change files.
   if (session.changes && changesFiles(tool)) await session.changes.ready();

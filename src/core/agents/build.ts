@@ -4,6 +4,7 @@
 import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
+import { applyPermissionMode } from './permission-mode.js';
 import { selectionWarnings, selectTools } from './tools.js';
 
 export function skeleton(name: string, mode: AgentMode, source: string): AgentDefinition {
@@ -64,6 +65,8 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
       }
     }
   }
+  const modeWarning = applyPermissionMode(agent, fields.permissionMode);
+  if (modeWarning !== undefined) warnings.push(modeWarning);
   return { agent, warnings, unknownTools };
 }
 

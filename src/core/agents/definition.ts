@@ -1,4 +1,5 @@
 // The resolved form of an agent, whatever file style or config entry it came from.
+import type { PermissionMode } from '../permission/modes.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { RunnerKind } from '../runner/config.js';
 import type { SandboxMode } from '../sandbox/settings.js';
@@ -27,6 +28,8 @@ export interface AgentDefinition {
    */
   restrictions?: PermissionConfig[];
   maxTurns?: number;
+  /** `permissionMode:` — its own permission mode (DESIGN §26); combined with its parent's, it can only tighten. */
+  permissionMode?: PermissionMode;
   /** `sandbox:` — tightens the sandbox the session inherits (DESIGN §19). */
   sandbox?: SandboxMode;
   /**

@@ -25,6 +25,8 @@ export const AgentFieldsSchema = z.object({
   max_turns: z.number().int().positive().optional(),
   steps: z.number().int().positive().optional(),
   maxTurns: z.number().int().positive().optional(),
+  /** Claude Code's `permissionMode` (DESIGN §26): checked by permission-mode.ts, where a bad value is a warning. */
+  permissionMode: z.unknown().optional(),
   color: z.string().optional(),
   hidden: z.boolean().optional(),
   disable: z.boolean().optional(),

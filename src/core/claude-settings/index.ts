@@ -1,4 +1,4 @@
-// Claude Code's settings files as permission rules and tool environment (DESIGN §3, §20):
+// Claude Code's settings files as permission rules, default mode and tool environment (DESIGN §3, §20, §26):
 // `~/.claude/settings.json` (the user's), then the project's `.claude/settings.json` and
 // `.claude/settings.local.json`. Only `permissions` and `env` are read here (hooks are read
 // by their own module; other keys are Claude Code's own business).
@@ -10,6 +10,9 @@
 //   and ask beats any allow, whoever wrote it.
 // - A project that is not trusted (DESIGN §15) gives its ask/deny lists but not its allow
 //   list nor its `env`; what was left out is noted on the narrowing, which names it.
+// - `permissions.defaultMode` is the mode sessions start in when our config names none; an
+//   untrusted project's may only be a mode that runs nothing more unasked (not acceptEdits or
+//   bypassPermissions).
 // - `env` applies to commands the tools run, later files overriding earlier ones; provider
 //   variables are refused (env.ts).
 // - A missing file is normal. An unreadable or invalid file, an entry we cannot read, an env
@@ -21,6 +24,7 @@ import { isPlainObject } from '../config/merge.js';
 import type { SourceWarning } from '../markdown-folder.js';
 import { rulesFromConfig, type Rule } from '../permission/rules.js';
 import type { PermissionAction, PermissionConfig } from '../permission/schema.js';
+import { badModeMessage, isPermissionMode, loosensPermissions, type PermissionMode } from '../permission/modes.js';
 import { describeProblem, readSmallFileSync } from '../tools/regular-file.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
 import { settingsEnv } from './env.js';
@@ -36,6 +40,8 @@ export interface ClaudeSettings {
   restrictions: PermissionConfig[];
   /** Variables for the commands tools run. */
   env: Record<string, string>;
+  /** `permissions.defaultMode` of the last file that gave a valid one (DESIGN §26). */
+  defaultMode?: PermissionMode;
   /** The files that were read, lowest precedence first. */
   sources: string[];
   warnings: SourceWarning[];
@@ -91,6 +97,7 @@ export function loadClaudeSettings(opts: LoadClaudeSettingsOptions): ClaudeSetti
   const sources: string[] = [];
   const warnings: SourceWarning[] = [];
   const warn = (source: string, message: string) => warnings.push({ source, message });
+  let defaultMode: PermissionMode | undefined;
 
   for (const { file, project } of claudeSettingsFiles(opts)) {
     const read = readSettings(file);
@@ -125,6 +132,13 @@ export function loadClaudeSettings(opts: LoadClaudeSettingsOptions): ClaudeSetti
         addRule(lists[list], rule.permission, rule.patterns, list);
       }
     }
+    const mode = isPlainObject(permissions) ? permissions.defaultMode : undefined;
+    if (mode !== undefined) {
+      // An untrusted project may choose a stricter mode, never one that runs more unasked.
+      if (!isPermissionMode(mode)) warn(file, `${badModeMessage('"permissions.defaultMode"', mode).slice(0, -1)}; ignored.`);
+      else if (cut && loosensPermissions(mode)) cut.noteIgnored('permissions.defaultMode', file);
+      else defaultMode = mode;
+    }
     if (unknown.length > 0) {
       warn(file, `permission rules not understood, so ignored: ${quoted(unknown)} (known forms: Bash, Bash(npm run test:*), Read(./secrets/**), Edit(src/**), WebFetch(domain:example.com), mcp__server__tool).`);
     }
@@ -147,7 +161,7 @@ export function loadClaudeSettings(opts: LoadClaudeSettingsOptions): ClaudeSetti
   }
 
   const restrictions = [lists.ask, lists.deny].filter((config) => Object.keys(config).length > 0);
-  return { allow: rulesFromConfig(lists.allow), restrictions, env, sources, warnings };
+  return { allow: rulesFromConfig(lists.allow), restrictions, env, sources, warnings, ...(defaultMode ? { defaultMode } : {}) };
 }
 
 function addRule(config: PermissionConfig, permission: string, patterns: readonly string[], action: PermissionAction): void {

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AgentConfigEntrySchema } from '../agents/schema.js';
 import { McpConfigSchema } from '../mcp/config.js';
+import { PERMISSION_MODES } from '../permission/modes.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
 import { SandboxConfigSchema } from '../sandbox/settings.js';
 import { RunnerConfigSchema } from '../runner/config.js';
@@ -133,6 +134,8 @@ export const ConfigFileSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigEntrySchema).prefault({}),
   command: z.record(z.string(), CommandConfigSchema).prefault({}),
   permission: PermissionConfigSchema.prefault({}),
+  // The permission mode sessions start in (DESIGN §26); `--permission-mode` and Shift+Tab change it.
+  permission_mode: z.enum(PERMISSION_MODES).optional(),
   subagents: SubagentSettingsSchema.prefault({}),
   keybinds: KeybindsSchema.prefault({}),
   compaction: CompactionSchema.prefault({}),

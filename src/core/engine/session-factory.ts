@@ -13,7 +13,8 @@ import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
 import { claudeToolName, SessionHooks, type HookRunner } from '../hooks/index.js';
-import { PermissionGate, TreeApprovals, type PermissionQuestion } from '../permission/gate.js';
+import { PermissionGate, TreeApprovals, type AutoApproval, type PermissionQuestion } from '../permission/gate.js';
+import { effectiveMode, type PermissionMode } from '../permission/modes.js';
 import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
@@ -68,6 +69,8 @@ export interface SessionFactoryDeps {
 
 export class SessionFactory {
   private readonly approvals = new Map<string, TreeApprovals>();
+  /** Each root session's permission mode once it was changed (DESIGN §26); the engine's default otherwise. */
+  private readonly rootModes = new Map<string, PermissionMode>();
   /**
    * Each session's file views, kept by id rather than on the live session: a child released
    * from memory after its turn and resumed later (task `session_id`) still knows what it read.
@@ -138,6 +141,30 @@ export class SessionFactory {
     const store = options.store;
     const settings = options.config.subagents;
     const emit = <K extends EventType>(type: K, payload: EventPayloads[K]) => this.deps.emitFor(row.id, agent.name, path, type, payload);
+    // Read at every check: a mode changed mid-turn applies at once, to running children too.
+    const modeChain = (): readonly PermissionMode[] => {
+      const above = parent ? parent.gate.modeChain() : [this.rootMode(row.id)];
+      return [effectiveMode(above[0]!, agent.permissionMode), ...above];
+    };
+    const onAuto = ({ mode, tool, callId, request }: AutoApproval) => {
+      emit('permission.auto', {
+        mode,
+        tool,
+        subject: request.subject,
+        permission: request.permission,
+        patterns: request.patterns,
+        call_id: callId,
+        ...(request.file !== undefined ? { file: request.file } : {}),
+      });
+      store.recordAutoApproval({
+        session_id: row.id,
+        mode,
+        tool,
+        permission: request.permission,
+        subject: request.file ?? request.subject.split('\n')[0]!,
+        call_id: callId,
+      });
+    };
     const routes = parent
       ? childRoutes(parent, settings)
       : {
@@ -214,7 +241,11 @@ export class SessionFactory {
         }),
       tools: gate.tools,
       missingToolHints: gate.hints,
-      gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q)),
+      gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q), {
+        chain: modeChain,
+        readOnly: (name) => session.tools.find((t) => t.name === name)?.readOnly,
+        onAuto,
+      }),
       sandboxSettings,
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
       runnerKind: effectiveRunnerKind(options.config.runner, { isChild: parent !== undefined, parentKind: parent?.runnerKind, agentRunner: agent.runner }),
@@ -242,6 +273,7 @@ export class SessionFactory {
             parentId: parent?.id,
             projectRoot: project.root,
             signal: () => session.controller.signal,
+            permissionMode: () => modeChain()[0]!,
             emit: (type, payload) => emit(type, payload),
           })
         : undefined,
@@ -294,6 +326,15 @@ export class SessionFactory {
       this.fileViews.set(sessionId, views);
     }
     return views;
+  }
+
+  /** A root session's permission mode: as last set, else the engine's default. */
+  rootMode(rootId: string): PermissionMode {
+    return this.rootModes.get(rootId) ?? this.deps.options.permissionMode ?? this.deps.options.config.permission_mode ?? 'default';
+  }
+
+  setRootMode(rootId: string, mode: PermissionMode): void {
+    this.rootModes.set(rootId, mode);
   }
 
   private approvalsFor(rootId: string): TreeApprovals {

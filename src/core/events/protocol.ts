@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   'question.answered',
   'permission.asked',
   'permission.replied',
+  'permission.auto',
   'turn.completed',
   'session.compacted',
   'message.delivered',

@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID } from './protocol.js';
+import { PERMISSION_MODES } from '../permission/modes.js';
 
 const id = z.string().min(1);
 const count = z.number().int().nonnegative();
@@ -212,6 +213,16 @@ export const PermissionAskedSchema = event('permission.asked', {
     .describe('Set when a sandbox is configured but this command would run outside it (DESIGN §19): why.'),
 });
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
+/** A request the session's permission mode let run without asking anyone (DESIGN §26); also stored for `sessions show`. */
+export const PermissionAutoSchema = event('permission.auto', {
+  mode: z.enum(PERMISSION_MODES).describe('The mode that skipped the approval.'),
+  tool: z.string(),
+  subject: z.string().describe('What the request would have shown to the user.'),
+  permission: z.string().describe('The rule key: edit, bash, webfetch, external_directory, task, or a tool name.'),
+  patterns: z.array(z.string()),
+  call_id: id.optional().describe('The tool call it let through.'),
+  file: z.string().optional().describe('The file a write or an edit changes, as shown to the user.'),
+});
 /** The user's prompt carries images (`@shot.png`, a pasted image path); sent before the turn starts. */
 export const PromptImagesSchema = event('prompt.images', { images: z.array(ImageRefSchema).min(1) });
 export const TurnCompletedSchema = event('turn.completed', { usage: UsageSchema, cost: z.number().nonnegative() });
@@ -371,6 +382,7 @@ export const CoreEventSchema = z
     QuestionAnsweredSchema,
     PermissionAskedSchema,
     PermissionRepliedSchema,
+    PermissionAutoSchema,
     TurnCompletedSchema,
     SessionCompactedSchema,
     MessageDeliveredSchema,

@@ -20,6 +20,8 @@ export interface HookSessionIdentity {
   readonly projectRoot: string;
   /** The signal of the turn in flight. */
   signal(): AbortSignal;
+  /** The session's permission mode now (DESIGN §26), sent as `permission_mode`; `default` when not given. */
+  permissionMode?(): string;
   emit(type: 'hook.notice', payload: EventPayloads['hook.notice']): void;
 }
 
@@ -182,7 +184,7 @@ export class SessionHooks {
       session_id: id,
       cwd,
       hook_event_name: event,
-      permission_mode: 'default',
+      permission_mode: this.session.permissionMode?.() ?? 'default',
       ...(parentId ? { agent: agentName, parent_session_id: parentId } : {}),
       ...fields,
     };

@@ -13,10 +13,15 @@
 // built-in defaults give (like a sandbox's auto-allow: the config's own ask and deny rules,
 // the control-files guard and leaving the sandbox still apply); `approved` means a person
 // already said yes to this call when the hook asked, so the rules' asks are settled too.
+// The session's permission mode (DESIGN §26, ./modes.ts) decides last, on what would still
+// ask: each mode of the chain (the session's, then its ancestors') gives allow, ask or deny,
+// the strictest winning; `plan` also adds the plan agent's rules and refuses changing tools.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
 import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
-import { DEFAULT_RULES, evaluateChain, wildcardMatch, type Rule, type Ruleset } from './rules.js';
+import { dontAskRefusal, modeOnAsk, PLAN_RULESET, planRefusal, type PermissionMode } from './modes.js';
+import { DEFAULT_RULES, evaluateChain, stricter, wildcardMatch, type Rule, type Ruleset } from './rules.js';
+import type { PermissionAction } from './schema.js';
 
 /** "Always allow" answers, shared by every session of one tree. */
 export class TreeApprovals {
@@ -102,16 +107,46 @@ export interface PermissionOutcome {
 /** What a PreToolUse hook said about the call being checked. */
 export type HookApproval = 'allow' | 'approved';
 
+/** A request a permission mode let run without asking anyone (`permission.auto`). */
+export interface AutoApproval {
+  mode: PermissionMode;
+  tool: string;
+  callId: string;
+  request: PermissionRequest;
+}
+
+/** The permission modes a gate applies, read at every check (a mode may change while a turn runs). */
+export interface GateModes {
+  /** The session's effective mode first, then each ancestor's. */
+  chain(): readonly PermissionMode[];
+  /** Whether the session's tool of that name is marked read-only (plan mode keeps only those). */
+  readOnly(tool: string): boolean | undefined;
+  /** Told of each request a mode allowed that would otherwise have asked. */
+  onAuto(approval: AutoApproval): void;
+}
+
 export class PermissionGate {
   constructor(
     /** This session's ruleset first, then each ancestor's. */
     private readonly chain: readonly Ruleset[],
     private readonly approvals: TreeApprovals,
     private readonly asker: PermissionAsker,
+    private readonly modes?: GateModes,
   ) {}
 
   get rulesets(): readonly Ruleset[] {
     return this.chain;
+  }
+
+  /** The session's effective permission mode first, then each ancestor's; empty for a gate without modes. */
+  modeChain(): readonly PermissionMode[] {
+    return this.modes?.chain() ?? [];
+  }
+
+  /** Why the session's mode refuses any call of `tool` before it runs (plan: tools that change things), or undefined. */
+  modeRefusal(tool: string): string | undefined {
+    if (!this.modeChain().includes('plan')) return undefined;
+    return planRefusal(tool, this.modes?.readOnly(tool), { permission: tool, patterns: [], subject: tool });
   }
 
   async check(incoming: PermissionRequest, tool: string, callId: string, hook?: HookApproval): Promise<void> {
@@ -122,10 +157,18 @@ export class PermissionGate {
       const shell = await analyzeBash(incoming.patterns.join('\n'));
       request = { ...incoming, shell, always: incoming.always ?? alwaysPatterns(shell) };
     }
+    const modes = this.modes?.chain() ?? [];
+    const plan = modes.includes('plan');
+    if (plan) {
+      const refusal = planRefusal(tool, this.modes?.readOnly(tool), request);
+      if (refusal !== undefined) throw new PermissionDeniedError(refusal);
+    }
+    // Plan's rules are a ruleset of their own: neither a hook's `allow` nor a sandbox lifts them.
+    const withPlan = (chain: readonly Ruleset[]) => (plan ? [...chain, PLAN_RULESET] : chain);
     const relaxed = hook === 'allow' ? withoutDefaultAsks(this.chain) : undefined;
     const decision = request.shell
-      ? decideBashChain(relaxed ?? (request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain), request.shell)
-      : evaluateChain(relaxed ?? this.chain, request.permission, request.patterns);
+      ? decideBashChain(withPlan(relaxed ?? (request.sandboxAutoAllow ? sandboxedChain(this.chain) : this.chain)), request.shell)
+      : evaluateChain(withPlan(relaxed ?? this.chain), request.permission, request.patterns);
     const files = (request.controlFiles ?? []).map((f) => f.path);
     // A name only the running line knows (a glob, a variable) is one no rule can name exactly.
     const named = request.controlFiles?.every((f) => !f.unknownName && namedExactly(this.chain, f.path));
@@ -142,6 +185,14 @@ export class PermissionGate {
     const rulesCovered = decision === 'allow' || hook === 'approved' || this.approvals.covers(request);
     const guardCovered = !guarded || (request.controlFiles?.length ? this.approvals.coversControlFiles(files) : this.approvals.covers(request));
     if (!needsPerson && rulesCovered && guardCovered) return;
+    if (modes.length > 0) {
+      const byModes = modes.reduce<PermissionAction>((worst, mode) => stricter(worst, modeOnAsk(mode, request)), 'allow');
+      if (byModes === 'deny') throw new PermissionDeniedError(dontAskRefusal(tool, request));
+      if (byModes === 'allow') {
+        this.modes?.onAuto({ mode: modes[0]!, tool, callId, request });
+        return;
+      }
+    }
     const outcome = await this.asker({ ...request, tool, callId });
     if (outcome.reply === 'reject') {
       throw new PermissionDeniedError(

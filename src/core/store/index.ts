@@ -147,6 +147,18 @@ const DESCENDANTS = `
     SELECT s.id FROM sessions s JOIN sub ON s.parent_id = sub.id
   )`;
 
+/** A request a permission mode let run without asking anyone (`permission.auto`). */
+export interface AutoApprovalRow {
+  session_id: string;
+  at: number;
+  mode: string;
+  tool: string;
+  permission: string;
+  /** The first line of what the request would have shown: the command, the file, the URL. */
+  subject: string;
+  call_id: string | null;
+}
+
 export type SessionIdMatch = { kind: 'found'; id: string } | { kind: 'ambiguous'; ids: string[] } | { kind: 'none' };
 
 export class SessionStore {
@@ -274,6 +286,10 @@ export class SessionStore {
         SELECT id FROM sessions s WHERE parent_id IS NULL
           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
           AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = s.id)`),
+      insertAuto: db.prepare(
+        'INSERT INTO permission_auto (session_id, at, mode, tool, permission, subject, call_id) VALUES (@session_id, @at, @mode, @tool, @permission, @subject, @call_id)',
+      ),
+      autos: db.prepare<[string], AutoApprovalRow>('SELECT session_id, at, mode, tool, permission, subject, call_id FROM permission_auto WHERE session_id = ? ORDER BY at, rowid'),
       deleteTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
       deleteLease: db.prepare('DELETE FROM leases WHERE session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
@@ -450,6 +466,16 @@ export class SessionStore {
         for (const path of new Set(paths)) this.stmt.insertFileChange.run({ ...change, path });
       })
       .immediate();
+  }
+
+  /** Records a request a permission mode let run without asking (DESIGN §26). */
+  recordAutoApproval(row: Omit<AutoApprovalRow, 'at'>): void {
+    this.stmt.insertAuto.run({ ...row, at: this.now() });
+  }
+
+  /** What ran unasked in a session, oldest first. */
+  autoApprovals(sessionId: string): AutoApprovalRow[] {
+    return this.stmt.autos.all(sessionId);
   }
 
   /** Every recorded change to the project's files whose moment or interval overlaps [from, to], oldest first. */

@@ -116,6 +116,20 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX team_tasks_owner ON team_tasks(owner_session_id) WHERE owner_session_id IS NOT NULL;
   `,
+  // 7: requests a permission mode let run without asking anyone (DESIGN §26), so
+  // `sessions show` can tell what ran unasked and under which mode.
+  `
+  CREATE TABLE permission_auto (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    at INTEGER NOT NULL,
+    mode TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    permission TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    call_id TEXT NULL
+  );
+  CREATE INDEX permission_auto_session ON permission_auto(session_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -20,6 +20,7 @@ import type { AgentDefinition } from '../agents/definition.js';
 import type { CommandDefinition } from '../commands/definition.js';
 import { deepMerge, isPlainObject } from '../config/merge.js';
 import { SubagentSettingsSchema, type Config } from '../config/schema.js';
+import { isPermissionMode, loosensPermissions } from '../permission/modes.js';
 import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import { expandPath, loosensMode, tightenSandbox, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
@@ -43,6 +44,8 @@ export const WIDENING_CONFIG_KEYS: readonly WideningKey[] = [
   { path: ['hooks'], widens: () => true, detail: 1 },
   // Container hosts receive the project's files and run its commands (DESIGN §25).
   { path: ['runner'], widens: () => true, detail: 1 },
+  // A mode that lets edits or everything run unasked (DESIGN §26) is the user's choice only.
+  { path: ['permission_mode'], widens: (value) => !isPermissionMode(value) || loosensPermissions(value), detail: 0 },
   // "bubble" would turn a user's `approvals: deny` back into questions that `--yes` approves.
   { path: ['subagents', 'approvals'], widens: (value) => value !== 'deny', detail: 0 },
   // Sub-agent limits may only be lowered: 40 tasks at once, or children that never stop,

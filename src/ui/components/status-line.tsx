@@ -6,6 +6,7 @@
 import { Box, Text } from 'ink';
 import { MAX_WIDTH, agentColor as defaultAgentColor, roleColor } from '../theme.js';
 import { terminalSafe } from '../../core/text/terminal-safe.js';
+import type { PermissionMode } from '../../core/permission/modes.js';
 
 export interface StatusLineProps {
   agent: string;
@@ -28,15 +29,21 @@ export interface StatusLineProps {
   contextFill?: number;
   /** Set in a child view: `label (index of total)`, index 1-based. */
   view?: { label: string; index: number; total: number };
-  /** `--yes`: permission requests are approved without asking. */
-  autoApprove?: boolean;
+  /** The session's permission mode (DESIGN §26); every mode but `default` shows a badge. */
+  permissionMode?: PermissionMode;
   /** A model request waiting to be retried, e.g. `retrying (attempt 2 of 5): overloaded, next in 2 s`. */
   retry?: string;
   width?: number;
 }
 
 const SEP = ' · ';
-export const AUTO_APPROVE_BADGE = 'auto-approve on (--yes)';
+/** What the status line says in each mode but `default`: Claude Code's wording, and how to leave it. */
+export const MODE_BADGES: Readonly<Record<Exclude<PermissionMode, 'default'>, string>> = {
+  acceptEdits: 'accept edits on (shift+tab)',
+  plan: 'plan mode on (shift+tab)',
+  dontAsk: "don't ask on (shift+tab)",
+  bypassPermissions: 'bypass permissions on (shift+tab)',
+};
 
 export function formatTokens(n: number): string {
   const compact = (v: number, unit: string): string => `${v >= 100 ? Math.round(v) : Number(v.toFixed(1))}${unit}`;
@@ -130,7 +137,8 @@ function fitAll(segments: string[], width: number): string[] {
 
 export function StatusLine(props: StatusLineProps) {
   const width = props.width ?? MAX_WIDTH;
-  const badge = props.autoApprove ? truncate(AUTO_APPROVE_BADGE, width) : '';
+  const mode = props.permissionMode ?? 'default';
+  const badge = mode === 'default' ? '' : truncate(MODE_BADGES[mode], width);
   // The badge's room is taken first; the usual segments fit into what is left.
   const room = badge ? width - displayWidth(badge) - SEP.length : width;
   const segments = room > 0 ? statusSegments(props, room) : [];

@@ -54,6 +54,7 @@ const FIXED_KEYS: ReadonlyArray<[string, string]> = [
   ['Esc Esc', 'rewind to an earlier prompt (on an empty prompt, no turn running)'],
   ['Ctrl+C ×2', 'quit (once clears the input)'],
   ['Tab', 'cycle primary agents'],
+  ['Shift+Tab', 'cycle the permission mode (default, acceptEdits, plan)'],
   ['Ctrl+O', 'more or less tool-call detail'],
   ['Ctrl+B', 'send the running sub-agents of this view to the background (in a sub-agent\'s view: that one); with none, cursor left'],
   ['Up/Down', 'input history'],

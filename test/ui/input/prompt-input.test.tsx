@@ -225,10 +225,12 @@ describe('PromptInput Esc, Tab and Ctrl+C', () => {
     await waitFor(() => t.onInterrupt.mock.calls.length === 1);
   });
 
-  it('Tab cycles the agent, Shift+Tab in reverse', async () => {
-    const t = await setup();
-    await press(t.stdin, KEY.tab, KEY.shiftTab);
-    expect(t.onCycleAgent.mock.calls).toEqual([[false], [true]]);
+  it('Tab cycles the agent; Shift+Tab (ESC [ Z) cycles the permission mode instead', async () => {
+    const onCycleMode = vi.fn();
+    const t = await setup({ onCycleMode });
+    await press(t.stdin, KEY.tab, KEY.shiftTab, KEY.shiftTab);
+    expect(t.onCycleAgent.mock.calls).toEqual([[false]]);
+    expect(onCycleMode).toHaveBeenCalledTimes(2);
   });
 
   it('Ctrl+C clears a non-empty input without exiting', async () => {

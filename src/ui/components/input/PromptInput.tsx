@@ -23,8 +23,10 @@ export interface PromptInputProps {
   fill?: { id: number; text: string } | undefined;
   /** Ctrl+C pressed twice within `exitWindowMs` on an empty prompt: exit now. */
   onExitRequest?: () => void;
-  /** Tab with no menu open (Shift+Tab: reverse). */
+  /** Tab with no menu open. */
   onCycleAgent?: (reverse: boolean) => void;
+  /** Shift+Tab with no menu open: the next permission mode. */
+  onCycleMode?: () => void;
   /** Earlier prompts, oldest first (see input-history.ts). */
   history?: readonly string[];
   commands?: readonly NamedItem[];
@@ -122,6 +124,7 @@ export function PromptInput(props: PromptInputProps) {
       case 'rewind': return props.onRewind?.();
       case 'exit': return props.onExitRequest?.();
       case 'cycleAgent': return props.onCycleAgent?.(effect.reverse);
+      case 'cycleMode': return props.onCycleMode?.();
     }
   };
 

@@ -43,7 +43,9 @@ export type PromptEffect =
   /** Esc Esc on an empty prompt (DESIGN §18). */
   | { type: 'rewind' }
   | { type: 'exit' }
-  | { type: 'cycleAgent'; reverse: boolean };
+  | { type: 'cycleAgent'; reverse: boolean }
+  /** Shift+Tab: the next permission mode (DESIGN §26). */
+  | { type: 'cycleMode' };
 
 export interface PromptEnv extends CompletionSources {
   /** Oldest first, newest last. */
@@ -150,7 +152,8 @@ export function reducePrompt(prev: PromptState, input: string, key: KeyFlags, en
     if (double) return { state: { ...state, escapedAt: undefined }, effects: [{ type: 'rewind' }] };
     return { state: { ...state, escapedAt: env.now }, effects: [{ type: 'interrupt' }] };
   }
-  if (key.tab) return { state, effects: [{ type: 'cycleAgent', reverse: Boolean(key.shift) }] };
+  // Shift+Tab (ESC [ Z) cycles the permission mode, as in Claude Code; Tab the agent.
+  if (key.tab) return { state, effects: [key.shift ? { type: 'cycleMode' } : { type: 'cycleAgent', reverse: false }] };
   if (key.upArrow) return ed.cursorLine(b).line > 0 ? none({ ...state, buffer: ed.verticalMove(b, -1) }) : none(historyStep(state, env.history, 1));
   if (key.downArrow) {
     const { line, lineCount } = ed.cursorLine(b);
