@@ -40,4 +40,5 @@ export const EVENT_TYPES = [
   'file.kept',
   'result.arrived',
   'team.task',
+  'team.message',
 ] as const;
