@@ -4,7 +4,7 @@
 // these tests are the feature's documentation.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent, EventOf } from '../../src/core/events.js';
-import { requestsOf, scriptConversations, toolUse } from '../support/conversations.js';
+import { firstUserText, requestsOf, scriptConversations, toolUse } from '../support/conversations.js';
 import { lastUserText, reply, text, toolResults, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
@@ -207,4 +207,34 @@ describe('teammates: named children that go idle instead of ending', () => {
     expect(h.store.teamMembers.byName(session.id, 'worker')!.last_line).toMatch(/^You are teammate "worker": teammates cannot start teammates/);
     expect(h.store.teamMembers.list(session.id).map((m) => m.name)).toEqual(['worker']);
   });
+
+  it('the lead compacted mid-team still knows its teammates: the summary names them, and task_list list shows them', async () => {
+    h = await startHarness({ config: { provider: { anthropic: { models: { 'claude-test': { limit: { context: 100_000 } } } } }, model: 'anthropic/claude-test' } });
+    const isSummary = (req: RecordedRequest) => JSON.stringify(req.body.system ?? '').includes('You summarise a coding session');
+    const long = 'and more '.repeat(1_000);
+    const lead = (req: RecordedRequest): ScriptedReply => {
+      if (isSummary(req)) return text('The user asked for a team.');
+      if (results(req).length > 0) return text(`ok ${long}`);
+      const last = lastUserText(req);
+      if (last.includes('start two')) return reply(teammate('north', 'you are north'), teammate('south', 'you are south'));
+      if (last.includes('who is on the team')) return reply(taskList({ action: 'list' }));
+      return text(`noted ${long}`);
+    };
+    h.server.setHandler((req) => (firstUserText(req).startsWith('you are ') ? text(`${firstUserText(req).slice(8)}: ready`) : lead(req)));
+    const session = h.engine.createSession();
+    await h.engine.prompt(session.id, 'start two');
+    await h.engine.settled(session.id);
+    for (const p of ['second question', 'third question']) await h.engine.prompt(session.id, p);
+
+    const compacted = await h.engine.compact(session.id);
+    if ('skipped' in compacted) throw new Error(`compaction skipped: ${compacted.skipped}`);
+    const summary = h.engine.history(session.id)!.messages.find((m) => JSON.stringify(m).includes('<summary>'))!;
+    expect(JSON.stringify(summary)).toMatch(/<team>\\nYou lead this team; its members, as they are now:\\n- north: idle\\n- south: idle/);
+
+    await h.engine.prompt(session.id, 'who is on the team');
+    // The lead's conversation now starts with the summary.
+    const listed = h.server.requests.flatMap(results).find((r) => r.text.includes('Teammates:'));
+    expect(listed?.text).toMatch(/Teammates: north \(idle\), south \(idle\)\./);
+  });
 });
+
