@@ -2,18 +2,26 @@
 // model server: a lead starts named teammates, which go idle instead of ending, wake up on a
 // message or on a task assigned to them, and are never started twice. Read top to bottom,
 // these tests are the feature's documentation.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreEvent, EventOf } from '../../src/core/events.js';
 import { firstUserText, requestsOf, scriptConversations, toolUse } from '../support/conversations.js';
 import { lastUserText, reply, text, toolResults, type RecordedRequest, type ScriptedReply } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { HookScripts } from '../hooks/scripts.js';
 
 let h: Harness | undefined;
+let scriptsDir: string | undefined;
 afterEach(async () => {
   h?.engine.cancelAll();
   await h?.engine.close();
   await h?.close();
   h = undefined;
+  if (scriptsDir) rmSync(scriptsDir, { recursive: true, force: true });
+  scriptsDir = undefined;
 });
 
 const teammate = (name: string, prompt: string, extra: Record<string, unknown> = {}) =>
@@ -235,6 +243,68 @@ describe('teammates: named children that go idle instead of ending', () => {
     // The lead's conversation now starts with the summary.
     const listed = h.server.requests.flatMap(results).find((r) => r.text.includes('Teammates:'));
     expect(listed?.text).toMatch(/Teammates: north \(idle\), south \(idle\)\./);
+  });
+
+  it('a TeammateIdle hook that exits 2 keeps the teammate working, with the hook\'s stderr as its next message', async () => {
+    scriptsDir = mkdtempSync(join(tmpdir(), 'oci-teammate-hooks-'));
+    const scripts = new HookScripts(scriptsDir);
+    const gate = scripts.command(
+      'not-yet',
+      `const flag = ${JSON.stringify(join(scriptsDir, 'once'))}; if (!fs.existsSync(flag)) { fs.writeFileSync(flag, ''); process.stderr.write('Run the tests before you stop.'); process.exit(2); }`,
+    );
+    h = await startHarness({ config: { hooks: { TeammateIdle: [{ hooks: [{ type: 'command', command: gate }] }] } } });
+    scriptConversations(h.server, {
+      'start tester': [reply(teammate('tester', 'you are tester')), ...repeat(10, text('noted'))],
+      'you are tester': [text('tester: done'), (req) => text(`tester was told: ${lastUserText(req)}`)],
+    });
+    const session = h.engine.createSession();
+    await h.engine.prompt(session.id, 'start tester');
+    await h.engine.settled(session.id);
+    // Claude Code's input: the teammate's name and the team's.
+    expect(scripts.calls('not-yet').map((c) => [c.hook_event_name, c.teammate_name, c.team_name])).toEqual([
+      ['TeammateIdle', 'tester', session.id],
+      ['TeammateIdle', 'tester', session.id],
+    ]);
+    const tester = h.store.teamMembers.byName(session.id, 'tester')!;
+    expect(tester.state).toBe('idle');
+    expect(tester.last_line).toBe('</hook-feedback>');
+    expect(requestsOf(h.server, 'you are tester').map(lastUserText).pop()).toContain('Run the tests before you stop.');
+  });
+
+  it('an isolated teammate works in its own worktree across idle periods; shut down, it ends and its work is merged back', async () => {
+    h = await startHarness({ engine: { autoApprove: true } });
+    rmSync(join(h.projectDir, '.git'), { recursive: true, force: true });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: h!.projectDir, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(h.projectDir, 'README.md'), 'hello\n');
+    git('add', '-A');
+    git('commit', '-qm', 'init');
+    const lead = (req: RecordedRequest): ScriptedReply => {
+      if (results(req).length > 0) return text('ok');
+      const last = lastUserText(req);
+      if (last.includes('start builder')) return reply(teammate('builder', 'you are builder', { isolation: 'worktree' }));
+      if (last.includes('stop builder')) return reply(sendMessage({ to: 'builder', text: '', shutdown: true }));
+      return text('noted');
+    };
+    scriptConversations(h.server, {
+      'start builder': repeat(20, lead),
+      'you are builder': [reply(toolUse('write', { file_path: 'built.txt', content: 'built\n' })), text('builder: wrote built.txt')],
+    });
+    const session = h.engine.createSession();
+    await h.engine.prompt(session.id, 'start builder');
+    await h.engine.settled(session.id);
+    const builder = h.store.teamMembers.byName(session.id, 'builder')!;
+    expect(builder.state).toBe('idle');
+    // Idle: its work is still in its worktree, not in the project.
+    expect(existsSync(join(h.projectDir, 'built.txt'))).toBe(false);
+
+    await h.engine.prompt(session.id, 'stop builder');
+    await h.engine.settled(session.id);
+    expect(h.store.teamMembers.get(builder.session_id)!.state).toBe('ended');
+    expect(readFileSync(join(h.projectDir, 'built.txt'), 'utf8')).toBe('built\n');
+    const told = requestsOf(h.server, 'start builder').map(readSoFar).pop()!;
+    expect(told).toMatch(/Teammate "builder" has ended, as asked\./);
+    expect(told).toMatch(/merge="merged"/);
   });
 });
 

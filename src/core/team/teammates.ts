@@ -155,7 +155,12 @@ export class Teammates {
     }
     if (member.state === 'idle') {
       if (shutdown && !text.trim()) {
-        void this.end(member, undefined);
+        // Counted against the root like a working period: `run` waits for the merge and the lead's notice.
+        this.running.set(member.session_id, { child: undefined });
+        const ending = this.end(member, undefined)
+          .catch((err: unknown) => this.fail(member, errorMessage(err)))
+          .finally(() => this.running.delete(member.session_id));
+        this.host.trackBackground(member.root_id, ending);
         return;
       }
       this.start(member, []);
