@@ -48,6 +48,8 @@ export interface SessionNode {
   changes?: FileDiff[];
   /** Its changes were reverted (`session.reverted` with action `revert`). */
   reverted?: boolean;
+  /** The task of its team's shared list it holds in progress (DESIGN §24), from `team.task` events. */
+  heldTask?: { id: string; title: string } | undefined;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
 }
