@@ -31,11 +31,12 @@ describe('a team survives a crash', () => {
       const key = firstUserText(req);
       if (key === 'you are busy') return ++busyRequests === 1 ? reply(taskList({ action: 'claim', id: '1' })) : never;
       if (key === 'you are steady') return text('steady: ready');
-      // The lead: start a team and a task, then (after -c) look at the list.
-      if (toolResults(req).length > 0) return text('ok');
+      // The lead: start a team and a task, then (after -c) look at the list. The kill may come
+      // before the lead's own reply to its tool results was stored: the new prompt then joins them.
       const last = lastUserText(req);
-      if (last.includes('start the team')) return reply(taskList({ action: 'create', title: 'Long job' }), teammate('busy', 'you are busy'), teammate('steady', 'you are steady'));
       if (last.includes('how is the team')) return reply(taskList({ action: 'list' }));
+      if (toolResults(req).length > 0) return text('ok');
+      if (last.includes('start the team')) return reply(taskList({ action: 'create', title: 'Long job' }), teammate('busy', 'you are busy'), teammate('steady', 'you are steady'));
       return text('noted');
     });
     const first = startCli(['run', 'start the team'], { cwd: ctx.project, env: ctx.env });
@@ -65,6 +66,7 @@ describe('a team survives a crash', () => {
       .filter((r) => firstUserText(r) === 'start the team')
       .map((r) => toolResults(r).map((x) => contentText(x.content)).join('\n'))
       .find((t) => t.includes('Teammates:'));
+    if (!listed) throw new Error(`no list among the lead's requests:\n${ctx.server.requests.map((r) => `${firstUserText(r).slice(0, 20)} | ${JSON.stringify(r.body.messages.at(-1)).slice(0, 300)}`).join('\n')}\n${again.stdout}\n${again.stderr}`);
     expect(listed).toMatch(/#1 \[pending\] Long job/);
     expect(listed).toMatch(/Teammates: busy \(failed\), steady \(idle\)\./);
 
