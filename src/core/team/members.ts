@@ -1,6 +1,6 @@
 // Who is who on a team's task list (DESIGN §24). Contract: the root session is the `lead`;
-// any other session of the tree owns tasks under its session id (teammates, when they come,
-// under their names); an owner named in a request resolves to a session of the same tree or
+// a teammate owns tasks under its name (team/member-store.ts), any other session of the tree
+// under its session id; an owner named in a request resolves to a session of the same tree or
 // is refused with a sentence saying who can own tasks; a session's stored status reads as the
 // owner's state `working | idle | ended | failed`, so `list` never makes the model guess
 // whether an owner is alive.
