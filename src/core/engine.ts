@@ -276,6 +276,7 @@ export class Engine {
         onEvent: (listener) => this.bus.on(listener),
         emitFor: this.emitFor.bind(this),
         containers: this.containers,
+        open: (id) => this.openForDelivery(id),
       }),
     );
     registerSecrets(providerKeys(options.config.provider));

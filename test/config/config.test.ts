@@ -110,6 +110,7 @@ describe('loadConfig', () => {
         isolation: 'none',
         worktree: { link: ['node_modules'], pool: 10 },
       },
+      team: { max_teammates: 8 },
       keybinds: {
         leader: 'ctrl+x',
         session_child_cycle: '<leader>right',

@@ -90,6 +90,11 @@ export const SubagentSettingsSchema = z.strictObject({
   worktree: WorktreeSettingsSchema.prefault({}),
 });
 
+/** Agent teams (DESIGN §24): how many teammates (`task` with `name`) one team may hold at once. */
+export const TeamSettingsSchema = z.strictObject({
+  max_teammates: z.number().int().min(1).max(64).default(8),
+});
+
 export const KeybindsSchema = z.strictObject({
   leader: z.string().min(1).default(DEFAULT_KEYBINDS.leader),
   session_child_cycle: z.string().min(1).default(DEFAULT_KEYBINDS.session_child_cycle),
@@ -137,6 +142,7 @@ export const ConfigFileSchema = z.strictObject({
   // The permission mode sessions start in (DESIGN §26); `--permission-mode` and Shift+Tab change it.
   permission_mode: z.enum(PERMISSION_MODES).optional(),
   subagents: SubagentSettingsSchema.prefault({}),
+  team: TeamSettingsSchema.prefault({}),
   keybinds: KeybindsSchema.prefault({}),
   compaction: CompactionSchema.prefault({}),
   mcp: McpConfigSchema.prefault({}),

@@ -14,6 +14,8 @@ import { estimateTokens, requestChars, tokensOfChars, type RequestShape, type Si
 import { pruneToolOutputs } from './prune.js';
 import { imageLabel } from '../images/label.js';
 import { activeHistory, compactionMark, summaryMessage } from './summary.js';
+import { teamSection } from '../team/context.js';
+import type { SessionStore } from '../store/index.js';
 
 export type CompactReason = EventPayloads['session.compacted']['reason'];
 
@@ -24,6 +26,9 @@ export interface CompactableSession {
   emit(type: 'session.compacted', payload: EventPayloads['session.compacted']): void;
   /** PreCompact hooks (DESIGN §20) run before the summary is asked for. */
   readonly hooks?: { preCompact(trigger: 'manual' | 'auto', focus: string | undefined): Promise<void> } | undefined;
+  /** Where its team is kept, and its place in the tree (DESIGN §24): the summary names the team. */
+  readonly teamStore?: Pick<SessionStore, 'teamMembers' | 'teamTasks'> | undefined;
+  readonly path?: readonly string[];
 }
 
 export interface ContextDeps {
@@ -204,7 +209,9 @@ export async function compactSession(
   const cost = deps.costOf(deps.model, response.usage);
   if (!summary) throw new Error('Compacting the conversation failed: the model returned an empty summary.');
 
-  const message = summaryMessage(summary, { kept: active.length - cut, tokens_before: tokensBefore });
+  // The team the summarised messages spoke of, as it is now (DESIGN §24): never lost to a compaction.
+  const team = session.teamStore ? teamSection(session.teamStore, { id: session.id, path: session.path ?? [session.id] }) : undefined;
+  const message = summaryMessage(team ? `${summary}\n\n${team}` : summary, { kept: active.length - cut, tokens_before: tokensBefore });
   const summaryMessageId = deps.persist(message, { usage: response.usage, cost });
   session.history.push(message);
   const tokensAfter = estimateRequest(session, { ...shape, messages: requestMessages(session.history) });

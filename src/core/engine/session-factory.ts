@@ -37,6 +37,7 @@ import {
   type SubagentSupervisor,
 } from '../subagents/index.js';
 import { BUILTIN_TOOLS } from '../tools/index.js';
+import { createSendMessageTool } from '../team/send-message.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import type { ChangeRecorder, Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
@@ -188,6 +189,9 @@ export class SessionFactory {
     const skills = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
       (skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny',
     );
+    // Team members talk through `send_message` (DESIGN §24): offered to teammates and to a lead that has them.
+    const sendMessage = createSendMessageTool((args) => supervisor.team.send(self.current!, args));
+    const inTeam = () => supervisor.team.inTeam(row.id, parent === undefined);
     const base: Tool[] = [
       ...this.deps.tools,
       ...(webSearch ? [webSearch] : []),
@@ -199,7 +203,7 @@ export class SessionFactory {
     ];
     // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
     const selectTools = () => {
-      const candidates = [...base, ...mcp.tools()];
+      const candidates = [...base, ...(inTeam() ? [sendMessage] : []), ...mcp.tools()];
       const gate = selectToolNames({
         available: candidates.map((t) => t.name),
         agent,
@@ -213,7 +217,7 @@ export class SessionFactory {
       return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
     };
     const forkTools = (shape: ForkShape) => () => {
-      const candidates = new Map([...base, ...mcp.tools()].map((t) => [t.name, t]));
+      const candidates = new Map([...base, sendMessage, ...mcp.tools()].map((t) => [t.name, t]));
       return { tools: shape.toolNames.flatMap((name) => candidates.get(name) ?? []), hints: {} };
     };
     const select = fork ? forkTools(fork) : selectTools;

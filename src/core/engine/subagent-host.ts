@@ -26,6 +26,8 @@ export interface SubagentHostDeps {
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
   /** Children's containers (DESIGN §25), made on first use. */
   containers: Pick<SubagentHost, 'startContainer' | 'stopContainer'>;
+  /** A session held in memory, opened from the store (its ancestors too) when it is not. */
+  open: (sessionId: string) => LiveSession;
 }
 
 export function subagentHost(deps: SubagentHostDeps): SubagentHost {
@@ -78,5 +80,15 @@ export function subagentHost(deps: SubagentHostDeps): SubagentHost {
     merged: (sessionId, topLevel, files, fromAt) => deps.checkpoints.merged(sessionId, topLevel, files, fromAt),
     startContainer: (child) => deps.containers.startContainer(child),
     stopContainer: (child) => deps.containers.stopContainer(child),
+    team: {
+      maxTeammates: options.config.team.max_teammates,
+      open: deps.open,
+      emitStatus: (sessionId, status) => {
+        const path: string[] = [];
+        for (let row = store.getSession(sessionId); row; row = row.parent_id ? store.getSession(row.parent_id) : undefined) path.unshift(row.id);
+        const row = store.getSession(sessionId);
+        if (row) emitFor(row.id, row.agent, path, 'session.status', { status });
+      },
+    },
   };
 }

@@ -41,4 +41,5 @@ export const EVENT_TYPES = [
   'file.kept',
   'result.arrived',
   'team.task',
+  'team.message',
 ] as const;

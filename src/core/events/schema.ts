@@ -269,7 +269,7 @@ export const SessionDiffStatSchema = event('session.diff_stat', { stat: DiffStat
 /** A hook (DESIGN §20) blocked something, stopped the agent, or failed: what the user should know. */
 export const HookNoticeSchema = event('hook.notice', {
   hook_event: z
-    .enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification', 'TaskCreated', 'TaskCompleted'])
+    .enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification', 'TaskCreated', 'TaskCompleted', 'TeammateIdle'])
     .describe("The hook event, in Claude Code's spelling."),
   kind: z
     .enum(['blocked', 'stopped', 'warning'])
@@ -364,6 +364,19 @@ export const TeamTaskEventSchema = event('team.task', {
   task: TeamTaskSchema,
 });
 
+/**
+ * A message between the members of a team (DESIGN §24): `send_message`, or the team telling a
+ * teammate a task was assigned to it. The event's session is the sender's; `to` is one
+ * recipient (a broadcast is one event per recipient).
+ */
+export const TeamMessageEventSchema = event('team.message', {
+  from: z.string().describe('`lead`, a teammate\'s name, `user`, or `team` for the team\'s own notices.'),
+  to: z.string().describe('`lead` or a teammate\'s name.'),
+  to_session_id: id.describe("The recipient's session."),
+  text: z.string(),
+  shutdown: z.boolean().describe('true: the sender asked the recipient to end after its current turn.'),
+});
+
 /** Every core event. */
 export const CoreEventSchema = z
   .union([
@@ -398,6 +411,7 @@ export const CoreEventSchema = z
     FileKeptSchema,
     ResultArrivedSchema,
     TeamTaskEventSchema,
+    TeamMessageEventSchema,
   ])
   .meta({ id: 'CoreEvent' });
 

@@ -22,6 +22,7 @@ export const HOOK_EVENTS = [
   'Notification',
   'TaskCreated',
   'TaskCompleted',
+  'TeammateIdle',
 ] as const;
 
 export type HookEventName = (typeof HOOK_EVENTS)[number];

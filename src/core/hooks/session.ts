@@ -169,6 +169,19 @@ export class SessionHooks {
     return { block: verdict.block };
   }
 
+  /**
+   * TeammateIdle (DESIGN §24), with Claude Code's fields: this session is a teammate about to go
+   * idle. Exit 2 (or `decision: "block"`) keeps it working: the reason is returned as its next
+   * message. No matcher: every configured hook runs.
+   */
+  async teammateIdle(teammateName: string, teamName: string): Promise<{ block?: string }> {
+    if (!this.has('TeammateIdle')) return {};
+    const verdict = await this.fire('TeammateIdle', { teammate_name: teammateName, team_name: teamName });
+    if (verdict.block === undefined) return {};
+    this.notice('TeammateIdle', 'blocked', `A TeammateIdle hook kept teammate ${teammateName} working: ${verdict.block}`);
+    return { block: verdict.block };
+  }
+
   /** Tells the user a hook ended the turn (`continue: false`). */
   stopped(event: HookEventName, reason: string): void {
     this.notice(event, 'stopped', reason);

@@ -24,6 +24,7 @@ const CLAUDE_NAMES: Readonly<Record<string, string>> = {
   bash_output: 'BashOutput',
   kill_shell: 'KillShell',
   skill: 'Skill',
+  send_message: 'SendMessage',
 };
 
 /** Other names Claude Code has used for the same tool (its `Task` tool is called `Agent` in newer versions). */

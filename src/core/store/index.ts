@@ -21,6 +21,7 @@ import { processAlive, SessionLeases } from './lease.js';
 import { migrate } from './schema.js';
 import { BlobStore } from './blobs.js';
 import { TeamTaskStore } from '../team/task-store.js';
+import { TeamMemberStore } from '../team/member-store.js';
 
 export { busyMessage, LEASE_TTL_MS, SessionBusyError, SessionLeases, type LeaseHolder } from './lease.js';
 
@@ -170,6 +171,7 @@ export class SessionStore {
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<SessionStore['prepare']>;
   private tasks: TeamTaskStore | undefined;
+  private members: TeamMemberStore | undefined;
 
   private constructor(file: string, db: Database.Database) {
     this.file = file;
@@ -557,6 +559,8 @@ export class SessionStore {
           this.answerInterruptedCalls(row.id);
           // What it had claimed of its team's task list goes back to pending (DESIGN §24).
           this.teamTasks.releaseHeldBy(row.id);
+          // A teammate that was working is failed, not resumed: its turn was cut mid-way (DESIGN §24).
+          this.teamMembers.failIfWorking(row.id);
           marked.push(row.id);
         }
       })
@@ -613,6 +617,12 @@ export class SessionStore {
   get teamTasks(): TeamTaskStore {
     this.tasks ??= new TeamTaskStore(this.db);
     return this.tasks;
+  }
+
+  /** Teammates and their messages (DESIGN §24); prepared the first time a team is used. */
+  get teamMembers(): TeamMemberStore {
+    this.members ??= new TeamMemberStore(this.db);
+    return this.members;
   }
 
   /** Releases this store's leases and closes the file. */

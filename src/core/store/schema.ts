@@ -130,6 +130,35 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX permission_auto_session ON permission_auto(session_id);
   `,
+  // 8: teammates and their messages (DESIGN §24, team/member-store.ts). A teammate is a child
+  // session of its lead known by a name unique within its root's team; its state is stored
+  // so `-c`, a compaction or a crash never loses it. A message stays undelivered until the
+  // turn that reads it starts.
+  `
+  CREATE TABLE team_members (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    root_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    lead_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    state TEXT NOT NULL,
+    spawn TEXT NOT NULL DEFAULT '{}',
+    last_line TEXT NULL,
+    shutdown INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX team_members_name ON team_members(root_id, name);
+  CREATE TABLE team_messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    root_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    to_session TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    delivered_at INTEGER NULL
+  );
+  CREATE INDEX team_messages_waiting ON team_messages(to_session) WHERE delivered_at IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,8 @@ import { deniesEntirely, evaluateChain, permissionKeyOf, type Ruleset } from '..
 
 export const TASK_TOOL = 'task';
 export const ASK_USER_TOOL = 'ask_user';
+/** A team's messages (DESIGN §24): offered only to members of a team, whatever their allowlists say. */
+const SEND_MESSAGE_TOOL = 'send_message';
 const TODO_TOOLS = new Set(['todowrite', 'todoread']);
 /**
  * The background-shell tools come with `bash`: a session that can start a background command
@@ -49,6 +51,8 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
   const names = input.available.filter((name) => {
     // Questions are always possible: the route decides whether anyone can answer.
     if (name === ASK_USER_TOOL) return true;
+    // Offered only where a team exists (the session factory decides): a teammate must be able to answer.
+    if (name === SEND_MESSAGE_TOOL) return !input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)));
     // Decided below, once it is known whether bash is given.
     if (SHELL_COMPANIONS.has(name)) return true;
     if (allow && !listed(name)) return false;

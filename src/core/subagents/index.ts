@@ -82,6 +82,7 @@ import { formatTaskResult, withNote, type TaskState } from './result.js';
 import type { TaskArgs } from './task-tool.js';
 import { FORK_SUBAGENT_TYPE, forkInput, forkShape, inheritedConversation, isForkCall, type ForkShape } from './fork.js';
 import { ToolLogRecorder, type ToolLog } from './tool-log.js';
+import { Teammates } from '../team/teammates.js';
 
 export { askUserTool } from './ask-user-tool.js';
 export { ASK_USER_TOOL, TASK_TOOL, childRoutes, offeredSubagents, selectToolNames, type ToolGateInput } from './gates.js';
@@ -174,6 +175,14 @@ export interface SubagentHost {
   startContainer(child: LiveSession): Promise<RemoteCommandRunner>;
   /** Removes that container; never throws. */
   stopContainer(child: LiveSession): Promise<void>;
+  /** What teammates need besides (DESIGN §24, team/teammates.ts). */
+  readonly team: {
+    readonly maxTeammates: number;
+    /** A session held in memory, opened from the store when it is not (the lead of a team from before a restart). */
+    open(sessionId: string): LiveSession;
+    /** Announces a stored session's new status (`session.status`) when it may not be in memory. */
+    emitStatus(sessionId: string, status: SessionStatus): void;
+  };
 }
 
 /** `task.tools` as gate A matches it: our names (aliases mapped) and globs; rules are refused. */
@@ -202,7 +211,39 @@ export class SubagentSupervisor {
   /** Sessions opened as forks by this supervisor (a fork's row says so only in its title). */
   private readonly forks = new Set<string>();
 
-  constructor(private readonly host: SubagentHost) {}
+  /** Teammates (`task` with `name`, DESIGN §24): the team's scheduler of idle and wake. */
+  readonly team: Teammates;
+
+  constructor(private readonly host: SubagentHost) {
+    this.team = new Teammates(host, {
+      prepare: async (parent, args, ctx) => {
+        const agent = this.spawnableAgent(args, ctx);
+        const narrow = args.tools === undefined ? undefined : narrowing(args.tools);
+        this.checkNarrowing(parent, agent, narrow);
+        await this.authorize(parent, agent, args.description, ctx);
+        const isolation = this.isolationOf(args, agent);
+        if (isolation === 'worktree') await this.checkWorkspace(parent);
+        const { settings } = this.host;
+        const max_turns = args.max_turns ?? agent.maxTurns ?? settings.max_turns;
+        const max_turns_key = args.max_turns !== undefined ? TASK_CALL_KEY : agent.maxTurns !== undefined ? agentKey(agent) : CONFIG_KEY;
+        return { agent: agent.name, spawn: { ...(narrow ? { narrow } : {}), isolation, max_turns, max_turns_key } };
+      },
+      createRow: (parent, agentName, args, ctx) => {
+        const agent = this.host.agent(agentName)!;
+        const model = this.host.resolveModel(args.model ?? agent.model, parent.model);
+        return this.host.createChild(parent, {
+          agent: agent.name,
+          title: `${args.description} (@${agent.name} teammate ${args.name ?? ''})`.replace(/ \)$/, ')'),
+          task_description: args.description,
+          tool_call_id: ctx.callId,
+          model,
+          system_prompt: args.system_prompt ?? null,
+        });
+      },
+      createWorktree: (parent, childId) => this.createWorktree(parent, childId),
+      turnLimitReason,
+    });
+  }
 
   /** Available to the model as sub-agent types, in a stable order. */
   catalogue(): AgentDefinition[] {
@@ -216,6 +257,8 @@ export class SubagentSupervisor {
         `Too many tasks in one message: at most ${settings.max_per_batch} start per message (subagents.max_per_batch), so this one was not started. Send it again once the others have finished.`,
       );
     }
+    // A teammate (DESIGN §24): its own scheduler (team/teammates.ts).
+    if (args.name !== undefined) return this.team.task(parent, { ...args, name: args.name }, ctx);
     // Only a fork at the depth limit holds `task` (kept so its tools match its caller's): it may start nothing.
     if (parent.depth >= settings.max_depth) {
       throw new ToolError(
@@ -370,6 +413,9 @@ export class SubagentSupervisor {
    * in the background: its new result reaches `parent` like a background result (DESIGN §23).
    */
   continueChild(parent: LiveSession, row: SessionRow, text: string): void {
+    // A teammate's view: the message wakes it (DESIGN §24), as any message to it would.
+    const member = this.host.store.teamMembers.get(row.id);
+    if (member) return this.team.messageFromUser(member, text);
     if (this.claimed.has(row.id) || this.host.isRunning(row.id)) {
       throw new ConfigError(`Sub-agent ${row.id} is running already; the message can only be queued for it.`);
     }

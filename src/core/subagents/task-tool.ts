@@ -20,6 +20,8 @@ export interface TaskArgs {
   isolation?: 'none' | 'worktree' | undefined;
   /** Start a fork: a copy of the caller with its conversation so far (./fork.ts). */
   fork?: boolean | undefined;
+  /** Start (or message) a teammate of this name (DESIGN §24, team/teammates.ts). */
+  name?: string | undefined;
 }
 
 /** Generous for a written identity, small enough that a runaway argument cannot fill a context. */
@@ -126,6 +128,13 @@ function buildTaskShape(subagents: readonly AgentDefinition[], denied: readonly 
       .optional()
       .describe(
         'Start a fork: a copy of you that inherits this whole conversation, with your instructions, tools and model, and works on `prompt` on its own (subagent_type is then ignored; model, tools and system_prompt cannot be set). Cheap to start: the shared conversation is read from the prompt cache. Use it for a side task that needs what you already know.',
+      ),
+    name: z
+      .string()
+      .max(40)
+      .optional()
+      .describe(
+        'Start a teammate with this name (e.g. "backend"): it runs in the background and, after each piece of work, goes idle instead of ending; you are told when it does, with its last line. Wake it with send_message or by assigning it a task (task_list owner = its name). Naming a teammate that exists sends it `prompt` as a message instead of starting another. Teammates share the task list and message each other (send_message).',
       ),
   });
 

@@ -65,7 +65,7 @@ const parameters = z.object({
     .string()
     .max(200)
     .optional()
-    .describe('create, update: who should do it: "lead" or a sub-agent\'s session id; update with "" leaves it unowned.'),
+    .describe('create, update: who should do it: "lead", a teammate\'s name, or a sub-agent\'s session id; update with "" leaves it unowned.'),
   status: z.enum(TEAM_TASK_STATUSES as ['pending', 'in_progress', 'completed']).optional().describe('update: pending, in_progress or completed.'),
   result: z.string().max(MAX_TEXT).optional().describe('complete: what was done, for whoever reads the list.'),
 });
@@ -133,16 +133,34 @@ class TaskListActions {
   }
 
   private get actor() {
-    return actorOf(this.rootId, this.session.id);
+    return actorOf(this.rootId, this.session.id, this.store);
   }
 
   list(): ToolResult {
     const tasks = this.tasks.list(this.rootId);
-    if (tasks.length === 0) return { output: 'The task list is empty. Create tasks with task_list create.', metadata: { tasks: [] } };
+    // The team is listed too: after a compaction the lead still knows who is on it and how each is.
+    const team = this.teamLine();
+    if (tasks.length === 0) return { output: ['The task list is empty. Create tasks with task_list create.', ...team].join('\n'), metadata: { tasks: [] } };
     const count = (status: TeamTask['status']) => tasks.filter((t) => t.status === status).length;
     const lines = tasks.map((task) => this.line(task));
     const header = `${tasks.length} task${tasks.length === 1 ? '' : 's'}: ${count('pending')} pending, ${count('in_progress')} in progress, ${count('completed')} completed.`;
-    return { output: [header, ...lines].join('\n'), metadata: { tasks: tasks.map(publicTask) } };
+    return { output: [header, ...lines, ...team].join('\n'), metadata: { tasks: tasks.map(publicTask) } };
+  }
+
+  /** `Teammates: backend (idle, holds 2), docs (working)`, or nothing without teammates. */
+  private teamLine(): string[] {
+    const members = this.store.teamMembers.list(this.rootId);
+    if (members.length === 0) return [];
+    const held = (sessionId: string) =>
+      this.tasks
+        .list(this.rootId)
+        .filter((t) => t.status === 'in_progress' && t.owner_session_id === sessionId)
+        .map((t) => t.id);
+    const parts = members.map((m) => {
+      const holds = held(m.session_id);
+      return `${m.name} (${m.state}${holds.length ? `, holds ${describeIds(holds)}` : ''})`;
+    });
+    return [`Teammates: ${parts.join(', ')}.`];
   }
 
   async create(args: Args): Promise<ToolResult> {
@@ -214,6 +232,9 @@ class TaskListActions {
 
   private ownerState(task: TeamTask): string {
     if (!task.owner_session_id) return '';
+    // A teammate's state is the team's own record: idle is not ended.
+    const teammate = this.store.teamMembers.get(task.owner_session_id);
+    if (teammate) return ` (${teammate.state})`;
     const row = this.store.getSession(task.owner_session_id);
     return row ? ` (${memberState(row.status, task.owner === LEAD)})` : '';
   }

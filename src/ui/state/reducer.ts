@@ -260,6 +260,25 @@ function step(d: Draft, input: UiInput): void {
       closeAssistant(d, sid);
       d.pushItem(sid, (id) => (e.kind === 'warning' ? { kind: 'error', id, message: e.message, ts: e.ts } : { kind: 'notice', id, text: e.message, ts: e.ts }));
       break;
+    case 'team.task':
+      onTeamTask(d, e);
+      break;
+  }
+}
+
+/** The task a session holds (in progress) of its team's list, shown on its block (DESIGN §24). */
+function onTeamTask(d: Draft, e: EventOf<'team.task'>): void {
+  const task = e.task;
+  if (task.status === 'in_progress' && task.owner_session_id) {
+    const owner = d.editSession(task.owner_session_id);
+    if (owner) owner.heldTask = { id: task.id, title: terminalSafe(task.title) };
+  }
+  // Whoever held it before and no longer does lets go of it.
+  for (const id of Object.keys(d.state.sessions)) {
+    const held = d.state.sessions[id]?.heldTask;
+    if (held?.id !== task.id || (task.status === 'in_progress' && task.owner_session_id === id)) continue;
+    const s = d.editSession(id);
+    if (s) s.heldTask = undefined;
   }
 }
 

@@ -55,6 +55,8 @@ export interface SessionNode {
   reverted?: boolean;
   /** Its newest user item waits for the core to take the prompt up (see UserItem.awaitingCore). */
   promptPending?: boolean;
+  /** The task of its team's shared list it holds in progress (DESIGN §24), from `team.task` events. */
+  heldTask?: { id: string; title: string } | undefined;
   /** Bumped on each change to this session or its items, for cheap memo checks. */
   version: number;
 }

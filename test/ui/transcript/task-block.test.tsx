@@ -11,6 +11,41 @@ const call = (s: UiState, sid: string, id: string) => s.items[sid]?.find((i): i 
 const block = (s: UiState, sid: string, id: string, now = 10_000, extra: Partial<Parameters<typeof TaskBlock>[0]> = {}) =>
   render(<TaskBlock state={s} call={call(s, sid, id)} now={now} {...extra} />).lastFrame() ?? '';
 
+describe('TaskBlock for a teammate (DESIGN §24)', () => {
+  it("shows the teammate's name, its state as the team names it and the task it holds, across idle and wake", () => {
+    const rp = [ROOT];
+    const tp = [ROOT, B];
+    const task = (status: 'pending' | 'in_progress' | 'completed', owner: string | null) => ({
+      id: '2',
+      title: 'Build the API',
+      description: null,
+      status,
+      owner: owner ? 'backend' : null,
+      owner_session_id: owner,
+      blocked_by: [],
+      result: null,
+    });
+    let s = run([
+      ev('session.created', ROOT, rp, 'build', { parent_id: null, title: 'Main', tool_call_id: null, task_description: null, depth: 0 }, 1),
+      ev('tool.started', ROOT, rp, 'build', { call_id: 'callT', tool: 'task', input: { description: 'Backend work', prompt: 'You own the API', subagent_type: 'general', name: 'backend' } }, 2),
+      ev('session.created', B, tp, 'general', { parent_id: ROOT, title: 'Backend work (@general teammate backend)', tool_call_id: 'callT', task_description: 'Backend work', depth: 1 }, 3),
+      ev('tool.completed', ROOT, rp, 'build', { call_id: 'callT', tool: 'task', output: `<task id="${B}" state="running"><task_result>Teammate "backend" started.</task_result></task>`, is_error: false, metadata: { session_id: B, agent: 'general', state: 'running' } }, 4),
+      ev('session.status', B, tp, 'general', { status: 'running' }, 5),
+      ev('team.task', B, tp, 'general', { action: 'claimed', task: task('in_progress', B) }, 6),
+    ]);
+    expect(block(s, ROOT, 'callT').split('\n')[0]).toMatch(/^\S general @backend Backend work · working on #2 Build the API · /);
+    // Its call returned long ago; going idle is not ending.
+    s = reduce(s, ev('session.status', B, tp, 'general', { status: 'idle' }, 7));
+    expect(block(s, ROOT, 'callT').split('\n')[0]).toMatch(/^◌ general @backend Backend work · idle · holds #2 Build the API/);
+    s = reduce(s, ev('team.task', B, tp, 'general', { action: 'updated', task: task('pending', null) }, 8));
+    expect(block(s, ROOT, 'callT').split('\n')[0]).toMatch(/^◌ general @backend Backend work · idle(?! · holds)/);
+    s = reduce(s, ev('session.status', B, tp, 'general', { status: 'failed' }, 9));
+    expect(block(s, ROOT, 'callT').split('\n')[0]).toMatch(/^✗ general @backend Backend work · failed/);
+    s = reduce(s, ev('session.status', B, tp, 'general', { status: 'completed' }, 10));
+    expect(block(s, ROOT, 'callT').split('\n')[0]).toMatch(/^✓ general @backend Backend work · ended/);
+  });
+});
+
 describe('TaskBlock states', () => {
   it('shows a queued child with its agent, description and no elapsed time', () => {
     const out = block(run(treeEvents()), ROOT, 'callB');

@@ -14,7 +14,7 @@ import { memo, useContext } from 'react';
 import { childOfCall, descendantsOf, isTaskCall, subtreeTotals, toolCallsOf } from '../../state/selectors.js';
 import { isRecord } from '../../state/reducer.js';
 import { FORK_SUBAGENT_TYPE, isForkCall } from '../../../core/subagents/fork.js';
-import type { ToolCallItem, UiState } from '../../state/types.js';
+import type { SessionStatus, ToolCallItem, UiState } from '../../state/types.js';
 import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
 import { toolSummary } from '../transcript/tool-summary.js';
@@ -25,7 +25,7 @@ import { mergeLine } from './merge-line.js';
 import { childDiffRows, diffStatParts, type ChildDiffRow } from './child-diff.js';
 import { truncate } from '../../render/text.js';
 import { latestLine, reportText, taskLogLines, taskResultLines } from './tool-log.js';
-import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount } from './status.js';
+import { formatElapsed, isActive, stateColor, stateGlyph, taskElapsed, taskState, taskToolCount, type TaskState } from './status.js';
 
 export interface TaskBlockProps {
   state: UiState;
@@ -65,7 +65,9 @@ export function TaskBlock(props: TaskBlockProps) {
   const agent = child?.agent || (isFork ? FORK_SUBAGENT_TYPE : (type ?? 'task'));
   const fork = isFork && child !== undefined;
   const description = child?.description || (typeof input['description'] === 'string' ? input['description'] : '');
-  const s = taskState(state, call);
+  // A teammate (DESIGN §24) does not end with its call: its state and the task it holds are the team's.
+  const teammate = typeof input['name'] === 'string' && child ? teammateLine(child.status, child.heldTask) : undefined;
+  const s = teammate?.state ?? taskState(state, call);
   const elapsed = s === 'queued' ? undefined : taskElapsed(state, call, now);
   const tools = taskToolCount(state, call);
   const active = isActive(s);
@@ -77,7 +79,7 @@ export function TaskBlock(props: TaskBlockProps) {
   const marker = depth === 0 && selection.selecting ? (selected ? '❯ ' : '  ') : '';
   const expanded = props.expanded === true || (child !== undefined && selection.expandedChildIds.has(child.id));
   const hint = active && depth === 0 && !call.done ? keyHint : undefined;
-  const details = [s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent, hint]
+  const details = [teammate?.words ?? s, elapsed !== undefined ? formatElapsed(elapsed) : undefined, tools ? `${tools} tool${tools === 1 ? '' : 's'}` : undefined, spent, hint]
     .filter(Boolean)
     .join(' · ');
 
@@ -103,6 +105,7 @@ export function TaskBlock(props: TaskBlockProps) {
         glyphColor={stateColor(s)}
         agent={agent}
         fork={fork}
+        teammateName={teammate && typeof input['name'] === 'string' ? oneLine(input['name']) : undefined}
         agentColor={agentColor(agent, agentColors?.[agent])}
         description={description ? oneLine(description) : ''}
         details={details}
@@ -142,6 +145,8 @@ interface BlockLinesProps {
   agent: string;
   /** The task is a fork of the session that started it. */
   fork: boolean;
+  /** A teammate's name (`task` with `name`), shown after its agent's. */
+  teammateName: string | undefined;
   agentColor: string | undefined;
   description: string;
   details: string;
@@ -180,7 +185,7 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { marker, selected, glyph, glyphColor, agent, fork, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
+  const { marker, selected, glyph, glyphColor, agent, fork, teammateName, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
   const { statAdditions, statDeletions, statFiles, reverted } = props;
   return (
     <>
@@ -191,6 +196,7 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
           {agent}
         </Text>
         {fork ? <Text color={agentColor}> fork</Text> : null}
+        {teammateName ? <Text color={agentColor}> @{teammateName}</Text> : null}
         {description ? <Text> {description}</Text> : null}
         <Text color={roleColor('muted')}> · {details}</Text>
       </Text>
@@ -323,4 +329,20 @@ function failureReason(call: ToolCallItem, statusReason: string | undefined): st
   if (!body) return undefined;
   const lines = body.split('\n');
   return oneLine(lines[lines.length - 1] ?? '');
+}
+
+/**
+ * A teammate's state as the team names it (`working`, `idle`, `ended`, `failed`), with the task
+ * it holds, and the block state that draws its glyph: working spins, idle waits like a queued task.
+ */
+function teammateLine(status: SessionStatus, held: { id: string; title: string } | undefined): { state: TaskState; words: string } {
+  const [state, word]: [TaskState, string] =
+    status === 'running' || status === 'queued'
+      ? ['running', 'working']
+      : status === 'idle' || status === 'cancelled'
+        ? ['queued', 'idle']
+        : status === 'completed' || status === 'limited'
+          ? ['completed', 'ended']
+          : ['failed', 'failed'];
+  return { state, words: held && word === 'working' ? `${word} on #${held.id} ${oneLine(held.title)}` : held ? `${word} · holds #${held.id} ${oneLine(held.title)}` : word };
 }
