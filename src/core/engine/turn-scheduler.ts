@@ -229,7 +229,9 @@ export class TurnScheduler {
       this.setStatus(session, 'limited', opts?.limitReason?.() ?? `reached its limit of ${session.maxTurns ?? outcome.steps} model requests`);
     } else {
       if (outcome.status === 'failed') session.emit('error', { message: outcome.error ?? 'The turn failed.' });
-      this.setStatus(session, statusAfter(outcome, session.depth), outcome.error);
+      // A teammate whose turn ended goes idle, not completed (DESIGN §24): its team says when it ends.
+      const teammate = outcome.status === 'completed' && session.depth > 0 && this.deps.store.teamMembers.get(session.id) !== undefined;
+      this.setStatus(session, teammate ? 'idle' : statusAfter(outcome, session.depth), outcome.error);
     }
     session.emit('turn.completed', { usage: outcome.usage, cost: outcome.cost });
     return outcome;
