@@ -4,7 +4,8 @@
 import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
-import { selectionWarnings, selectTools } from './tools.js';
+import { MEMORY_SCOPES } from './schema.js';
+import { allowlistPattern, isWholeScope, scopedKey, scopePatterns, selectionWarnings, selectTools, splitList, splitScope } from './tools.js';
 
 export function skeleton(name: string, mode: AgentMode, source: string): AgentDefinition {
   return { name, mode, description: '', prompt: '', hidden: false, disable: false, source };
@@ -32,12 +33,14 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   if (fields.color !== undefined) agent.color = fields.color;
   if (fields.hidden !== undefined) agent.hidden = fields.hidden;
   if (fields.disable !== undefined) agent.disable = fields.disable;
+  if (fields.disabled !== undefined) agent.disable = fields.disabled;
+  if (fields.background !== undefined) agent.background = fields.background;
   if (fields.prompt !== undefined) agent.prompt = fields.prompt;
   if (fields.isolation !== undefined) agent.isolation = fields.isolation;
   if (fields.sandbox !== undefined) agent.sandbox = fields.sandbox;
   if (fields.runner !== undefined) agent.runner = fields.runner;
   if (fields.skills !== undefined) agent.skills = skillNames(fields.skills);
-  const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns;
+  const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns ?? fields.maxSteps;
   if (maxTurns !== undefined) agent.maxTurns = maxTurns;
   // Per permission key, so `{ bash: deny }` in the config keeps the file's `edit` rule.
   if (fields.permission !== undefined) agent.permission = { ...base.permission, ...fields.permission };
@@ -64,7 +67,69 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
       }
     }
   }
+  if (fields.disallowedTools !== undefined) {
+    const taken = disallow(agent, fields.disallowedTools, extraTools);
+    unknownTools = [...unknownTools, ...taken.unknown.filter((name) => !unknownTools.includes(name))];
+    warnings.push(...taken.warnings);
+  }
+  if (fields.memory !== undefined) {
+    const scope = MEMORY_SCOPES.find((s) => s === fields.memory);
+    if (scope) agent.memory = scope;
+    else warnings.push(`ignoring "memory: ${fields.memory}": expected user, project or local, so it has no memory folder.`);
+  }
+  warnings.push(...namedOnlyWarnings(fields));
   return { agent, warnings, unknownTools };
+}
+
+/**
+ * Claude Code's `disallowedTools`, applied after `tools`: a plain name or glob takes the tool
+ * away; a scoped entry (`Bash(rm:*)`, `Agent(reviewer)`) becomes deny rules written after the
+ * agent's own, so it wins over them. A scope we cannot read denies the whole tool.
+ */
+function disallow(agent: AgentDefinition, field: string | string[], extraTools: readonly string[]): { unknown: string[]; warnings: string[] } {
+  const entries = (typeof field === 'string' ? splitList(field) : field.map((e) => e.trim())).filter((e) => e.length > 0);
+  const unknown: string[] = [];
+  const warnings: string[] = [];
+  const removed = new Set(agent.disabledTools ?? []);
+  const denies: PermissionConfig = {};
+  for (const entry of entries) {
+    const pattern = allowlistPattern(entry, extraTools);
+    if (!pattern) {
+      unknown.push(entry);
+      continue;
+    }
+    const { scope } = splitScope(entry);
+    const key = scopedKey(pattern);
+    if (scope === undefined || isWholeScope(scope) || !key) {
+      if (scope !== undefined && !isWholeScope(scope)) warnings.push(`"${entry}" in disallowedTools: only Bash, Edit, Write, WebFetch and Task can be scoped, so the whole tool is taken away.`);
+      removed.add(pattern);
+      continue;
+    }
+    const patterns = scopePatterns(key, scope);
+    if (!patterns || patterns.length === 0) {
+      warnings.push(`cannot read the scope of "${entry}" in disallowedTools, so the whole tool is taken away.`);
+      removed.add(pattern);
+      continue;
+    }
+    const rules = denies[key];
+    const own = typeof rules === 'object' ? rules : {};
+    denies[key] = { ...own, ...Object.fromEntries(patterns.map((p) => [p, 'deny' as const])) };
+  }
+  if (removed.size > 0) agent.disabledTools = [...removed];
+  for (const [key, rules] of Object.entries(denies)) {
+    const mine = agent.permission?.[key];
+    agent.permission = { ...agent.permission, [key]: { ...(typeof mine === 'string' ? { '*': mine } : mine), ...(typeof rules === 'string' ? { '*': rules } : rules) } };
+  }
+  return { unknown, warnings };
+}
+
+/** Fields Claude Code's files carry that this program reads but does not act on: each is named, never dropped in silence. */
+function namedOnlyWarnings(fields: AgentConfigEntry): string[] {
+  const warnings: string[] = [];
+  if (fields.effort !== undefined) warnings.push('ignoring "effort": none of the models here takes an effort setting.');
+  if (fields.mcpServers !== undefined) warnings.push('ignoring "mcpServers": sub-agents use the MCP servers of the config (its `mcp` key); servers of their own are not supported yet.');
+  if (fields.hooks !== undefined) warnings.push('ignoring "hooks": hooks come from settings files (.claude/settings.json); hooks scoped to one agent are not supported yet.');
+  return warnings;
 }
 
 /**

@@ -115,7 +115,7 @@ export interface ToolSelection {
 }
 
 /** Splits `Read, Bash(git add, git commit), Grep` on the commas outside parentheses. */
-function splitList(text: string): string[] {
+export function splitList(text: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = '';

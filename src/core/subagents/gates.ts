@@ -41,7 +41,9 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
   // Allowlists hold names and globs (`gl*`, `mcp__github__*`).
   const allow = input.agent.tools;
   const listed = (name: string) => allow !== undefined && allowlistMatches(allow, name);
-  const disabled = new Set(input.agent.disabledTools ?? []);
+  // Names and globs (`disallowedTools: mcp__github__*`).
+  const disabledList = input.agent.disabledTools ?? [];
+  const disabled = { has: (name: string) => allowlistMatches(disabledList, name) };
   const parent = input.parentTools ? new Set(input.parentTools) : undefined;
   const narrow = input.narrow;
   const hints: Record<string, string> = {};
