@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgents, type AgentWarning } from '../../src/core/agents/index.js';
 import { readFrontMatter } from '../../src/core/frontmatter.js';
+import { ProjectNarrowing } from '../../src/core/trust/narrow.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const BUILTIN_DIR = join(REPO, 'agents');
@@ -108,6 +109,15 @@ describe('agent file fields', () => {
     expect(agent.disabledTools).toEqual(['write', 'mcp__github__*']);
     expect(agent.permission).toEqual({ bash: { rm: 'deny', 'rm *': 'deny' }, task: { general: 'deny' } });
     expect(warnings.find((w) => w.source === file && w.unknownTools)?.unknownTools).toEqual(['Teleport']);
+  });
+
+  it('an untrusted project cannot give an agent a memory folder, nor keep disallowedTools from narrowing', () => {
+    const narrowing = new ProjectNarrowing(project);
+    const { agents } = loadAgents({ builtinDir: BUILTIN_DIR, configDir: join(root, 'config'), cwd: project, configAgents: {}, narrowing });
+    const agent = agents.get('every-field')!;
+    expect(agent.memory).toBeUndefined();
+    expect(agent.disabledTools).toEqual(['bash']);
+    expect(narrowing.ignored).toContain('agent every-field memory (.claude/agents/every-field.md)');
   });
 
   it('disabled: true disables the agent, as disable does', () => {

@@ -3,8 +3,10 @@
 // entries deny, `Agent(type)` limits which sub-agents it may start, `background: true` always
 // runs in the background, and `maxTurns` stops it.
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadSkills } from '../../src/core/skills/index.js';
 import { held, requestsOf, scriptConversations } from '../support/conversations.js';
-import { reply, text, toolNames, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
+import { join } from 'node:path';
+import { reply, systemText, text, toolNames, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
@@ -109,5 +111,29 @@ describe('Claude Code agent fields in a running engine', () => {
     await h.engine.prompt(root.id, 'be brief');
     expect(requestsOf(h.server, 'short work')).toHaveLength(1);
     expect(results(requestsOf(h.server, 'be brief')[1]!)[0]!.text).toMatch(/maxTurns|limit of 1/);
+  });
+});
+
+describe('skills: in a sub-agent file', () => {
+  it('puts the whole text of each named skill into its prompt, and only those', async () => {
+    h = await startHarness({
+      files: {
+        '.claude/agents/styled.md': '---\nname: styled\ndescription: Writes in style.\nskills: code-style\n---\nYou write code.\n',
+        '.claude/skills/code-style/SKILL.md': '---\nname: code-style\ndescription: The house style.\n---\nAlways name things in full words.\n',
+        '.claude/skills/other/SKILL.md': '---\nname: other\ndescription: Another skill.\n---\nOTHER BODY\n',
+      },
+    });
+    const skills = loadSkills({ configDir: join(h.dir, 'config'), cwd: h.projectDir });
+    const engine = h.newEngine({ skills });
+    scriptConversations(h.server, {
+      'style it': [reply(spawn('style', 'write in style', 'styled')), text('styled')],
+      'write in style': [text('done')],
+    });
+    await engine.prompt(engine.createSession().id, 'style it');
+    const prompt = systemText(requestsOf(h.server, 'write in style')[0]!);
+    expect(prompt).toContain('# Skill "code-style" (preloaded)');
+    expect(prompt).toContain('Always name things in full words.');
+    expect(prompt).not.toContain('OTHER BODY');
+    expect(systemText(requestsOf(h.server, 'style it')[0]!)).not.toContain('Always name things in full words.');
   });
 });

@@ -36,6 +36,7 @@ export const TOOL_NAMES = [
   'task_list',
   'ask_user',
   'skill',
+  'memory',
 ] as const;
 
 const ALIASES: Record<string, string> = {

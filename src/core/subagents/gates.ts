@@ -7,6 +7,8 @@ import { deniesEntirely, evaluateChain, permissionKeyOf, type Ruleset } from '..
 
 export const TASK_TOOL = 'task';
 export const ASK_USER_TOOL = 'ask_user';
+/** The agent's own memory folder (agents/memory-tool.ts): its `memory:` gives it, whatever `tools` lists or the parent holds. */
+const MEMORY_TOOL = 'memory';
 const TODO_TOOLS = new Set(['todowrite', 'todoread']);
 /**
  * The background-shell tools come with `bash`: a session that can start a background command
@@ -53,8 +55,9 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
     if (name === ASK_USER_TOOL) return true;
     // Decided below, once it is known whether bash is given.
     if (SHELL_COMPANIONS.has(name)) return true;
-    if (allow && !listed(name)) return false;
     if (disabled.has(name)) return false;
+    if (name === MEMORY_TOOL) return !input.chain.some((ruleset) => deniesEntirely(ruleset, MEMORY_TOOL));
+    if (allow && !listed(name)) return false;
     if (input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)))) return false;
     if (name === TASK_TOOL && input.depth >= input.maxDepth) {
       hints[TASK_TOOL] =
