@@ -6,7 +6,7 @@
 // narrowing for an untrusted project, and what it cut becomes one notice line.
 import { join } from 'node:path';
 import { instructionFileWarnings } from './agent/system-prompt.js';
-import { loadAgents, type AgentDefinition, type AgentWarning } from './agents/index.js';
+import { loadAgents, type AgentDefinition, type AgentWarning, type LoadAgentsOptions } from './agents/index.js';
 import type { AgentConfigEntry } from './agents/schema.js';
 import { terminalSafe } from './text/terminal-safe.js';
 import { loadCommands, type CommandDefinition } from './commands/index.js';
@@ -82,10 +82,12 @@ export interface LoadOptions {
   agents?: Readonly<Record<string, AgentConfigEntry>> | undefined;
   /** Names of tools a program added (the library's in-process tools), which agents' `tools` lists may name. */
   extraTools?: readonly string[] | undefined;
+  /** `--agents '<json>'`: sub-agents for this start (agents/session-flag.ts). */
+  sessionAgents?: LoadAgentsOptions['sessionAgents'];
 }
 
 /** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
-export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents, extraTools }: LoadOptions): ProjectContext {
+export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents, extraTools, sessionAgents }: LoadOptions): ProjectContext {
   const trust = resolveTrust(cwd, env, trustOnce ?? false);
   const narrowing = narrowingFor(trust);
   const { config, sources } = loadConfig({ cwd, env, narrowing });
@@ -97,6 +99,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     configAgents: programAgents ? { ...config.agent, ...programAgents } : config.agent,
     narrowing,
     extraTools,
+    sessionAgents,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
   const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });

@@ -37,9 +37,12 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set([...Object.keys(AgentFieldsSchema.shape), ...FIELDS_READ_ELSEWHERE]);
 
+/** Keys no part of the program reads. */
+export function unknownFields(fields: Record<string, unknown>): string[] {
+  return Object.keys(fields).filter((key) => !KNOWN_FIELDS.has(key));
+}
+
 /** One warning per front-matter key no part of the program reads, so nothing a file says is dropped in silence. */
-export function unknownFieldWarnings(fields: Record<string, unknown>): string[] {
-  return Object.keys(fields)
-    .filter((key) => !KNOWN_FIELDS.has(key))
-    .map((key) => `ignoring unknown field "${key}" (not a field of Claude Code's or OpenCode's agent files).`);
+function unknownFieldWarnings(fields: Record<string, unknown>): string[] {
+  return unknownFields(fields).map((key) => `ignoring unknown field "${key}" (not a field of Claude Code's or OpenCode's agent files).`);
 }
