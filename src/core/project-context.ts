@@ -23,7 +23,7 @@ import { providerKeys, SECRET_VARIABLES } from './tools/child-env.js';
 import { narrowingFor, resolveTrust, type ProjectTrust } from './trust/index.js';
 import { loadClaudeSettings } from './claude-settings/index.js';
 import type { Rule } from './permission/rules.js';
-import { loadSkills, type SkillCatalogue } from './skills/index.js';
+import { addSkillCommands, loadSkills, SKILL_SKIPPED, type SkillCatalogue } from './skills/index.js';
 import { packageRoot } from './package-root.js';
 
 /** Project trust as the UI needs it: what an untrusted project had ignored, and what changed since it was trusted. */
@@ -103,6 +103,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
   const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  const skillCommandWarnings = addSkillCommands(skills.skills.values(), commands.commands, narrowing);
   // Read before the notice is made: an untrusted project's allow lists and env are named in it.
   const settings = loadClaudeSettings({ projectRoot: trust.folder, peerDirs: peerUserDirs(env), narrowing });
   if (settings.restrictions.length > 0) {
@@ -153,7 +154,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     warnings: [
       ...(trust.warning ? [trust.warning] : []),
       ...mcpJson.warnings.map((w) => `Warning: ${w}`),
-      ...warningLines(warnings, [...commands.warnings, ...settings.warnings]),
+      ...warningLines(warnings, [...commands.warnings, ...skillCommandWarnings, ...settings.warnings]),
       ...skillWarningLines(skills),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
       ...(sandbox.notice ? [sandbox.notice] : []),
@@ -176,12 +177,16 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
  * hold many), naming a few files and pointing at `/skills`, which lists every reason.
  */
 function skillWarningLines(skills: SkillCatalogue): string[] {
-  const [first, ...rest] = skills.warnings;
-  if (!first) return [];
-  if (rest.length === 0) return [`Warning: ${first.source}: ${first.message}`];
-  const files = skills.warnings.slice(0, SUMMARY_EXAMPLES).map((w) => w.source);
-  const more = skills.warnings.length > files.length ? `, and ${skills.warnings.length - files.length} more` : '';
-  return [`Warning: ${skills.warnings.length} skills could not be loaded (${files.join(', ')}${more}); first: ${first.message} /skills in the TUI lists every reason.`];
+  // Skills that loaded but carry a field not applied as written: one line for them all.
+  const notes = skills.warnings.filter((w) => !w.message.startsWith(SKILL_SKIPPED));
+  const noteLines = notes.length === 0 ? [] : notes.length === 1 ? [`Warning: ${notes[0]!.source}: ${notes[0]!.message}`] : [`Warning: ${notes.length} skill fields are not applied as written (first: ${notes[0]!.source}: ${notes[0]!.message}) /skills in the TUI lists them all.`];
+  const [first, ...rest] = skills.warnings.filter((w) => w.message.startsWith(SKILL_SKIPPED));
+  if (!first) return noteLines;
+  if (rest.length === 0) return [`Warning: ${first.source}: ${first.message}`, ...noteLines];
+  const skipped = [first, ...rest];
+  const files = skipped.slice(0, SUMMARY_EXAMPLES).map((w) => w.source);
+  const more = skipped.length > files.length ? `, and ${skipped.length - files.length} more` : '';
+  return [`Warning: ${skipped.length} skills could not be loaded (${files.join(', ')}${more}); first: ${first.message} /skills in the TUI lists every reason.`, ...noteLines];
 }
 
 /** A name-keyed map with each entry (and so its key) passed through `safe`. */

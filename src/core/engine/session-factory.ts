@@ -164,9 +164,11 @@ export class SessionFactory {
     const catalogue = offeredSubagents(supervisor.catalogue(), chain);
     const webSearch = this.webSearchTool(model);
     // Skills the agent's `skills:` names and no `permission.skill` rule denies; none → no tool.
-    const skills = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
+    const loadable = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
       (skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny',
     );
+    // `disable-model-invocation: true`: only the user starts it (its slash command), or an agent file preloads it.
+    const skills = loadable.filter((skill) => skill.modelInvocable !== false);
     // `memory:` (agents/memory.ts): only an agent that has it opens a folder or gets the tool.
     const memory = agent.memory && !fork ? this.memoryFor(agent, agent.memory) : undefined;
     const base: Tool[] = [
@@ -222,7 +224,7 @@ export class SessionFactory {
             date: options.now?.() ?? new Date(),
             userDirs: options.peerDirs,
           }),
-          ...preloadedSkills(agent, skills).map(preloadedSkillSection),
+          ...preloadedSkills(agent, loadable).map(preloadedSkillSection),
           ...(memory ? [memory.section] : []),
         ].join('\n\n'),
       tools: gate.tools,
@@ -366,7 +368,7 @@ function agentRuleset(agent: AgentDefinition, config: Config, settings: readonly
  */
 export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean, skills: Iterable<SkillDefinition> = []): string[] {
   const chain = [agentRuleset(agent, config), ...restrictionRulesets(agent)];
-  const hasSkills = skillsForAgent(skills, agent.skills).some((skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny');
+  const hasSkills = skillsForAgent(skills, agent.skills).some((skill) => skill.modelInvocable !== false && evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny');
   return selectToolNames({
     // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
     available: [
