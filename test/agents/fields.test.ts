@@ -17,7 +17,7 @@ const FIXTURES = join(REPO, 'test', 'fixtures', 'agent-fields');
 const ACTED_ON = new Set([
   'name', 'description', 'mode', 'model', 'temperature', 'top_p', 'tools', 'disallowedTools', 'permission', 'permissionMode',
   'max_turns', 'steps', 'maxTurns', 'maxSteps', 'color', 'hidden', 'disable', 'disabled', 'isolation', 'sandbox', 'runner',
-  'skills', 'memory', 'background',
+  'skills', 'memory', 'background', 'mcpServers',
 ]);
 
 let root: string;
@@ -74,12 +74,13 @@ describe('agent file fields', () => {
     const file = join(project, '.claude', 'agents', 'every-field.md');
     const agent = agents.get('every-field')!;
     expect(agent).toMatchObject({ mode: 'subagent', model: 'haiku', maxTurns: 7, skills: ['code-style'], memory: 'project', background: true, isolation: 'worktree', color: 'cyan', disable: false });
-    expect(agent.tools).toEqual(['read', 'grep', 'glob', 'bash', 'task']);
+    // `mcpServers: [github, …]` keeps the configured server's tools on its list.
+    expect(agent.tools).toEqual(['read', 'grep', 'glob', 'bash', 'task', 'mcp__github__*']);
     expect(agent.disabledTools).toEqual(['bash']);
     expect(agent.permission).toEqual({ task: { '*': 'deny', explore: 'allow' } });
     expect(warningsOf(warnings, file)).toEqual([
+      'ignoring the inline server "local" of "mcpServers": servers started for one agent alone are not supported yet; add it to the config\'s "mcp" key and name it here.',
       'ignoring "effort": none of the models here takes an effort setting.',
-      expect.stringMatching(/^ignoring "mcpServers": /),
       expect.stringMatching(/^ignoring "hooks": /),
     ]);
   });

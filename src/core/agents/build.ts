@@ -77,6 +77,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
     if (scope) agent.memory = scope;
     else warnings.push(`ignoring "memory: ${fields.memory}": expected user, project or local, so it has no memory folder.`);
   }
+  if (fields.mcpServers !== undefined) warnings.push(...applyMcpServers(agent, fields.mcpServers));
   warnings.push(...namedOnlyWarnings(fields));
   return { agent, warnings, unknownTools };
 }
@@ -123,11 +124,41 @@ function disallow(agent: AgentDefinition, field: string | string[], extraTools: 
   return { unknown, warnings };
 }
 
+/**
+ * `mcpServers`: a server named by a string is one of the configured servers (the config's `mcp`
+ * key, `.mcp.json`), whose tools every agent already has unless its `tools` list leaves them
+ * out — so a listed name is added to that list. A server defined inline (an object) would be
+ * started for this agent alone: not supported yet, so each is named in a warning.
+ */
+function applyMcpServers(agent: AgentDefinition, field: unknown): string[] {
+  const entries = Array.isArray(field) ? field : typeof field === 'string' ? field.split(',') : [field];
+  const names: string[] = [];
+  const inline: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string' && /^[A-Za-z0-9_.-]+$/.test(entry.trim())) names.push(entry.trim());
+    else inline.push(inlineServerLabel(entry));
+  }
+  if (agent.tools && names.length > 0) agent.tools = [...new Set([...agent.tools, ...names.map((name) => `mcp__${name.toLowerCase()}__*`)])];
+  return inline.length > 0
+    ? [`ignoring the inline server${inline.length > 1 ? 's' : ''} ${inline.map((n) => `"${n}"`).join(', ')} of "mcpServers": servers started for one agent alone are not supported yet; add ${inline.length > 1 ? 'them' : 'it'} to the config's "mcp" key and name ${inline.length > 1 ? 'them' : 'it'} here.`]
+    : [];
+}
+
+/** `{ name: local, command: … }` → `local`; `{ local: { command: … } }` → `local`; anything else, shortened. */
+function inlineServerLabel(entry: unknown): string {
+  if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+    const record = entry as Record<string, unknown>;
+    if (typeof record.name === 'string') return record.name;
+    const [first] = Object.keys(record);
+    if (first !== undefined) return first;
+  }
+  return (JSON.stringify(entry) ?? String(entry)).slice(0, 40);
+}
+
 /** Fields Claude Code's files carry that this program reads but does not act on: each is named, never dropped in silence. */
 function namedOnlyWarnings(fields: AgentConfigEntry): string[] {
   const warnings: string[] = [];
   if (fields.effort !== undefined) warnings.push('ignoring "effort": none of the models here takes an effort setting.');
-  if (fields.mcpServers !== undefined) warnings.push('ignoring "mcpServers": sub-agents use the MCP servers of the config (its `mcp` key); servers of their own are not supported yet.');
   if (fields.hooks !== undefined) warnings.push('ignoring "hooks": hooks come from settings files (.claude/settings.json); hooks scoped to one agent are not supported yet.');
   return warnings;
 }
