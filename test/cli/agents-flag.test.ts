@@ -1,6 +1,8 @@
 // `--agents '<json>'` defines sub-agents for one start, as Claude Code's flag does: listed by
 // `agents` with their source, their fields applied and warned about like a file's; bad JSON
 // or an unknown field is one sentence naming the flag, exit 2.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 
@@ -43,5 +45,17 @@ describe('--agents', () => {
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(pattern);
     }
+  });
+});
+
+describe('agents', () => {
+  it('names a skill an agent file would preload that no skills folder holds', async () => {
+    mkdirSync(join(ctx.project, '.claude', 'agents'), { recursive: true });
+    writeFileSync(join(ctx.project, '.claude', 'agents', 'styled.md'), '---\nname: styled\ndescription: Styled.\nskills: [code-style, brand-*]\n---\nBody\n');
+    const json = await runCli(['agents', '--json'], { cwd: ctx.project, env: ctx.env });
+    const listed = (JSON.parse(json.stdout) as Listing[]).find((a) => a.name === 'styled')!;
+    expect(listed.warnings).toEqual(['agent "styled": no skill named "code-style" was found, so its "skills" preloads nothing for it.']);
+    const text = await runCli(['agents'], { cwd: ctx.project, env: ctx.env });
+    expect(text.stdout).toContain('styled.md: agent "styled": no skill named "code-style" was found');
   });
 });
