@@ -208,17 +208,37 @@ const SUMMARY_EXAMPLES = 3;
 function warningLines(agentWarnings: readonly AgentWarning[], others: readonly SourceWarning[]): string[] {
   const line = (w: SourceWarning): string => `Warning: ${w.source}: ${w.message}`;
   const unknown = agentWarnings.filter((w) => w.unknownTools);
-  if (unknown.length < 2) return [...agentWarnings, ...others].map(line);
-  // The names most files use first: those are the ones worth recognising.
-  const files = new Map<string, number>();
-  for (const w of unknown) for (const name of new Set(w.unknownTools)) files.set(name, (files.get(name) ?? 0) + 1);
-  const examples = [...files.entries()]
+  const notes = agentWarnings.filter((w) => !w.unknownTools && FIELD_NOTE.test(w.message));
+  const summed = new Set<AgentWarning>([...(unknown.length < 2 ? [] : unknown), ...(new Set(notes.map((w) => w.source)).size < 2 ? [] : notes)]);
+  const summaries: string[] = [];
+  if (unknown.length >= 2) {
+    const counts = new Map<string, number>();
+    for (const w of unknown) for (const name of new Set(w.unknownTools)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    summaries.push(`Warning: ${unknown.length} agent files name tools this program does not have (e.g. ${examples(counts).join(', ')}); see \`opencode-ink agents\`.`);
+  }
+  if (notes.length > 0 && summed.has(notes[0]!)) {
+    // A folder of Claude Code agents may carry `effort:` or keys of other tools in many files: one line, the details in `agents`.
+    const counts = new Map<string, number>();
+    for (const w of notes) {
+      const field = FIELD_NOTE.exec(w.message)?.[1];
+      if (field) counts.set(field, (counts.get(field) ?? 0) + 1);
+    }
+    const files = new Set(notes.map((w) => w.source)).size;
+    summaries.push(`Warning: ${files} agent files carry fields this program does not apply (e.g. ${examples(counts).join(', ')}); see \`opencode-ink agents\`.`);
+  }
+  return [...summaries, ...agentWarnings.filter((w) => !summed.has(w)).map(line), ...others.map(line)];
+}
+
+/** A warning about one field of an agent file that is read but not applied; group 1 is the field. */
+const FIELD_NOTE = /^ignoring (?:unknown field |the inline servers? .* of )?"([A-Za-z0-9_-]+)/;
+
+/** The names most files use first (those are the ones worth recognising), safe for a terminal and short. */
+function examples(counts: ReadonlyMap<string, number>): string[] {
+  return [...counts.entries()]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, SUMMARY_EXAMPLES)
     // Names come from project files: no escape sequences, and no line long enough to bury the rest.
     .map(([name]) => terminalSafe(name).replace(/\s+/g, ' ').slice(0, 40));
-  const summary = `Warning: ${unknown.length} agent files name tools this program does not have (e.g. ${examples.join(', ')}); see \`opencode-ink agents\`.`;
-  return [summary, ...agentWarnings.filter((w) => !w.unknownTools).map(line), ...others.map(line)];
 }
 
 /**

@@ -58,4 +58,15 @@ describe('agents', () => {
     const text = await runCli(['agents'], { cwd: ctx.project, env: ctx.env });
     expect(text.stdout).toContain('styled.md: agent "styled": no skill named "code-style" was found');
   });
+
+  it('sums up fields not applied in many files in one start-up line and lists each in agents', async () => {
+    mkdirSync(join(ctx.project, '.claude', 'agents'), { recursive: true });
+    for (let i = 0; i < 5; i++) {
+      writeFileSync(join(ctx.project, '.claude', 'agents', `a${i}.md`), `---\nname: a${i}\ndescription: A.\neffort: high\n${i % 2 ? 'version: 2\n' : ''}---\nBody\n`);
+    }
+    const result = await runCli(['agents'], { cwd: ctx.project, env: ctx.env });
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('Warning:'));
+    expect(lines).toEqual(['Warning: 5 agent files carry fields this program does not apply (e.g. effort, version); see `opencode-ink agents`.']);
+    expect(result.stdout.split('\n').filter((l) => l.includes('ignoring'))).toHaveLength(7);
+  });
 });
