@@ -9,6 +9,7 @@ import type { RunOptions } from './commands/run.js';
 import { registerTrustCommand, TRUST_ONCE_OPTION } from './commands/trust-option.js';
 import { CLOSED_PIPE_EXIT, watchOutput } from './closed-pipe.js';
 import type { OpenedProject } from '../core/project-context.js';
+import type { AgentConfigEntry } from '../core/agents/schema.js';
 import { packageRoot, packageVersion } from '../core/package-root.js';
 import { composePrompt, inputKind, stdinWaitMs } from './stdin.js';
 
@@ -34,6 +35,8 @@ interface SharedOptions {
   session?: string;
   continue?: boolean;
   debug?: boolean;
+  /** `--agents '<json>'`: sub-agents for this start, as Claude Code's flag defines them. */
+  agents?: string;
 }
 
 /**
@@ -81,11 +84,18 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   if (debug) process.env[DEBUG_ENV] = '1';
   let exitCode = 0;
   let ctx: OpenedProject | undefined;
+  /** `--agents '<json>'`, parsed before the project opens (a mistake exits 2 before anything starts). */
+  let sessionAgents: Record<string, AgentConfigEntry> | undefined;
+  const readAgentsFlag = async (text: string | undefined): Promise<void> => {
+    if (text === undefined) return;
+    const { parseAgentsFlag } = await import('../core/agents/session-flag.js');
+    sessionAgents = parseAgentsFlag(text);
+  };
   /** Loads the project module, then gives what opens the project (the UI opens it after its first frame). */
   const projectOpener = async (trustOnce = false, ui = false, sandboxMode?: SandboxMode): Promise<() => OpenedProject> => {
     const { openProject } = await import('../core/project-context.js');
     return () => {
-      ctx ??= openProject({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode });
+      ctx ??= openProject({ cwd: process.cwd(), env: process.env, trustOnce, sandboxMode, sessionAgents });
       for (const w of ctx.warnings) io.stderr.write(`${w}\n`);
       // The UI names what an untrusted project had ignored in its trust dialog instead.
       if (ctx.trust.notice && !ui) io.stderr.write(`${ctx.trust.notice}\n`);
@@ -115,6 +125,7 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       .option('--agent <name>', 'primary agent (default: build)')
       .option('-s, --session <id>', 'continue that session')
       .option('-c, --continue', 'continue the most recent session in this directory')
+      .option('--agents <json>', 'sub-agents for this start, as JSON: {"name": {"description": "…", "prompt": "…", "tools": ["Read"]}}')
       .addOption(
         new Option('--sandbox <mode>', 'run shell commands in a sandbox (overrides sandbox.mode)').choices(SANDBOX_MODES),
       )
@@ -125,7 +136,12 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     value === undefined && !yes ? undefined : (await import('./permission-mode-flag.js')).permissionModeFlag(value, yes);
 
   /** `run` and `-p`: the words plus what is piped on stdin, to completion. */
-  const runPrompt = async (words: string[], { sandbox, permissionMode, ...rest }: Omit<RunOptions, 'permissionMode'> & { sandbox?: SandboxMode; permissionMode?: string }, trust = false) => {
+  const runPrompt = async (
+    words: string[],
+    { sandbox, permissionMode, agents, ...rest }: Omit<RunOptions, 'permissionMode'> & { sandbox?: SandboxMode; permissionMode?: string; agents?: string },
+    trust = false,
+  ) => {
+    await readAgentsFlag(agents);
     const mode = await startMode(permissionMode, rest.yes);
     const opts: RunOptions = { ...rest, ...(mode ? { permissionMode: mode } : {}) };
     const [ctx, { runCommand }] = await Promise.all([context(trust, false, sandbox), import('./commands/run.js')]);
@@ -147,7 +163,8 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       if (format) program.error('error: --format applies to run and -p only', { exitCode: 2 });
       if (quiet) program.error('error: --quiet applies to run and -p only', { exitCode: 2 });
       // The UI bundle is loaded on demand there: `run` and the listing commands never load Ink or React.
-      const { sandbox, permissionMode, ...tuiRest } = rest;
+      const { sandbox, permissionMode, agents, ...tuiRest } = rest;
+      await readAgentsFlag(agents);
       const mode = await startMode(permissionMode, yes ?? false);
       const [open, { tuiCommand }] = await Promise.all([projectOpener(trust, true, sandbox), import('./commands/tui.js')]);
       exitCode = await tuiCommand(open, {
@@ -221,7 +238,9 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
     .command('agents')
     .description('list agents with mode, model and source file')
     .option('--json', 'print JSON', false)
-    .action(async (opts: { json: boolean }) => {
+    .option('--agents <json>', 'also list these sub-agents, as run and the UI would define them')
+    .action(async ({ agents, ...opts }: { json: boolean; agents?: string }) => {
+      await readAgentsFlag(agents);
       const { agentsCommand } = await import('./commands/agents.js');
       io.stdout.write(`${agentsCommand(await context(), opts)}\n`);
     });

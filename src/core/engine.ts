@@ -111,6 +111,8 @@ export interface EngineOptions {
   permissionRules?: readonly Rule[];
   /** Variables set for the commands tools run (Claude Code's settings `env`); credentials never are. */
   toolEnv?: Readonly<Record<string, string>>;
+  /** Where agents with `memory: user` keep their folders; default `<config dir>/agent-memory`. */
+  agentMemoryDir?: string;
 }
 
 /** What a loaded project gives the engine: the folder, its configuration, store, agents and commands. */

@@ -6,7 +6,7 @@
 // narrowing for an untrusted project, and what it cut becomes one notice line.
 import { join } from 'node:path';
 import { instructionFileWarnings } from './agent/system-prompt.js';
-import { loadAgents, type AgentDefinition, type AgentWarning } from './agents/index.js';
+import { loadAgents, type AgentDefinition, type AgentWarning, type LoadAgentsOptions } from './agents/index.js';
 import type { AgentConfigEntry } from './agents/schema.js';
 import { terminalSafe } from './text/terminal-safe.js';
 import { loadCommands, type CommandDefinition } from './commands/index.js';
@@ -24,7 +24,7 @@ import { narrowingFor, resolveTrust, type ProjectTrust } from './trust/index.js'
 import { loadClaudeSettings } from './claude-settings/index.js';
 import type { PermissionMode } from './permission/modes.js';
 import type { Rule } from './permission/rules.js';
-import { loadSkills, type SkillCatalogue } from './skills/index.js';
+import { addSkillCommands, loadSkills, SKILL_SKIPPED, type SkillCatalogue } from './skills/index.js';
 import { packageRoot } from './package-root.js';
 
 /** Project trust as the UI needs it: what an untrusted project had ignored, and what changed since it was trusted. */
@@ -85,10 +85,12 @@ export interface LoadOptions {
   agents?: Readonly<Record<string, AgentConfigEntry>> | undefined;
   /** Names of tools a program added (the library's in-process tools), which agents' `tools` lists may name. */
   extraTools?: readonly string[] | undefined;
+  /** `--agents '<json>'`: sub-agents for this start (agents/session-flag.ts). */
+  sessionAgents?: LoadAgentsOptions['sessionAgents'];
 }
 
 /** Configuration, agents and commands of the project around `cwd`, narrowed unless it is trusted. */
-export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents, extraTools }: LoadOptions): ProjectContext {
+export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programAgents, extraTools, sessionAgents }: LoadOptions): ProjectContext {
   const trust = resolveTrust(cwd, env, trustOnce ?? false);
   const narrowing = narrowingFor(trust);
   const { config, sources } = loadConfig({ cwd, env, narrowing });
@@ -100,9 +102,11 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     configAgents: programAgents ? { ...config.agent, ...programAgents } : config.agent,
     narrowing,
     extraTools,
+    sessionAgents,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
   const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  const skillCommandWarnings = addSkillCommands(skills.skills.values(), commands.commands, narrowing);
   // Read before the notice is made: an untrusted project's allow lists and env are named in it.
   const settings = loadClaudeSettings({ projectRoot: trust.folder, peerDirs: peerUserDirs(env), narrowing });
   if (settings.restrictions.length > 0) {
@@ -153,7 +157,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     warnings: [
       ...(trust.warning ? [trust.warning] : []),
       ...mcpJson.warnings.map((w) => `Warning: ${w}`),
-      ...warningLines(warnings, [...commands.warnings, ...settings.warnings]),
+      ...warningLines(warnings, [...commands.warnings, ...skillCommandWarnings, ...settings.warnings]),
       ...skillWarningLines(skills),
       ...instructionFileWarnings(findProject(cwd).root, peerUserDirs(env)).map((w) => `Warning: ${w}`),
       ...(sandbox.notice ? [sandbox.notice] : []),
@@ -177,12 +181,16 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
  * hold many), naming a few files and pointing at `/skills`, which lists every reason.
  */
 function skillWarningLines(skills: SkillCatalogue): string[] {
-  const [first, ...rest] = skills.warnings;
-  if (!first) return [];
-  if (rest.length === 0) return [`Warning: ${first.source}: ${first.message}`];
-  const files = skills.warnings.slice(0, SUMMARY_EXAMPLES).map((w) => w.source);
-  const more = skills.warnings.length > files.length ? `, and ${skills.warnings.length - files.length} more` : '';
-  return [`Warning: ${skills.warnings.length} skills could not be loaded (${files.join(', ')}${more}); first: ${first.message} /skills in the TUI lists every reason.`];
+  // Skills that loaded but carry a field not applied as written: one line for them all.
+  const notes = skills.warnings.filter((w) => !w.message.startsWith(SKILL_SKIPPED));
+  const noteLines = notes.length === 0 ? [] : notes.length === 1 ? [`Warning: ${notes[0]!.source}: ${notes[0]!.message}`] : [`Warning: ${notes.length} skill fields are not applied as written (first: ${notes[0]!.source}: ${notes[0]!.message}) /skills in the TUI lists them all.`];
+  const [first, ...rest] = skills.warnings.filter((w) => w.message.startsWith(SKILL_SKIPPED));
+  if (!first) return noteLines;
+  if (rest.length === 0) return [`Warning: ${first.source}: ${first.message}`, ...noteLines];
+  const skipped = [first, ...rest];
+  const files = skipped.slice(0, SUMMARY_EXAMPLES).map((w) => w.source);
+  const more = skipped.length > files.length ? `, and ${skipped.length - files.length} more` : '';
+  return [`Warning: ${skipped.length} skills could not be loaded (${files.join(', ')}${more}); first: ${first.message} /skills in the TUI lists every reason.`, ...noteLines];
 }
 
 /** A name-keyed map with each entry (and so its key) passed through `safe`. */
@@ -204,17 +212,37 @@ const SUMMARY_EXAMPLES = 3;
 function warningLines(agentWarnings: readonly AgentWarning[], others: readonly SourceWarning[]): string[] {
   const line = (w: SourceWarning): string => `Warning: ${w.source}: ${w.message}`;
   const unknown = agentWarnings.filter((w) => w.unknownTools);
-  if (unknown.length < 2) return [...agentWarnings, ...others].map(line);
-  // The names most files use first: those are the ones worth recognising.
-  const files = new Map<string, number>();
-  for (const w of unknown) for (const name of new Set(w.unknownTools)) files.set(name, (files.get(name) ?? 0) + 1);
-  const examples = [...files.entries()]
+  const notes = agentWarnings.filter((w) => !w.unknownTools && FIELD_NOTE.test(w.message));
+  const summed = new Set<AgentWarning>([...(unknown.length < 2 ? [] : unknown), ...(new Set(notes.map((w) => w.source)).size < 2 ? [] : notes)]);
+  const summaries: string[] = [];
+  if (unknown.length >= 2) {
+    const counts = new Map<string, number>();
+    for (const w of unknown) for (const name of new Set(w.unknownTools)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    summaries.push(`Warning: ${unknown.length} agent files name tools this program does not have (e.g. ${examples(counts).join(', ')}); see \`opencode-ink agents\`.`);
+  }
+  if (notes.length > 0 && summed.has(notes[0]!)) {
+    // A folder of Claude Code agents may carry `effort:` or keys of other tools in many files: one line, the details in `agents`.
+    const counts = new Map<string, number>();
+    for (const w of notes) {
+      const field = FIELD_NOTE.exec(w.message)?.[1];
+      if (field) counts.set(field, (counts.get(field) ?? 0) + 1);
+    }
+    const files = new Set(notes.map((w) => w.source)).size;
+    summaries.push(`Warning: ${files} agent files carry fields this program does not apply (e.g. ${examples(counts).join(', ')}); see \`opencode-ink agents\`.`);
+  }
+  return [...summaries, ...agentWarnings.filter((w) => !summed.has(w)).map(line), ...others.map(line)];
+}
+
+/** A warning about one field of an agent file that is read but not applied; group 1 is the field. */
+const FIELD_NOTE = /^ignoring (?:unknown field |the inline servers? .* of )?"([A-Za-z0-9_-]+)/;
+
+/** The names most files use first (those are the ones worth recognising), safe for a terminal and short. */
+function examples(counts: ReadonlyMap<string, number>): string[] {
+  return [...counts.entries()]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, SUMMARY_EXAMPLES)
     // Names come from project files: no escape sequences, and no line long enough to bury the rest.
     .map(([name]) => terminalSafe(name).replace(/\s+/g, ' ').slice(0, 40));
-  const summary = `Warning: ${unknown.length} agent files name tools this program does not have (e.g. ${examples.join(', ')}); see \`opencode-ink agents\`.`;
-  return [summary, ...agentWarnings.filter((w) => !w.unknownTools).map(line), ...others.map(line)];
 }
 
 /**

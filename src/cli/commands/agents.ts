@@ -23,7 +23,7 @@ export function agentListings(ctx: OpenedProject): AgentListing[] {
     .filter((a) => !a.disable)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((agent) => {
-      const warnings = ctx.agentWarnings.filter((w) => w.source === agent.source).map((w) => w.message);
+      const warnings = [...ctx.agentWarnings.filter((w) => w.source === agent.source).map((w) => w.message), ...missingSkills(ctx, agent)];
       return {
         name: agent.name,
         mode: agent.mode,
@@ -36,6 +36,12 @@ export function agentListings(ctx: OpenedProject): AgentListing[] {
     });
 }
 
+/** Skills an agent names exactly (to preload them) that no skills folder holds: nothing of theirs reaches its prompt. */
+function missingSkills(ctx: OpenedProject, agent: AgentDefinition): string[] {
+  const missing = (agent.skills ?? []).filter((name) => !name.includes('*') && !ctx.skills.skills.has(name));
+  return missing.length === 0 ? [] : [`agent "${agent.name}": no skill named ${missing.map((n) => `"${n}"`).join(', ')} was found, so its "skills" preloads nothing for ${missing.length > 1 ? 'them' : 'it'}.`];
+}
+
 export function agentsCommand(ctx: OpenedProject, opts: { json: boolean }): string {
   const listings = agentListings(ctx);
   if (opts.json) return JSON.stringify(listings, null, 2);
@@ -44,7 +50,10 @@ export function agentsCommand(ctx: OpenedProject, opts: { json: boolean }): stri
     ...listings.map((a) => [a.name, a.mode, a.model ?? '(default)', a.source, a.description.split('\n')[0] ?? '']),
   ]);
   // Every warning, also those of files whose agent another one overrode or that were skipped.
-  const warnings = ctx.agentWarnings.map((w) => `  ${w.source}: ${w.message}`);
+  const warnings = [
+    ...ctx.agentWarnings.map((w) => `  ${w.source}: ${w.message}`),
+    ...[...ctx.agents.values()].filter((a) => !a.disable).flatMap((agent) => missingSkills(ctx, agent).map((message) => `  ${agent.source}: ${message}`)),
+  ];
   const text = warnings.length > 0 ? `${listed}\n\nWarnings:\n${warnings.join('\n')}` : listed;
   // Agent files come from the project: their text reaches the terminal without escape sequences.
   return terminalSafe(text);

@@ -5,7 +5,8 @@ import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
 import { applyPermissionMode } from './permission-mode.js';
-import { selectionWarnings, selectTools } from './tools.js';
+import { MEMORY_SCOPES } from './schema.js';
+import { allowlistPattern, isWholeScope, scopedKey, scopePatterns, selectionWarnings, selectTools, splitList, splitScope } from './tools.js';
 
 export function skeleton(name: string, mode: AgentMode, source: string): AgentDefinition {
   return { name, mode, description: '', prompt: '', hidden: false, disable: false, source };
@@ -33,12 +34,14 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   if (fields.color !== undefined) agent.color = fields.color;
   if (fields.hidden !== undefined) agent.hidden = fields.hidden;
   if (fields.disable !== undefined) agent.disable = fields.disable;
+  if (fields.disabled !== undefined) agent.disable = fields.disabled;
+  if (fields.background !== undefined) agent.background = fields.background;
   if (fields.prompt !== undefined) agent.prompt = fields.prompt;
   if (fields.isolation !== undefined) agent.isolation = fields.isolation;
   if (fields.sandbox !== undefined) agent.sandbox = fields.sandbox;
   if (fields.runner !== undefined) agent.runner = fields.runner;
   if (fields.skills !== undefined) agent.skills = skillNames(fields.skills);
-  const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns;
+  const maxTurns = fields.max_turns ?? fields.steps ?? fields.maxTurns ?? fields.maxSteps;
   if (maxTurns !== undefined) agent.maxTurns = maxTurns;
   // Per permission key, so `{ bash: deny }` in the config keeps the file's `edit` rule.
   if (fields.permission !== undefined) agent.permission = { ...base.permission, ...fields.permission };
@@ -67,7 +70,100 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   }
   const modeWarning = applyPermissionMode(agent, fields.permissionMode);
   if (modeWarning !== undefined) warnings.push(modeWarning);
+  if (fields.disallowedTools !== undefined) {
+    const taken = disallow(agent, fields.disallowedTools, extraTools);
+    unknownTools = [...unknownTools, ...taken.unknown.filter((name) => !unknownTools.includes(name))];
+    warnings.push(...taken.warnings);
+  }
+  if (fields.memory !== undefined) {
+    const scope = MEMORY_SCOPES.find((s) => s === fields.memory);
+    if (scope) agent.memory = scope;
+    else warnings.push(`ignoring "memory: ${fields.memory}": expected user, project or local, so it has no memory folder.`);
+  }
+  if (fields.mcpServers !== undefined) warnings.push(...applyMcpServers(agent, fields.mcpServers));
+  warnings.push(...namedOnlyWarnings(fields));
   return { agent, warnings, unknownTools };
+}
+
+/**
+ * Claude Code's `disallowedTools`, applied after `tools`: a plain name or glob takes the tool
+ * away; a scoped entry (`Bash(rm:*)`, `Agent(reviewer)`) becomes deny rules written after the
+ * agent's own, so it wins over them. A scope we cannot read denies the whole tool.
+ */
+function disallow(agent: AgentDefinition, field: string | string[], extraTools: readonly string[]): { unknown: string[]; warnings: string[] } {
+  const entries = (typeof field === 'string' ? splitList(field) : field.map((e) => e.trim())).filter((e) => e.length > 0);
+  const unknown: string[] = [];
+  const warnings: string[] = [];
+  const removed = new Set(agent.disabledTools ?? []);
+  const denies: PermissionConfig = {};
+  for (const entry of entries) {
+    const pattern = allowlistPattern(entry, extraTools);
+    if (!pattern) {
+      unknown.push(entry);
+      continue;
+    }
+    const { scope } = splitScope(entry);
+    const key = scopedKey(pattern);
+    if (scope === undefined || isWholeScope(scope) || !key) {
+      if (scope !== undefined && !isWholeScope(scope)) warnings.push(`"${entry}" in disallowedTools: only Bash, Edit, Write, WebFetch and Task can be scoped, so the whole tool is taken away.`);
+      removed.add(pattern);
+      continue;
+    }
+    const patterns = scopePatterns(key, scope);
+    if (!patterns || patterns.length === 0) {
+      warnings.push(`cannot read the scope of "${entry}" in disallowedTools, so the whole tool is taken away.`);
+      removed.add(pattern);
+      continue;
+    }
+    const rules = denies[key];
+    const own = typeof rules === 'object' ? rules : {};
+    denies[key] = { ...own, ...Object.fromEntries(patterns.map((p) => [p, 'deny' as const])) };
+  }
+  if (removed.size > 0) agent.disabledTools = [...removed];
+  for (const [key, rules] of Object.entries(denies)) {
+    const mine = agent.permission?.[key];
+    agent.permission = { ...agent.permission, [key]: { ...(typeof mine === 'string' ? { '*': mine } : mine), ...(typeof rules === 'string' ? { '*': rules } : rules) } };
+  }
+  return { unknown, warnings };
+}
+
+/**
+ * `mcpServers`: a server named by a string is one of the configured servers (the config's `mcp`
+ * key, `.mcp.json`), whose tools every agent already has unless its `tools` list leaves them
+ * out — so a listed name is added to that list. A server defined inline (an object) would be
+ * started for this agent alone: not supported yet, so each is named in a warning.
+ */
+function applyMcpServers(agent: AgentDefinition, field: unknown): string[] {
+  const entries = Array.isArray(field) ? field : typeof field === 'string' ? field.split(',') : [field];
+  const names: string[] = [];
+  const inline: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string' && /^[A-Za-z0-9_.-]+$/.test(entry.trim())) names.push(entry.trim());
+    else inline.push(inlineServerLabel(entry));
+  }
+  if (agent.tools && names.length > 0) agent.tools = [...new Set([...agent.tools, ...names.map((name) => `mcp__${name.toLowerCase()}__*`)])];
+  return inline.length > 0
+    ? [`ignoring the inline server${inline.length > 1 ? 's' : ''} ${inline.map((n) => `"${n}"`).join(', ')} of "mcpServers": servers started for one agent alone are not supported yet; add ${inline.length > 1 ? 'them' : 'it'} to the config's "mcp" key and name ${inline.length > 1 ? 'them' : 'it'} here.`]
+    : [];
+}
+
+/** `{ name: local, command: … }` → `local`; `{ local: { command: … } }` → `local`; anything else, shortened. */
+function inlineServerLabel(entry: unknown): string {
+  if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+    const record = entry as Record<string, unknown>;
+    if (typeof record.name === 'string') return record.name;
+    const [first] = Object.keys(record);
+    if (first !== undefined) return first;
+  }
+  return (JSON.stringify(entry) ?? String(entry)).slice(0, 40);
+}
+
+/** Fields Claude Code's files carry that this program reads but does not act on: each is named, never dropped in silence. */
+function namedOnlyWarnings(fields: AgentConfigEntry): string[] {
+  const warnings: string[] = [];
+  if (fields.effort !== undefined) warnings.push('ignoring "effort": none of the models here takes an effort setting.');
+  if (fields.hooks !== undefined) warnings.push('ignoring "hooks": hooks come from settings files (.claude/settings.json); hooks scoped to one agent are not supported yet.');
+  return warnings;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { PermissionMode } from '../permission/modes.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { RunnerKind } from '../runner/config.js';
 import type { SandboxMode } from '../sandbox/settings.js';
-import type { AgentMode } from './schema.js';
+import type { AgentMode, MemoryScope } from './schema.js';
 
 export interface AgentDefinition {
   name: string;
@@ -18,7 +18,7 @@ export interface AgentDefinition {
   top_p?: number;
   /** Allowlist of tool names; undefined means every tool. */
   tools?: string[];
-  /** Tools switched off by an OpenCode-style `tools: { name: false }` map. */
+  /** Tools switched off: by an OpenCode-style `tools: { name: false }` map, or Claude Code's `disallowedTools` (names and globs). */
   disabledTools?: string[];
   permission?: PermissionConfig;
   /**
@@ -44,6 +44,10 @@ export interface AgentDefinition {
   isolation?: 'none' | 'worktree';
   /** Skills it may load, as names or globs; undefined means every skill, empty means none. */
   skills?: string[];
+  /** Every `task` call that starts it runs in the background. */
+  background?: boolean;
+  /** Its memory folder's scope (agents/memory.ts). */
+  memory?: MemoryScope;
   hidden: boolean;
   disable: boolean;
   /** Absolute path of the file that defined it, or `config`. */

@@ -34,6 +34,8 @@ export interface LoadAgentsOptions {
   narrowing?: ProjectNarrowing | undefined;
   /** Names of tools a program added (the library's in-process tools), which `tools` lists may name. */
   extraTools?: readonly string[] | undefined;
+  /** `--agents '<json>'` (agents/session-flag.ts): applied last; a new name is a sub-agent unless it says otherwise. */
+  sessionAgents?: Record<string, AgentConfigEntry> | undefined;
 }
 
 export interface AgentWarning extends SourceWarning {
@@ -81,6 +83,9 @@ export function agentFolders(opts: Pick<LoadAgentsOptions, 'builtinDir' | 'confi
   ];
 }
 
+/** The `source` of agents defined by `--agents`. */
+export const SESSION_AGENTS_SOURCE = '--agents';
+
 /** The suffix a Claude Code sub-agent gets when its name is a primary agent's (`build` → `build-claude`). */
 export const CLAUDE_RENAME_SUFFIX = '-claude';
 
@@ -121,13 +126,13 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     warnings,
   );
 
-  const applyEntry = (name: string, entry: AgentConfigEntry, file: string | undefined): void => {
+  const applyEntry = (name: string, entry: AgentConfigEntry, file: string | undefined, fresh: AgentDefinition = skeleton(name, 'all', 'config')): void => {
     const before = agents.get(name);
-    const result = applyFields(before ?? skeleton(name, 'all', 'config'), entry, opts.extraTools);
+    const result = applyFields(before ?? fresh, entry, opts.extraTools);
     const applied = result.agent;
     applied.name = name;
     const messages = [...(result.unknownTools.length > 0 ? [unknownToolsWarning(result.unknownTools)] : []), ...result.warnings];
-    for (const message of messages) warnings.push({ source: file ?? 'config', message: `agent "${name}": ${message}` });
+    for (const message of messages) warnings.push({ source: file ?? fresh.source, message: `agent "${name}": ${message}` });
     const agent = file && narrowing ? narrowing.agent({ candidate: applied, before, trusted: trusted.get(name), file }) : applied;
     if (!file) trusted.set(name, agent);
     agents.set(name, agent);
@@ -144,6 +149,9 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
       for (const [name, agent] of agents) agents.set(name, { ...agent, restrictions: [...narrowing.restrictions, ...(agent.restrictions ?? [])] });
     }
   }
+
+  // The user typed these for this start: trusted, and last, as Claude Code ranks its flag above project files.
+  for (const [name, entry] of Object.entries(opts.sessionAgents ?? {})) applyEntry(name, entry, undefined, skeleton(name, 'subagent', SESSION_AGENTS_SOURCE));
 
   // Claude Code's name for a copy of the caller (subagents/fork.ts): `task` cannot reach an agent of that name.
   const shadowed = agents.get('fork');

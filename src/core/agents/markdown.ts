@@ -3,7 +3,7 @@ import { describeIssue } from '../config/issues.js';
 import { readFrontMatter } from '../frontmatter.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
-import { AgentFieldsSchema, type AgentMode } from './schema.js';
+import { AgentFieldsSchema, FIELDS_READ_ELSEWHERE, type AgentMode } from './schema.js';
 
 export type ParsedAgentFile =
   | { ok: true; agent: AgentDefinition; warnings: string[]; unknownTools: string[] }
@@ -32,5 +32,17 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
   }
   const name = result.data.name ?? opts.fallbackName;
   const { agent, warnings, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() }, opts.extraTools);
-  return { ok: true, agent, warnings, unknownTools };
+  return { ok: true, agent, warnings: [...warnings, ...unknownFieldWarnings(fields)], unknownTools };
+}
+
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([...Object.keys(AgentFieldsSchema.shape), ...FIELDS_READ_ELSEWHERE]);
+
+/** Keys no part of the program reads. */
+export function unknownFields(fields: Record<string, unknown>): string[] {
+  return Object.keys(fields).filter((key) => !KNOWN_FIELDS.has(key));
+}
+
+/** One warning per front-matter key no part of the program reads, so nothing a file says is dropped in silence. */
+function unknownFieldWarnings(fields: Record<string, unknown>): string[] {
+  return unknownFields(fields).map((key) => `ignoring unknown field "${key}" (not a field of Claude Code's or OpenCode's agent files).`);
 }

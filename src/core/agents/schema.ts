@@ -38,7 +38,31 @@ export const AgentFieldsSchema = z.object({
   runner: RunnerKindSchema.optional(),
   /** The skills this agent may load (DESIGN §20): names or globs, as a list or a comma string; `none` or `[]` for none. */
   skills: z.union([z.string(), z.array(z.string())]).optional(),
+  /** Claude Code's `disallowedTools`: names taken away after `tools` is applied; `Bash(rm:*)` becomes a deny rule. */
+  disallowedTools: z.union([z.string(), z.array(z.string())]).optional(),
+  /** Claude Code's spelling of `disable`. */
+  disabled: z.boolean().optional(),
+  /** OpenCode's older name for `steps`. */
+  maxSteps: z.number().int().positive().optional(),
+  /** Always run as a background task (`run_in_background`), whatever the call says. */
+  background: z.boolean().optional(),
+  /** `user | project | local`: a memory folder of its own (agents/memory.ts); anything else is a warning. */
+  memory: z.string().optional(),
+  // Read only to be named in a warning (build.ts): accepted in any shape so the file still loads.
+  effort: z.unknown().optional(),
+  mcpServers: z.unknown().optional(),
+  hooks: z.unknown().optional(),
 });
+
+/**
+ * Front-matter keys the program reads elsewhere than this schema: `permissionMode` belongs to
+ * the permission modes (DESIGN §26). Every other key outside the schema is named in a warning.
+ */
+export const FIELDS_READ_ELSEWHERE: readonly string[] = ['permissionMode'];
+
+/** The memory scopes of Claude Code's `memory:` field. */
+export const MEMORY_SCOPES = ['user', 'project', 'local'] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 export type AgentFields = z.infer<typeof AgentFieldsSchema>;
 
 /** An agent entry under the config's `agent` key: the same fields plus its prompt. */

@@ -36,6 +36,7 @@ export const TOOL_NAMES = [
   'task_list',
   'ask_user',
   'skill',
+  'memory',
 ] as const;
 
 const ALIASES: Record<string, string> = {
@@ -115,7 +116,7 @@ export interface ToolSelection {
 }
 
 /** Splits `Read, Bash(git add, git commit), Grep` on the commas outside parentheses. */
-function splitList(text: string): string[] {
+export function splitList(text: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = '';

@@ -43,6 +43,12 @@ import type { ChangeRecorder, Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
 import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
+import { join } from 'node:path';
+import { configDir } from '../config/paths.js';
+import { errorMessage } from '../errors.js';
+import { memoryPlace, memoryPromptSection, openMemoryFolder } from '../agents/memory.js';
+import { createMemoryTool, MEMORY_TOOL } from '../agents/memory-tool.js';
+import type { MemoryScope } from '../agents/schema.js';
 
 /** A root turn with no cap of its own still cannot loop forever. */
 const ROOT_TURN_SAFETY_CAP = 500;
@@ -186,16 +192,21 @@ export class SessionFactory {
     const catalogue = offeredSubagents(supervisor.catalogue(), chain);
     const webSearch = this.webSearchTool(model);
     // Skills the agent's `skills:` names and no `permission.skill` rule denies; none → no tool.
-    const skills = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
+    const loadable = skillsForAgent(options.skills?.skills.values() ?? [], agent.skills).filter(
       (skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny',
     );
     // Team members talk through `send_message` (DESIGN §24): offered to teammates and to a lead that has them.
     const sendMessage = createSendMessageTool((args) => supervisor.team.send(self.current!, args));
     const inTeam = () => supervisor.team.inTeam(row.id, parent === undefined);
+    // `disable-model-invocation: true`: only the user starts it (its slash command), or an agent file preloads it.
+    const skills = loadable.filter((skill) => skill.modelInvocable !== false);
+    // `memory:` (agents/memory.ts): only an agent that has it opens a folder or gets the tool.
+    const memory = agent.memory && !fork ? this.memoryFor(agent, agent.memory) : undefined;
     const base: Tool[] = [
       ...this.deps.tools,
       ...(webSearch ? [webSearch] : []),
       ...(skills.length > 0 ? [createSkillTool(skills)] : []),
+      ...(memory?.tool ? [memory.tool] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
         : []),
@@ -235,14 +246,18 @@ export class SessionFactory {
       // A task's ad-hoc identity replaces the agent's prompt; the rest of the prompt stays.
       systemPrompt:
         fork?.systemPrompt ??
-        buildSystemPrompt(row.system_prompt ?? agent.prompt, {
-          cwd: row.cwd,
-          projectRoot: project.root,
-          isGitRepo: project.isGitRepo,
-          platform: process.platform,
-          date: options.now?.() ?? new Date(),
-          userDirs: options.peerDirs,
-        }),
+        [
+          buildSystemPrompt(row.system_prompt ?? agent.prompt, {
+            cwd: row.cwd,
+            projectRoot: project.root,
+            isGitRepo: project.isGitRepo,
+            platform: process.platform,
+            date: options.now?.() ?? new Date(),
+            userDirs: options.peerDirs,
+          }),
+          ...preloadedSkills(agent, loadable).map(preloadedSkillSection),
+          ...(memory ? [memory.section] : []),
+        ].join('\n\n'),
       tools: gate.tools,
       missingToolHints: gate.hints,
       gate: new PermissionGate(chain, this.approvalsFor(path[0]!), (q) => session.askPermission(session, q), {
@@ -286,6 +301,22 @@ export class SessionFactory {
     this.toolSelection.set(session, { select: () => select().tools, version: mcpVersion });
     live.set(row.id, session);
     return session;
+  }
+
+  /** The agent's memory folder, opened, with its prompt section and tool; or, when it cannot be used, a section saying why. */
+  private memoryFor(agent: AgentDefinition, scope: MemoryScope): { section: string; tool?: Tool } {
+    const { options, project } = this.deps;
+    const place = memoryPlace(scope, agent.name, {
+      projectRoot: project.root,
+      userRoot: options.agentMemoryDir ?? join(configDir(process.env), 'agent-memory'),
+    });
+    if ('error' in place) return { section: `# Your memory\nYou have no memory folder: ${place.error}` };
+    try {
+      const dir = openMemoryFolder(place);
+      return { section: memoryPromptSection(place, dir), tool: createMemoryTool(dir, scope !== 'user') };
+    } catch (err) {
+      return { section: `# Your memory\nYour memory folder cannot be used: ${errorMessage(err)}` };
+    }
   }
 
   /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */
@@ -355,6 +386,22 @@ export class SessionFactory {
   }
 }
 
+/** Skills the agent's `skills:` names exactly (not by a glob) and may load: Claude Code puts their whole text in the sub-agent's prompt. */
+function preloadedSkills(agent: AgentDefinition, loadable: readonly SkillDefinition[]): SkillDefinition[] {
+  const named = (agent.skills ?? []).filter((name) => !name.includes('*'));
+  return named.flatMap((name) => loadable.find((skill) => skill.name === name) ?? []);
+}
+
+/** At most this much of one preloaded skill goes into a prompt; the `skill` tool still returns all of it. */
+export const PRELOADED_SKILL_MAX_CHARS = 40_000;
+
+function preloadedSkillSection(skill: SkillDefinition): string {
+  const body = skill.body.length > PRELOADED_SKILL_MAX_CHARS
+    ? `${skill.body.slice(0, PRELOADED_SKILL_MAX_CHARS)}\n[skill "${skill.name}" cut at ${PRELOADED_SKILL_MAX_CHARS} characters; load it with the skill tool for the rest]`
+    : skill.body;
+  return `# Skill "${skill.name}" (preloaded)\nFolder: ${skill.dir}; paths in these instructions are relative to it.\n\n${body || skill.description}`;
+}
+
 /** The rules an agent starts from: defaults, then Claude Code's settings' allow lists, then the config's, then the agent's own. */
 function agentRuleset(agent: AgentDefinition, config: Config, settings: readonly Rule[] = []): Ruleset {
   return [...DEFAULT_RULES, ...settings, ...rulesFromConfig(config.permission), ...rulesFromConfig(agent.permission)];
@@ -366,7 +413,7 @@ function agentRuleset(agent: AgentDefinition, config: Config, settings: readonly
  */
 export function agentToolNames(agent: AgentDefinition, config: Config, hasSubagents: boolean, skills: Iterable<SkillDefinition> = []): string[] {
   const chain = [agentRuleset(agent, config), ...restrictionRulesets(agent)];
-  const hasSkills = skillsForAgent(skills, agent.skills).some((skill) => evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny');
+  const hasSkills = skillsForAgent(skills, agent.skills).some((skill) => skill.modelInvocable !== false && evaluateChain(chain, SKILL_TOOL, [skill.name]) !== 'deny');
   return selectToolNames({
     // websearch is offered for Anthropic models (the provider runs the search); MCP tools only once servers connect.
     available: [
@@ -374,6 +421,7 @@ export function agentToolNames(agent: AgentDefinition, config: Config, hasSubage
       ...(parseModelRef(resolveModelName(agent.model ?? config.model, resolveModelName(config.model))).provider === 'anthropic' ? [WEBSEARCH_TOOL] : []),
       ...(hasSkills ? [SKILL_TOOL] : []),
       ...(hasSubagents ? [TASK_TOOL] : []),
+      ...(agent.memory ? [MEMORY_TOOL] : []),
       ASK_USER_TOOL,
     ],
     agent,

@@ -19,6 +19,14 @@ export interface SkillDefinition {
   license?: string;
   /** `allowed-tools:` as written; listed, not applied (tools are governed by the agent and the permission rules). */
   allowedTools?: string[];
+  /** `model:` — the model its slash command runs with. */
+  model?: string;
+  /** `context: fork` (with `agent:`): its slash command runs as a sub-agent of that type, on its own. */
+  fork?: { agent: string };
+  /** `user-invocable: false`: not a slash command. Absent: the user can start it as `/<name>`. */
+  userInvocable?: false;
+  /** `disable-model-invocation: true`: the model never sees it in the `skill` tool. Absent: it can load it. */
+  modelInvocable?: false;
 }
 
 /** The skills of one start and what went wrong loading them. */

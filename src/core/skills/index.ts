@@ -3,7 +3,8 @@ import { allowlistMatches } from '../agents/tools.js';
 import type { SkillDefinition } from './definition.js';
 
 export { EMPTY_SKILLS, type SkillCatalogue, type SkillDefinition } from './definition.js';
-export { loadSkills, skillFolders, MAX_SKILL_FOLDERS, SKILL_FILE, type LoadSkillsOptions } from './load.js';
+export { loadSkills, skillFolders, MAX_SKILL_FOLDERS, SKILL_FILE, SKILL_SKIPPED, type LoadSkillsOptions } from './load.js';
+export { addSkillCommands } from './commands.js';
 export { parseSkillMarkdown } from './parse.js';
 export { createSkillTool, skillListing, SKILL_TOOL, MAX_DESCRIPTION_CHARS, MAX_LISTING_CHARS } from './tool.js';
 

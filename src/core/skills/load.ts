@@ -17,6 +17,8 @@ import type { SkillCatalogue, SkillDefinition } from './definition.js';
 import { parseSkillMarkdown } from './parse.js';
 
 export const SKILL_FILE = 'SKILL.md';
+/** How a warning about a skill that did not load starts; other skill warnings are about fields of one that did. */
+export const SKILL_SKIPPED = 'skill skipped:';
 /** Entries looked at per skills folder: enough for any real collection, bounded for a hostile one. */
 export const MAX_SKILL_FOLDERS = 500;
 
@@ -84,14 +86,15 @@ export function loadSkills(opts: LoadSkillsOptions): SkillCatalogue {
       const read = readSmallFileSync(file);
       if (!('text' in read)) {
         // A folder without SKILL.md is not a skill (scripts, assets): nothing to say.
-        if (read.problem !== 'missing') warnings.push({ source: file, message: `skill skipped: it ${describeProblem(read)}.` });
+        if (read.problem !== 'missing') warnings.push({ source: file, message: `${SKILL_SKIPPED} it ${describeProblem(read)}.` });
         continue;
       }
       const parsed = parseSkillMarkdown(read.text, { dir, folderName: dir.slice(root.length + 1), file, origin: folder.origin });
       if (!parsed.ok) {
-        warnings.push({ source: file, message: `skill skipped: ${sentence(parsed.reason)}` });
+        warnings.push({ source: file, message: `${SKILL_SKIPPED} ${sentence(parsed.reason)}` });
         continue;
       }
+      for (const message of parsed.warnings) warnings.push({ source: file, message: `skill "${parsed.skill.name}": ${message}` });
       skills.set(parsed.skill.name, parsed.skill);
     }
   }

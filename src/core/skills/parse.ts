@@ -1,5 +1,6 @@
 // Parses one SKILL.md: YAML front-matter (`name`, `description`, optional `license`,
-// `allowed-tools`; other keys are ignored, as other tools add their own) and the body.
+// `allowed-tools`, and Claude Code's `model`, `context: fork` with `agent`, `user-invocable`,
+// `disable-model-invocation`; other keys are ignored, as other tools add their own) and the body.
 // Rejects what cannot be a skill — no description, a name unsafe to print or to match —
 // with one reason the loader turns into a warning.
 import { z } from 'zod';
@@ -18,9 +19,18 @@ const SkillFrontMatterSchema = z.object({
   description: z.string().trim().min(1, 'a skill needs a description: it is what tells the model when to use it'),
   license: z.string().optional(),
   'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+  model: z.string().min(1).optional(),
+  context: z.string().optional(),
+  agent: z.string().min(1).optional(),
+  'user-invocable': z.boolean().optional(),
+  'disable-model-invocation': z.boolean().optional(),
 });
 
-export type ParsedSkill = { ok: true; skill: SkillDefinition } | { ok: false; reason: string };
+/** `warnings`: what the skill says that is not applied as written, each naming the field. */
+/** The sub-agent a `context: fork` skill runs in when it names none (Claude Code's general-purpose). */
+export const FORK_DEFAULT_AGENT = 'general';
+
+export type ParsedSkill = { ok: true; skill: SkillDefinition; warnings: string[] } | { ok: false; reason: string };
 
 export interface ParseSkillOptions {
   /** The folder's absolute path; its last part is the name when the front-matter has none. */
@@ -52,8 +62,20 @@ export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): Parse
     return { ok: false, reason: `the name ${JSON.stringify(name.slice(0, 80))} is not a skill name (letters, digits, ".", "_" and "-", at most 64)` };
   }
   const allowedTools = toolList(fields['allowed-tools']);
+  const warnings: string[] = [];
+  if (allowedTools) warnings.push('"allowed-tools" is listed by /skills, not applied: tools stay governed by the agent and the permission rules.');
+  let fork = false;
+  if (fields.context !== undefined) {
+    if (fields.context === 'fork') fork = true;
+    else warnings.push(`ignoring "context: ${fields.context}": the only context a skill can ask for is fork.`);
+  }
+  if (fields.agent !== undefined && !fork) warnings.push('ignoring "agent": it names the sub-agent of "context: fork", which this skill does not set.');
+  const userInvocable = fields['user-invocable'] ?? true;
+  const modelInvocable = fields['disable-model-invocation'] !== true;
+  if (!userInvocable && !modelInvocable) warnings.push('"user-invocable: false" with "disable-model-invocation: true": nobody can use this skill.');
   return {
     ok: true,
+    warnings,
     skill: {
       name,
       description: fields.description.trim(),
@@ -63,6 +85,10 @@ export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): Parse
       origin: opts.origin,
       ...(fields.license !== undefined ? { license: fields.license } : {}),
       ...(allowedTools ? { allowedTools } : {}),
+      ...(fields.model !== undefined ? { model: fields.model } : {}),
+      ...(fork ? { fork: { agent: fields.agent ?? FORK_DEFAULT_AGENT } } : {}),
+      ...(userInvocable ? {} : { userInvocable: false as const }),
+      ...(modelInvocable ? {} : { modelInvocable: false as const }),
     },
   };
 }

@@ -9,6 +9,8 @@ export const TASK_TOOL = 'task';
 export const ASK_USER_TOOL = 'ask_user';
 /** A team's messages (DESIGN §24): offered only to members of a team, whatever their allowlists say. */
 const SEND_MESSAGE_TOOL = 'send_message';
+/** The agent's own memory folder (agents/memory-tool.ts): its `memory:` gives it, whatever `tools` lists or the parent holds. */
+const MEMORY_TOOL = 'memory';
 const TODO_TOOLS = new Set(['todowrite', 'todoread']);
 /**
  * The background-shell tools come with `bash`: a session that can start a background command
@@ -43,7 +45,9 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
   // Allowlists hold names and globs (`gl*`, `mcp__github__*`).
   const allow = input.agent.tools;
   const listed = (name: string) => allow !== undefined && allowlistMatches(allow, name);
-  const disabled = new Set(input.agent.disabledTools ?? []);
+  // Names and globs (`disallowedTools: mcp__github__*`).
+  const disabledList = input.agent.disabledTools ?? [];
+  const disabled = { has: (name: string) => allowlistMatches(disabledList, name) };
   const parent = input.parentTools ? new Set(input.parentTools) : undefined;
   const narrow = input.narrow;
   const hints: Record<string, string> = {};
@@ -55,8 +59,9 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
     if (name === SEND_MESSAGE_TOOL) return !input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)));
     // Decided below, once it is known whether bash is given.
     if (SHELL_COMPANIONS.has(name)) return true;
-    if (allow && !listed(name)) return false;
     if (disabled.has(name)) return false;
+    if (name === MEMORY_TOOL) return !input.chain.some((ruleset) => deniesEntirely(ruleset, MEMORY_TOOL));
+    if (allow && !listed(name)) return false;
     if (input.chain.some((ruleset) => deniesEntirely(ruleset, permissionKeyOf(name)))) return false;
     if (name === TASK_TOOL && input.depth >= input.maxDepth) {
       hints[TASK_TOOL] =

@@ -355,7 +355,8 @@ export class SubagentSupervisor {
       ? forkInput(inherited, args.prompt, { worktree: worktree ? { cwd: worktree.cwd, parentCwd: parent.cwd } : undefined })
       : { role: 'user', content: [{ type: 'text', text: args.prompt }] };
     const progress = this.trackProgress(child, ctx);
-    if (args.run_in_background) {
+    // An agent written `background: true` always runs in the background (Claude Code's field).
+    if (args.run_in_background || agent.background) {
       const work = this.execute(parent, child, input, progress.log, undefined, worktree).finally(() => {
         progress.stop();
         release();

@@ -317,6 +317,12 @@ export class ProjectNarrowing {
       if (trusted?.runner) out.runner = trusted.runner;
       else delete out.runner;
     }
+    // A memory folder is written without asking: an untrusted file cannot grant that.
+    if (candidate.memory !== undefined && candidate.memory !== trusted?.memory) {
+      this.ignore(`${label} memory`, file);
+      if (trusted?.memory) out.memory = trusted.memory;
+      else delete out.memory;
+    }
     // `max_turns: 10000` in a repository's agent file would let its children run on the
     // user's money far past the limit the user set.
     const turnLimit = trusted?.maxTurns ?? this.turnLimit;
