@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFolders } from '../../src/core/agents/index.js';
+import { USER_MEMORY_FOLDER } from '../../src/core/agents/memory.js';
 import { commandFolders } from '../../src/core/commands/load.js';
 import { configDir, dataDir, peerUserDirs } from '../../src/core/config/paths.js';
 import { GLOBAL_CONFIG_FILE, PROJECT_CONFIG_FILE } from '../../src/core/config/load.js';
@@ -38,11 +39,11 @@ describe('paths named in README.md and docs/', () => {
     ...commandFolders({ configDir: config, cwd: '/nonexistent-project' }).map((f) => f.dir),
     ...skillFolders({ configDir: config, cwd: '/nonexistent-project' }).map((f) => f.dir),
   ].filter((dir) => dir.startsWith(`${config}/`));
-  const inConfigDir = new Set([GLOBAL_CONFIG_FILE, ...userFolders.map((dir) => relative(config, dir).split('/')[0]!)]);
+  const inConfigDir = new Set([GLOBAL_CONFIG_FILE, USER_MEMORY_FOLDER, ...userFolders.map((dir) => relative(config, dir).split('/')[0]!)]);
   const configSpellings = [tilde(config), '$OPENCODE_INK_CONFIG_DIR', '$XDG_CONFIG_HOME/opencode-ink'];
 
   it("name the config and data dirs as the code computes them, only the files and folders the code reads there, and the project's config file by its name", () => {
-    expect(inConfigDir).toEqual(new Set([GLOBAL_CONFIG_FILE, 'agents', 'commands', 'skills']));
+    expect(inConfigDir).toEqual(new Set([GLOBAL_CONFIG_FILE, 'agent-memory', 'agents', 'commands', 'skills']));
     const problems: string[] = [];
     // Any `~/.config/opencode…` must be this program's config dir or OpenCode's (whose agents and commands are read too).
     const known = new Set([tilde(config), tilde(peerUserDirs(env).opencode)]);

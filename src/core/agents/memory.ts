@@ -37,6 +37,9 @@ export interface MemoryRoots {
   userRoot: string;
 }
 
+/** The folder of the user's config dir that holds `memory: user` agents' folders. */
+export const USER_MEMORY_FOLDER = 'agent-memory';
+
 /** Where an agent's memory folder is: the anchor that must already be trusted to exist, and the folders below it. */
 export interface MemoryPlace {
   scope: MemoryScope;

@@ -46,7 +46,7 @@ import type { EngineOptions } from '../engine.js';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
 import { errorMessage } from '../errors.js';
-import { memoryPlace, memoryPromptSection, openMemoryFolder } from '../agents/memory.js';
+import { memoryPlace, memoryPromptSection, openMemoryFolder, USER_MEMORY_FOLDER } from '../agents/memory.js';
 import { createMemoryTool, MEMORY_TOOL } from '../agents/memory-tool.js';
 import type { MemoryScope } from '../agents/schema.js';
 
@@ -308,7 +308,7 @@ export class SessionFactory {
     const { options, project } = this.deps;
     const place = memoryPlace(scope, agent.name, {
       projectRoot: project.root,
-      userRoot: options.agentMemoryDir ?? join(configDir(process.env), 'agent-memory'),
+      userRoot: options.agentMemoryDir ?? join(configDir(process.env), USER_MEMORY_FOLDER),
     });
     if ('error' in place) return { section: `# Your memory\nYou have no memory folder: ${place.error}` };
     try {
