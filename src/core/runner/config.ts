@@ -62,6 +62,11 @@ export const RunnerConfigSchema = z
     cpus: z.number().positive().max(1024).optional(),
     memory_mb: z.number().int().min(6).optional(),
     max_per_host: z.number().int().positive().max(1000).default(8),
+    /** Where ssh:// hosts' keys are on record; defaults to ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
+    known_hosts: z
+      .string()
+      .refine((path) => path.startsWith('/') || path.startsWith('~/'), 'must be an absolute path or start with ~/ (for example "~/.ssh/known_hosts")')
+      .optional(),
   })
   .superRefine((value, ctx) => {
     for (const [index, host] of (value.hosts ?? []).entries()) {

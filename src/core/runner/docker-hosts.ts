@@ -2,13 +2,15 @@
 // - `runnerHosts(config, env)` is the list to use: `runner.hosts`, else `DOCKER_HOST`, else the
 //   local Docker or Podman socket that exists;
 // - `connect(url)` gives a dockerode client (loaded on first use: a start without containers
-//   never loads it); `probe` tells within a deadline whether the host answers, the image is there,
+//   never loads it); an ssh:// host's key must be on record in known_hosts (known-hosts.ts), or
+//   the connection is refused and `describeHostError` says why; `probe` tells within a deadline whether the host answers, the image is there,
 //   and this program's containers on it — or why not, in words a user can act on.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { parseDockerHost, type DockerHostUrl, type RunnerConfig } from './config.js';
+import { hostKeyCheck, knownHostsFiles } from './known-hosts.js';
 
 /** Labels every container of this program carries. */
 export const LABEL_PROGRAM = 'opencode-ink.program';
@@ -27,22 +29,39 @@ export function runnerHosts(config: RunnerConfig, env: NodeJS.ProcessEnv): strin
   return [`unix://${found ?? candidates[0]}`];
 }
 
-/** A client for `url`; `env` gives the ssh agent socket and the home folder holding ssh keys. */
-export async function connect(url: string, env: NodeJS.ProcessEnv = process.env): Promise<Docker> {
+/** What `connect` takes from the `runner` config. */
+export type ConnectSettings = Pick<RunnerConfig, 'known_hosts'>;
+
+/** Why the last connection to an ssh:// host was refused for its key, by host URL. */
+const hostKeyRefusals = new Map<string, string>();
+
+/** A client for `url`; `env` gives the ssh agent socket and the home folder holding ssh keys and known_hosts. */
+export async function connect(url: string, env: NodeJS.ProcessEnv = process.env, settings: ConnectSettings = {}): Promise<Docker> {
   const parsed: DockerHostUrl | string = parseDockerHost(url);
   if (typeof parsed === 'string') throw new Error(`${url} ${parsed}`);
   const { default: DockerClient } = await import('dockerode');
   switch (parsed.scheme) {
     case 'unix':
       return new DockerClient({ socketPath: parsed.socketPath });
-    case 'ssh':
+    case 'ssh': {
+      const check = hostKeyCheck(parsed.host, parsed.port, knownHostsFiles(settings.known_hosts, env));
       return new DockerClient({
         protocol: 'ssh',
         host: parsed.host,
         port: parsed.port,
         ...(parsed.username ? { username: parsed.username } : {}),
-        sshOptions: sshCredentials(env),
+        sshOptions: {
+          ...sshCredentials(env),
+          algorithms: { serverHostKey: check.algorithms },
+          hostVerifier: (key: Buffer) => {
+            const accepted = check.verify(key);
+            if (accepted) hostKeyRefusals.delete(url);
+            else hostKeyRefusals.set(url, check.refusal!);
+            return accepted;
+          },
+        },
       });
+    }
     default:
       return new DockerClient({ protocol: parsed.scheme === 'https' ? 'https' : 'http', host: parsed.host, port: parsed.port });
   }
@@ -69,8 +88,10 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
 }
 
 /** A host's failure in a few words: `permission denied on /run/podman/podman.sock`, `nothing listens at …`. */
-export function describeHostError(err: unknown): string {
+export function describeHostError(err: unknown, url?: string): string {
   const error = err as { code?: string; message?: string; statusCode?: number; address?: string };
+  const refusal = url === undefined ? undefined : hostKeyRefusals.get(url);
+  if (refusal && /Host denied/.test(error.message ?? '')) return refusal.replace(/\.$/, '');
   const where = error.address ? ` on ${error.address}` : '';
   switch (error.code) {
     case 'EACCES':
@@ -96,9 +117,15 @@ export interface HostProbe {
   containers: Array<{ id: string; name: string; state: string; session?: string; instance?: string }>;
 }
 
-export async function probeHost(url: string, image: string | undefined, env: NodeJS.ProcessEnv = process.env, deadlineMs = PROBE_MS): Promise<HostProbe> {
+export async function probeHost(
+  url: string,
+  image: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  deadlineMs = PROBE_MS,
+  settings: ConnectSettings = {},
+): Promise<HostProbe> {
   try {
-    const docker = await connect(url, env);
+    const docker = await connect(url, env, settings);
     await withDeadline(docker.ping(), deadlineMs, url);
     const listed = await withDeadline(docker.listContainers({ all: true, filters: { label: [LABEL_PROGRAM] } }), deadlineMs, url);
     let imagePresent: boolean | undefined;
@@ -128,6 +155,6 @@ export async function probeHost(url: string, image: string | undefined, env: Nod
       })),
     };
   } catch (err) {
-    return { url, reachable: false, reason: describeHostError(err), containers: [] };
+    return { url, reachable: false, reason: describeHostError(err, url), containers: [] };
   }
 }

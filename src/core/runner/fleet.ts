@@ -56,7 +56,7 @@ export class ContainerFleet {
   private async client(url: string): Promise<Docker> {
     let docker = this.clients.get(url);
     if (!docker) {
-      docker = await connect(url, this.options.env);
+      docker = await connect(url, this.options.env, this.options.config);
       this.clients.set(url, docker);
     }
     return docker;
@@ -72,7 +72,7 @@ export class ContainerFleet {
           const listed = await withDeadline(docker.listContainers({ filters: { label: [LABEL_PROGRAM] } }), PING_MS, url);
           return { url, docker, count: listed.length + (this.starting.get(url) ?? 0) };
         } catch (err) {
-          return { url, count: 0, why: describeHostError(err) };
+          return { url, count: 0, why: describeHostError(err, url) };
         }
       }),
     );
@@ -124,7 +124,7 @@ export class ContainerFleet {
         const why =
           error.statusCode === 404 && /image|no such/i.test(String(error.json?.message ?? (err as Error).message))
             ? `the image ${image} is not there (pull or load it on that host)`
-            : describeHostError(err);
+            : describeHostError(err, host.url);
         reasons.push(`${host.url}: ${why}`);
       } finally {
         this.starting.set(host.url, (this.starting.get(host.url) ?? 1) - 1);
