@@ -251,6 +251,7 @@ export class Engine {
         watch: (run) => this.checkpoints.watch(session, run),
         ready: () => this.checkpoints.beforeChange(session),
       }),
+      startContainer: (session) => this.containers.startContainer(session),
     });
     this.turns = new TurnScheduler({
       store: options.store,

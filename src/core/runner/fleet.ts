@@ -1,5 +1,6 @@
 // The containers of one program instance across its hosts (DESIGN §25). Contract:
-// - `acquire(session, workspace)` starts a container for one sub-agent on the host with the
+// - `acquire(session, workspace)` starts a container for one session (a sub-agent, or the main
+//   session with `for: "all"`) on the host with the
 //   fewest containers of this program, skipping full hosts (`max_per_host`) and unreachable ones
 //   (each told once through `notice`); when none can take it, it throws one error naming every
 //   host and why — it never falls back to running on this machine;
@@ -78,7 +79,8 @@ export class ContainerFleet {
     );
   }
 
-  async acquire(sessionId: string, workspace: string): Promise<ContainerRunner> {
+  /** `who` names the session in the error: "this sub-agent" (default) or "the main session". */
+  async acquire(sessionId: string, workspace: string, who = 'this sub-agent'): Promise<ContainerRunner> {
     const { config } = this.options;
     const image = config.image!;
     const survey = await this.survey();
@@ -130,7 +132,7 @@ export class ContainerFleet {
         this.starting.set(host.url, (this.starting.get(host.url) ?? 1) - 1);
       }
     }
-    throw new Error(`No container host could take this sub-agent: ${reasons.join('; ')}.`);
+    throw new Error(`No container host could take ${who}: ${reasons.join('; ')}.`);
   }
 
   async release(sessionId: string): Promise<void> {
