@@ -61,6 +61,9 @@ describe('sub-agents in containers', () => {
     const completed = h.events.find((e): e is Extract<CoreEvent, { type: 'tool.completed' }> => e.type === 'tool.completed' && e.session_id === root.id);
     const runner = completed?.metadata?.runner as { host: string; container: string } | undefined;
     expect(runner?.host).toBe(podman!.url);
+    // The child's block learns where it runs while it runs, from the task's progress.
+    const progress = h.events.filter((e): e is Extract<CoreEvent, { type: 'tool.progress' }> => e.type === 'tool.progress' && e.session_id === root.id && e.tool === 'task');
+    expect(progress.find((e) => e.metadata.status === 'running')?.metadata.runner).toEqual(runner);
     const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
     const left = await docker.listContainers({ all: true, filters: { name: [runner!.container] } });
     expect(left).toHaveLength(0);
