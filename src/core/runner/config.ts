@@ -49,6 +49,9 @@ export function parseDockerHost(raw: string): DockerHostUrl | string {
   return { scheme, url: text, host, port };
 }
 
+/** A file named in the config: absolute, or under the home folder. */
+const absolutePath = z.string().refine((path) => path.startsWith('/') || path.startsWith('~/'), 'must be an absolute path or start with ~/ (for example "~/.docker/ca.pem")');
+
 export const RunnerConfigSchema = z
   .strictObject({
     kind: RunnerKindSchema.default('host'),
@@ -63,11 +66,16 @@ export const RunnerConfigSchema = z
     cpus: z.number().positive().max(1024).optional(),
     memory_mb: z.number().int().min(6).optional(),
     max_per_host: z.number().int().positive().max(1000).default(8),
-    /** Where ssh:// hosts' keys are on record; defaults to ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
-    known_hosts: z
-      .string()
-      .refine((path) => path.startsWith('/') || path.startsWith('~/'), 'must be an absolute path or start with ~/ (for example "~/.ssh/known_hosts")')
+    /**
+     * TLS for tcp:// hosts (as `docker --tlsverify`): the CA that signed the hosts' certificates
+     * and this client's certificate and key; default: DOCKER_TLS_VERIFY / DOCKER_CERT_PATH.
+     */
+    tls: z
+      .strictObject({ ca: absolutePath, cert: absolutePath.optional(), key: absolutePath.optional() })
+      .refine((tls) => (tls.cert === undefined) === (tls.key === undefined), 'needs both "cert" and "key" (this client\'s certificate and its key), or neither')
       .optional(),
+    /** Where ssh:// hosts' keys are on record; defaults to ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
+    known_hosts: absolutePath.optional(),
   })
   .superRefine((value, ctx) => {
     for (const [index, host] of (value.hosts ?? []).entries()) {

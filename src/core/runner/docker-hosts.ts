@@ -3,7 +3,10 @@
 //   local Docker or Podman socket that exists;
 // - `connect(url)` gives a dockerode client (loaded on first use: a start without containers
 //   never loads it); an ssh:// host's key must be on record in known_hosts (known-hosts.ts), or
-//   the connection is refused and `describeHostError` says why; `probe` tells within a deadline whether the host answers, the image is there,
+//   the connection is refused and `describeHostError` says why; a tcp:// host is reached over
+//   TLS (`tlsFor`) with `runner.tls`, or as the docker CLI does with DOCKER_TLS_VERIFY and
+//   DOCKER_CERT_PATH, or on port 2376 / https://, its certificate always verified; a file that
+//   cannot be read is one sentence naming the key and the file; `probe` tells within a deadline whether the host answers, the image is there,
 //   and this program's containers on it — or why not, in words a user can act on.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -30,7 +33,60 @@ export function runnerHosts(config: RunnerConfig, env: NodeJS.ProcessEnv): strin
 }
 
 /** What `connect` takes from the `runner` config. */
-export type ConnectSettings = Pick<RunnerConfig, 'known_hosts'>;
+export type ConnectSettings = Pick<RunnerConfig, 'known_hosts' | 'tls'>;
+
+/** What a TLS connection to a tcp:// host presents and trusts; no `ca`: the system's CAs. */
+export interface TlsFiles {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+function readNamed(path: string, what: string, env: NodeJS.ProcessEnv): Buffer {
+  const full = path.startsWith('~/') ? join(env.HOME || homedir(), path.slice(2)) : path;
+  try {
+    return readFileSync(full);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? String(err));
+    throw new Error(`${what} names ${full}, which cannot be read (${why})`);
+  }
+}
+
+/** DOCKER_CERT_PATH's (or ~/.docker's) files, as the docker CLI reads them; the pair only when both are there. */
+function certPathFiles(env: NodeJS.ProcessEnv, required: boolean): TlsFiles {
+  const dir = env.DOCKER_CERT_PATH || join(env.HOME || homedir(), '.docker');
+  const what = env.DOCKER_CERT_PATH ? 'DOCKER_CERT_PATH' : 'the docker CLI\'s folder';
+  const has = (name: string) => existsSync(join(dir, name));
+  const files: TlsFiles = {};
+  if (has('ca.pem') || required) files.ca = readNamed(join(dir, 'ca.pem'), `${what} (ca.pem)`, env);
+  if (has('cert.pem') !== has('key.pem')) throw new Error(`${what} ${dir} has ${has('cert.pem') ? 'cert.pem but no key.pem' : 'key.pem but no cert.pem'}: a client certificate needs both`);
+  if (has('cert.pem')) {
+    files.cert = readNamed(join(dir, 'cert.pem'), `${what} (cert.pem)`, env);
+    files.key = readNamed(join(dir, 'key.pem'), `${what} (key.pem)`, env);
+  }
+  return files;
+}
+
+/**
+ * TLS for a tcp:// or https:// host, or undefined for plain HTTP: `runner.tls` when set; else
+ * DOCKER_TLS_VERIFY (its CA from DOCKER_CERT_PATH, required); else https:// or port 2376 (the
+ * Docker convention), with DOCKER_CERT_PATH's files when there. `http://` is always plain.
+ * Throws one sentence when a named file cannot be read.
+ */
+export function tlsFor(host: { scheme: 'tcp' | 'http' | 'https'; port: number }, settings: ConnectSettings, env: NodeJS.ProcessEnv): TlsFiles | undefined {
+  if (host.scheme === 'http') return undefined;
+  if (settings.tls) {
+    return {
+      ca: readNamed(settings.tls.ca, 'runner.tls.ca', env),
+      ...(settings.tls.cert ? { cert: readNamed(settings.tls.cert, 'runner.tls.cert', env) } : {}),
+      ...(settings.tls.key ? { key: readNamed(settings.tls.key, 'runner.tls.key', env) } : {}),
+    };
+  }
+  if (env.DOCKER_TLS_VERIFY && env.DOCKER_TLS_VERIFY !== '0') return certPathFiles(env, true);
+  if (host.scheme === 'https' || host.port === 2376) return certPathFiles(env, false);
+  return undefined;
+}
 
 /** Why the last connection to an ssh:// host was refused for its key, by host URL. */
 const hostKeyRefusals = new Map<string, string>();
@@ -62,8 +118,10 @@ export async function connect(url: string, env: NodeJS.ProcessEnv = process.env,
         },
       });
     }
-    default:
-      return new DockerClient({ protocol: parsed.scheme === 'https' ? 'https' : 'http', host: parsed.host, port: parsed.port });
+    default: {
+      const tls = tlsFor(parsed, settings, env);
+      return new DockerClient({ protocol: tls ? 'https' : 'http', host: parsed.host, port: parsed.port, ...tls });
+    }
   }
 }
 
@@ -92,6 +150,8 @@ export function describeHostError(err: unknown, url?: string): string {
   const error = err as { code?: string; message?: string; statusCode?: number; address?: string };
   const refusal = url === undefined ? undefined : hostKeyRefusals.get(url);
   if (refusal && /Host denied/.test(error.message ?? '')) return refusal.replace(/\.$/, '');
+  const tlsTrouble = describeTlsError(error.code, error.message ?? '');
+  if (tlsTrouble) return tlsTrouble;
   const where = error.address ? ` on ${error.address}` : '';
   switch (error.code) {
     case 'EACCES':
@@ -105,6 +165,18 @@ export function describeHostError(err: unknown, url?: string): string {
     default:
       return (error.message ?? String(err)).split('\n')[0]!.replace(/^Error: /, '');
   }
+}
+
+/** A TLS failure in words a user can act on, or undefined when it is not one. */
+function describeTlsError(code: string | undefined, message: string): string | undefined {
+  if (/certificate required|bad certificate|unknown ca/i.test(message)) {
+    return 'the host refused this client over TLS: it wants a client certificate it trusts (runner.tls.cert and runner.tls.key, or cert.pem and key.pem in DOCKER_CERT_PATH)';
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `its TLS certificate is for another name (${message.split('\n')[0]})`;
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) {
+    return `its TLS certificate is not trusted (${code}): set runner.tls.ca (or DOCKER_CERT_PATH's ca.pem) to the CA that signed it`;
+  }
+  return undefined;
 }
 
 export interface HostProbe {
