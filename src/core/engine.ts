@@ -258,6 +258,7 @@ export class Engine {
         ready: () => this.checkpoints.beforeChange(session),
         mayChange: () => this.checkpoints.mayChange(session),
       }),
+      startContainer: (session) => this.containers.startContainer(session),
     });
     this.turns = new TurnScheduler({
       store: options.store,

@@ -79,6 +79,10 @@ describe('runner config', () => {
     expect(effectiveRunnerKind(docker, { isChild: true, parentKind: 'host', agentRunner: 'host' })).toBe('host');
     expect(effectiveRunnerKind(host, { isChild: true, parentKind: 'host', agentRunner: 'docker' })).toBe('docker');
     expect(effectiveRunnerKind(docker, { isChild: true, parentKind: 'docker', agentRunner: 'host' })).toBe('docker');
+    const all = RunnerConfigSchema.parse({ kind: 'docker', image: 'img', for: 'all' });
+    expect(effectiveRunnerKind(all, { isChild: false, parentKind: undefined, agentRunner: undefined })).toBe('docker');
+    expect(effectiveRunnerKind(all, { isChild: true, parentKind: 'docker', agentRunner: 'host' })).toBe('docker');
+    expect(RunnerConfigSchema.safeParse({ kind: 'docker', image: 'img', for: 'everything' }).success).toBe(false);
     expect(AgentFieldsSchema.parse({ runner: 'docker' }).runner).toBe('docker');
     expect(AgentFieldsSchema.safeParse({ runner: 'vm' }).success).toBe(false);
   });

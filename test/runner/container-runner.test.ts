@@ -135,6 +135,27 @@ describe('container runner on Podman', () => {
     }
   });
 
+  it('counts a process a finished command left running as alive until it is stopped', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    const fleet = fleetFor();
+    const runner = await fleet.acquire('ses_left', workspace);
+    try {
+      const left = await runner.run('(setsid sleep 300 > /dev/null 2>&1 &); echo made > made.txt', { cwd: workspace, env: {}, signal: new AbortController().signal });
+      expect((await left.exited).exitCode).toBe(0);
+      expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('made\n');
+      expect(left.alive()).toBe(true);
+      await left.stop();
+      expect(left.alive()).toBe(false);
+      const clean = await runner.run('true', { cwd: workspace, env: {}, signal: new AbortController().signal });
+      await clean.exited;
+      expect(clean.alive()).toBe(false);
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('labels the container, removes it at release, and removes leftovers of a dead owner', async (ctx) => {
     if (skip) return ctx.skip();
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));

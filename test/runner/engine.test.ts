@@ -61,6 +61,9 @@ describe('sub-agents in containers', () => {
     const completed = h.events.find((e): e is Extract<CoreEvent, { type: 'tool.completed' }> => e.type === 'tool.completed' && e.session_id === root.id);
     const runner = completed?.metadata?.runner as { host: string; container: string } | undefined;
     expect(runner?.host).toBe(podman!.url);
+    // The child's block learns where it runs while it runs, from the task's progress.
+    const progress = h.events.filter((e): e is Extract<CoreEvent, { type: 'tool.progress' }> => e.type === 'tool.progress' && e.session_id === root.id && e.tool === 'task');
+    expect(progress.find((e) => e.metadata.status === 'running')?.metadata.runner).toEqual(runner);
     const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
     const left = await docker.listContainers({ all: true, filters: { name: [runner!.container] } });
     expect(left).toHaveLength(0);
@@ -112,3 +115,55 @@ describe('sub-agents in containers', () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe('the main session in a container (runner.for "all")', () => {
+  it('runs the main session’s commands in one container for the project at its own path, synced both ways, removed at exit', async (ctx) => {
+    if (skip) return ctx.skip();
+    h = await startHarness({
+      config: { permission: { bash: 'allow', edit: 'allow' }, runner: { kind: 'docker', for: 'all', hosts: [podman!.url], image: podman!.image } },
+      files: { 'seed.txt': 'seeded here\n' },
+    });
+    const project = h.projectDir;
+    scriptConversations(h.server, {
+      'build it': [
+        toolUse('bash', { command: 'cat seed.txt; pwd; echo from-container > made.txt; test -e /run/.containerenv && echo in-a-container; echo $$ > /tmp/first-shell' }),
+        toolUse('write', { file_path: join(project, 'edited.txt'), content: 'edited here\n' }),
+        toolUse('bash', { command: 'cat edited.txt; test -e /tmp/first-shell && echo same-container' }),
+        text('all done'),
+      ],
+    });
+    const root = h.engine.createSession();
+    const outcome = await h.engine.prompt(root.id, 'build it');
+    expect(outcome).toMatchObject({ status: 'completed', text: 'all done' });
+    const results = requestsOf(h.server, 'build it').slice(1).map((request) => resultText(toolResults(request)[0]!.content));
+    expect(results[0]).toContain(`seeded here\n${project}\nin-a-container`);
+    expect(results[2]).toContain('edited here\nsame-container');
+    expect(readFileSync(join(project, 'made.txt'), 'utf8')).toBe('from-container\n');
+    const completed = h.events.filter((e): e is Extract<CoreEvent, { type: 'tool.completed' }> => e.type === 'tool.completed' && e.session_id === root.id);
+    const runner = completed[0]?.metadata?.runner as { host: string; container: string } | undefined;
+    expect(runner?.host).toBe(podman!.url);
+    expect(completed[2]?.metadata?.runner).toEqual(runner);
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    expect(await docker.listContainers({ filters: { name: [runner!.container] } })).toHaveLength(1);
+    // The program's exit.
+    await h.engine.close();
+    expect(await docker.listContainers({ all: true, filters: { name: [runner!.container] } })).toHaveLength(0);
+  });
+
+  it('fails the command naming each host when none can take the main session, and never runs it here', async (ctx) => {
+    if (skip) return ctx.skip();
+    const missing = `unix://${tmpdir()}/opencode-ink-no-such-${process.pid}.sock`;
+    h = await startHarness({ config: { permission: { bash: 'allow' }, runner: { kind: 'docker', for: 'all', hosts: [missing], image: podman!.image } } });
+    const marker = join(h.projectDir, 'ran-here.txt');
+    scriptConversations(h.server, {
+      'build it': [toolUse('bash', { command: `echo ran > ${marker}` }), text('gave up')],
+    });
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'build it');
+    const result = toolResults(requestsOf(h.server, 'build it')[1]!)[0]!;
+    expect(result.is_error).toBe(true);
+    expect(resultText(result.content)).toContain(`The command did not run: No container host could take the main session: ${missing}: no socket`);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+

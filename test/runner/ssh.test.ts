@@ -1,8 +1,9 @@
 // A remote container host over ssh:// (DESIGN §25): a throwaway sshd on 127.0.0.1 with a key made
 // here, whose sessions reach the Podman this test starts (the remote `docker system dial-stdio`
-// with DOCKER_HOST pointing at it), as a build machine would be reached.
+// with DOCKER_HOST pointing at it), as a build machine would be reached. The host's key is checked
+// against known_hosts as `ssh -o StrictHostKeyChecking=yes` would.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,7 @@ beforeAll(async () => {
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')]);
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'home', '.ssh', 'id_ed25519')]);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'home', '.ssh', 'id_ed25519.pub')));
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'other_key')]);
   port = await freePort();
   writeFileSync(
     join(dir, 'sshd_config'),
@@ -86,12 +88,50 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The user's known_hosts: `key` (a public key file's text) recorded for the test's sshd as `[127.0.0.1]:port`, hashed as `HashKnownHosts yes` writes it. */
+function recordHostKey(key: string | undefined): void {
+  const file = join(dir, 'home', '.ssh', 'known_hosts');
+  rmSync(file, { force: true });
+  if (key === undefined) return;
+  const [type, blob] = key.trim().split(/\s+/);
+  writeFileSync(file, `# made by the test\n[127.0.0.1]:${port} ${type} ${blob}\n`);
+  const hashed = spawnSync('ssh-keygen', ['-H', '-f', file], { encoding: 'utf8' });
+  if (hashed.status !== 0) throw new Error(`ssh-keygen -H failed: ${hashed.stderr}`);
+  expect(readFileSync(file, 'utf8')).toMatch(/^\|1\|/m);
+}
+
 describe('an ssh:// container host', () => {
+  it('refuses a host whose key is not on record, or differs from the one on record, naming the host and what to do', async (ctx) => {
+    if (skip) {
+      console.log(`Skipping the ssh host test: ${skip}`);
+      return ctx.skip();
+    }
+    const url = `ssh://root@127.0.0.1:${port}`;
+    const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [url], image: podman!.image });
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    try {
+      recordHostKey(undefined);
+      const unknown = new ContainerFleet({ config, env: { HOME: join(dir, 'home') }, notice: () => {} });
+      await expect(unknown.acquire('ses_unknown', workspace)).rejects.toThrow(
+        new RegExp(`ssh host key of \\[127\\.0\\.0\\.1\\]:${port} \\(ssh-ed25519\\) is not in .*known_hosts.*connect once with \`ssh -p ${port} 127\\.0\\.0\\.1\``),
+      );
+      recordHostKey(readFileSync(join(dir, 'other_key.pub'), 'utf8'));
+      const notices: string[] = [];
+      const changed = new ContainerFleet({ config, env: { HOME: join(dir, 'home') }, notice: (line) => notices.push(line) });
+      await expect(changed.acquire('ses_changed', workspace)).rejects.toThrow(/ssh host key of \[127\.0\.0\.1\]:\d+ has changed since it was recorded in .*known_hosts \(line 2\).*ssh-keygen -R/);
+      expect(notices.join('\n')).toMatch(/skipped: The ssh host key of .* has changed/);
+      expect(readdirSync(workspace)).toEqual([]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('runs a sub-agent’s commands in a container reached over ssh, files synced both ways', async (ctx) => {
     if (skip) {
       console.log(`Skipping the ssh host test: ${skip}`);
       return ctx.skip();
     }
+    recordHostKey(readFileSync(join(dir, 'host_key.pub'), 'utf8'));
     const url = `ssh://root@127.0.0.1:${port}`;
     const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [url], image: podman!.image });
     const notices: string[] = [];

@@ -6,7 +6,7 @@ import type { OpenedProject } from '../../core/project-context.js';
 
 export async function runnersCommand(ctx: OpenedProject, opts: { json: boolean }): Promise<string> {
   const runner = ctx.config.runner;
-  const probes = await Promise.all(runnerHosts(runner, process.env).map((url) => probeHost(url, runner.image)));
+  const probes = await Promise.all(runnerHosts(runner, process.env).map((url) => probeHost(url, runner.image, process.env, undefined, runner)));
   if (opts.json) return JSON.stringify({ kind: runner.kind, image: runner.image ?? null, hosts: probes }, null, 2);
   const lines = [
     runner.kind === 'docker'

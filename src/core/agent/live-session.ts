@@ -65,6 +65,8 @@ export interface LiveSession {
   readonly runnerKind: RunnerKind;
   /** That container while the child runs; its commands never run on this machine then. */
   container?: RemoteCommandRunner | undefined;
+  /** A main session's container with `runner.for: "all"`: started (and kept in `container`) on its first command. */
+  readonly containerOnDemand?: (() => Promise<RemoteCommandRunner>) | undefined;
   /** Variables added to the environment of the commands its tools run (Claude Code's settings `env`). */
   readonly toolEnv?: Readonly<Record<string, string>>;
   /** Its background commands (DESIGN §23): kept by session id, so a reopened session finds them. */

@@ -232,7 +232,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
     batchIndex: opts.batchIndex ?? 0,
     ...(opts.byUser ? { byUser: true } : {}),
     ...(session.sandbox ? { sandbox: session.sandbox } : {}),
-    ...(session.container ? { runner: session.container } : {}),
+    ...(session.container ? { runner: session.container } : session.containerOnDemand ? { runnerOnDemand: session.containerOnDemand } : {}),
     ...(session.toolEnv ? { env: session.toolEnv } : {}),
     shells: session.shells,
     ...(session.changes ? { changes: session.changes } : {}),

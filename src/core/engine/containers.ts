@@ -1,8 +1,8 @@
 // The engine's side of container runners (DESIGN §25). Contract: nothing is loaded and no host
-// is contacted until a child needs a container (or `runner.kind` is "docker", when the start
+// is contacted until a session needs a container (or `runner.kind` is "docker", when the start
 // removes what a killed earlier instance left on the hosts, in the background); `startContainer`
-// gives a child its container or throws one sentence; `stopContainer` removes it; `close`
-// removes every container this engine started (the program's exit).
+// gives a child (or a main session, with `for: "all"`) its container or throws one sentence;
+// `stopContainer` removes it; `close` removes every container this engine started (the program's exit).
 import type { LiveSession } from '../agent/live-session.js';
 import type { RunnerConfig } from '../runner/config.js';
 import type { ContainerFleet } from '../runner/fleet.js';
@@ -34,7 +34,7 @@ export class ChildContainers {
   async startContainer(child: LiveSession): Promise<RemoteCommandRunner> {
     if (!this.config.image) throw new Error(`Agent "${child.agentName}" runs its commands in a container (runner: docker), but runner.image is not set in the config.`);
     const fleet = await this.load();
-    return fleet.acquire(child.id, child.cwd);
+    return fleet.acquire(child.id, child.cwd, child.parent ? 'this sub-agent' : 'the main session');
   }
 
   async stopContainer(child: LiveSession): Promise<void> {

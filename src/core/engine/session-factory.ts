@@ -20,7 +20,7 @@ import { findProject, type ProjectInfo } from '../project.js';
 import type { McpManager } from '../mcp/manager.js';
 import { restrictionRulesets } from '../trust/narrow.js';
 import { effectiveRunnerKind } from '../runner/config.js';
-import { commandSandbox, tightenSandbox, type SandboxHost } from '../sandbox/index.js';
+import { commandSandbox, tightenSandbox, type RemoteCommandRunner, type SandboxHost } from '../sandbox/index.js';
 import type { BackgroundShells } from '../shells/background-shells.js';
 import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
 import type { Provider } from '../provider/types.js';
@@ -72,6 +72,8 @@ export interface SessionFactoryDeps {
   emitFor: <K extends EventType>(sessionId: string, agent: string, path: readonly string[], type: K, payload: EventPayloads[K]) => void;
   /** Records which project files a session's tools change (checkpoints, DESIGN §18). */
   changes: (session: { id: string; cwd: string; isChild: boolean }) => ChangeRecorder;
+  /** Starts a main session's container (runner.for "all"); throws one sentence when no host can take it. */
+  startContainer: (session: LiveSession) => Promise<RemoteCommandRunner>;
 }
 
 export class SessionFactory {
@@ -235,6 +237,7 @@ export class SessionFactory {
     const mcpVersion = mcp.version;
     const gate = select();
 
+    const runnerKind = effectiveRunnerKind(options.config.runner, { isChild: parent !== undefined, parentKind: parent?.runnerKind, agentRunner: agent.runner });
     const session: LiveSession = {
       id: row.id,
       agentName: agent.name,
@@ -267,7 +270,10 @@ export class SessionFactory {
       }),
       sandboxSettings,
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
-      runnerKind: effectiveRunnerKind(options.config.runner, { isChild: parent !== undefined, parentKind: parent?.runnerKind, agentRunner: agent.runner }),
+      runnerKind,
+      // A main session in a container (runner.for "all") gets it on its first command, for the
+      // project itself at its own path; it stays until the program exits.
+      ...(parent === undefined && runnerKind === 'docker' ? { containerOnDemand: this.containerOnDemand(() => session) } : {}),
       shells: this.deps.shells.forSession(row.id, emit),
       todos: { get: () => store.getTodos(row.id), set: (todos) => store.setTodos(row.id, todos) },
       fileViews: this.fileViewsFor(row.id),
@@ -317,6 +323,26 @@ export class SessionFactory {
     } catch (err) {
       return { section: `# Your memory\nYour memory folder cannot be used: ${errorMessage(err)}` };
     }
+  }
+
+  /** One container start at a time for a session; a failed start is tried again at the next command. */
+  private containerOnDemand(session: () => LiveSession): () => Promise<RemoteCommandRunner> {
+    let starting: Promise<RemoteCommandRunner> | undefined;
+    return () => {
+      const live = session();
+      if (live.container) return Promise.resolve(live.container);
+      starting ??= this.deps.startContainer(live).then(
+        (container) => {
+          live.container = container;
+          return container;
+        },
+        (err: unknown) => {
+          starting = undefined;
+          throw err;
+        },
+      );
+      return starting;
+    };
   }
 
   /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */

@@ -48,6 +48,10 @@ export const TaskProgressSchema = z
     tool_calls: count.describe('Tool calls the child has started so far.'),
     latest_tool: z.string().optional().describe('The name of the tool the child started last.'),
     elapsed_ms: count.describe('Time since the task was accepted, queueing included.'),
+    runner: z
+      .object({ host: z.string(), container: z.string() })
+      .optional()
+      .describe('Where the sub-agent\'s commands run once its container is up (`runner.kind: "docker"`): the host URL and the container\'s name.'),
   })
   .meta({ id: 'TaskProgress' });
 

@@ -1,7 +1,8 @@
 // The `runner` key (DESIGN §25): where commands run. Contract:
 // - `kind: "host"` (default) runs commands on this machine or in its sandbox, as before;
 //   `kind: "docker"` runs each sub-agent's commands in a container of its own on one of `hosts`
-//   (Docker Engine API endpoints: `unix://`, `tcp://`, `ssh://`), from `image`;
+//   (Docker Engine API endpoints: `unix://`, `tcp://`, `ssh://`), from `image`; with
+//   `for: "all"` the main session's commands too, in one container for the project itself;
 // - every host is checked here, so a malformed URL stops the start with one sentence naming
 //   the key, never a failure later in a child;
 // - an agent's `runner:` (front matter or config) chooses per agent; nothing a model passes to
@@ -48,6 +49,9 @@ export function parseDockerHost(raw: string): DockerHostUrl | string {
   return { scheme, url: text, host, port };
 }
 
+/** A file named in the config: absolute, or under the home folder. */
+const absolutePath = z.string().refine((path) => path.startsWith('/') || path.startsWith('~/'), 'must be an absolute path or start with ~/ (for example "~/.docker/ca.pem")');
+
 export const RunnerConfigSchema = z
   .strictObject({
     kind: RunnerKindSchema.default('host'),
@@ -55,13 +59,23 @@ export const RunnerConfigSchema = z
     hosts: z.array(z.string().min(1)).optional(),
     /** The image each container starts from: any image with /bin/sh, tar, find and stat. */
     image: z.string().min(1).optional(),
-    /** `subagents`: sub-agents' commands run in containers, the main session's on the host. */
-    for: z.literal('subagents').default('subagents'),
+    /** `subagents`: sub-agents' commands run in containers, the main session's on the host; `all`: the main session's too. */
+    for: z.enum(['subagents', 'all']).default('subagents'),
     /** `false`: the container has no network at all (network mode `none`). */
     network: z.boolean().default(false),
     cpus: z.number().positive().max(1024).optional(),
     memory_mb: z.number().int().min(6).optional(),
     max_per_host: z.number().int().positive().max(1000).default(8),
+    /**
+     * TLS for tcp:// hosts (as `docker --tlsverify`): the CA that signed the hosts' certificates
+     * and this client's certificate and key; default: DOCKER_TLS_VERIFY / DOCKER_CERT_PATH.
+     */
+    tls: z
+      .strictObject({ ca: absolutePath, cert: absolutePath.optional(), key: absolutePath.optional() })
+      .refine((tls) => (tls.cert === undefined) === (tls.key === undefined), 'needs both "cert" and "key" (this client\'s certificate and its key), or neither')
+      .optional(),
+    /** Where ssh:// hosts' keys are on record; defaults to ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
+    known_hosts: absolutePath.optional(),
   })
   .superRefine((value, ctx) => {
     for (const [index, host] of (value.hosts ?? []).entries()) {
@@ -76,10 +90,11 @@ export type RunnerConfig = z.output<typeof RunnerConfigSchema>;
 
 /**
  * Where a session's commands run. A child of a session in a container stays in one (an agent's
- * `runner: host` cannot widen it); otherwise the agent's own choice, else the config's for sub-agents.
+ * `runner: host` cannot widen it); otherwise the agent's own choice, else the config's: sub-agents
+ * in containers, and the main session too with `for: "all"`.
  */
 export function effectiveRunnerKind(config: RunnerConfig, options: { isChild: boolean; parentKind: RunnerKind | undefined; agentRunner: RunnerKind | undefined }): RunnerKind {
   if (options.parentKind === 'docker') return 'docker';
   if (options.agentRunner) return options.agentRunner;
-  return options.isChild && config.kind === 'docker' ? 'docker' : 'host';
+  return config.kind === 'docker' && (options.isChild || config.for === 'all') ? 'docker' : 'host';
 }

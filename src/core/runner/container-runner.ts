@@ -154,12 +154,19 @@ export class ContainerRunner implements RemoteCommandRunner {
     this.localBase = now;
   }
 
-  /** The container's view of the workspace: every entry's times, mode and size. */
-  private async listContainer(): Promise<Map<string, Listed>> {
-    const script = 'cd -- "$1" || exit 97; date +%s; find . -mindepth 1 -name .git -prune -o -exec stat -c "%Z %Y %f %s %n" {} +';
-    const listed = await this.exec(['/bin/sh', '-c', script, 'sh', this.spec.workspace]);
+  /**
+   * The container's view of the workspace: every entry's times, mode and size. With `marker`, the
+   * same exec first tells whether a process of that command is still running (one round trip
+   * after each command, not two): `leftovers` is then set.
+   */
+  private async listContainer(marker?: string): Promise<{ entries: Map<string, Listed>; leftovers: boolean }> {
+    const list = 'cd -- "$1" || exit 97; date +%s; find . -mindepth 1 -name .git -prune -o -exec stat -c "%Z %Y %f %s %n" {} +';
+    const script = marker === undefined ? list : `${markedScript(':', 'echo live; break', '$2')} echo gone; ${list}`;
+    const listed = await this.exec(['/bin/sh', '-c', script, 'sh', this.spec.workspace, ...(marker === undefined ? [] : [`${MARKER_VAR}=${marker}`])]);
     if (listed.exitCode !== 0) throw new Error(`could not list the workspace in the container: ${listed.stderr.toString().trim() || `exit ${listed.exitCode}`}`);
     const lines = listed.stdout.toString('utf8').split('\n');
+    const leftovers = marker !== undefined && lines.shift() === 'live';
+    if (marker !== undefined && lines[0] === 'gone') lines.shift();
     const entries = new Map<string, Listed>();
     this.containerNow = Number(lines[0]) || 0;
     for (const line of lines.slice(1)) {
@@ -168,14 +175,14 @@ export class ContainerRunner implements RemoteCommandRunner {
       entries.set(match[5]!, { ctime: Number(match[1]), mtime: Number(match[2]), rawMode: parseInt(match[3]!, 16), size: Number(match[4]) });
     }
     this.containerBase = entries;
-    return entries;
+    return { entries, leftovers };
   }
 
-  /** Copies back what a command created, changed or deleted in the container. */
-  private async syncOut(): Promise<void> {
+  /** Copies back what a command created, changed or deleted in the container; whether a process of the command (`marker`) still runs. */
+  private async syncOut(marker?: string): Promise<boolean> {
     const before = this.containerBase;
     const since = this.containerNow;
-    const after = await this.listContainer();
+    const { entries: after, leftovers } = await this.listContainer(marker);
     const candidates: string[] = [];
     for (const [path, entry] of after) {
       const was = before.get(path);
@@ -204,6 +211,7 @@ export class ContainerRunner implements RemoteCommandRunner {
         if (now) this.localBase.set(entry.name, now);
       }
     }
+    return leftovers;
   }
 
   async run(command: string, options: RunOptions): Promise<RunningCommand> {
@@ -261,10 +269,10 @@ export class ContainerRunner implements RemoteCommandRunner {
       if (stderr !== stdout) stderr.end();
       const info = await execId.inspect().catch(() => undefined);
       running = false;
-      leftovers = await this.anyMarked(marker).catch(() => false);
       try {
-        await this.serial(() => this.syncOut());
+        leftovers = await this.serial(() => this.syncOut(marker));
       } catch (err) {
+        leftovers = await this.anyMarked(marker).catch(() => false);
         this.notes.push(`copying results back from ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       options.signal.removeEventListener('abort', onAbort);
@@ -285,8 +293,7 @@ export class ContainerRunner implements RemoteCommandRunner {
 
   /** Runs `action` (with `$p`) on every process whose environment carries the marker: the command and all it started, escaped ones too; exit 0 when any was found. */
   private marked(marker: string, action: string): Promise<ExecResult> {
-    const script = `found=1; for f in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$f" 2>/dev/null | grep -qxF "$1"; then p=\${f#/proc/}; p=\${p%/environ}; [ "$p" = "$$" ] || { found=0; ${action}; }; fi; done; exit $found`;
-    return this.exec(['/bin/sh', '-c', script, 'sh', `${MARKER_VAR}=${marker}`]);
+    return this.exec(['/bin/sh', '-c', `${markedScript(action, ':', '$1')} exit $found`, 'sh', `${MARKER_VAR}=${marker}`]);
   }
 
   private async anyMarked(marker: string): Promise<boolean> {
@@ -316,6 +323,14 @@ export class ContainerRunner implements RemoteCommandRunner {
       if (err.statusCode !== 404) throw err;
     });
   }
+}
+
+/**
+ * Shell that runs `action` (with `$p`) on every process whose environment carries the marker
+ * given as the script's argument `markerArg`, then `then`; `found` is 0 when one was found.
+ */
+function markedScript(action: string, then: string, markerArg: '$1' | '$2'): string {
+  return `m="${markerArg}"; found=1; for f in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$f" 2>/dev/null | grep -qxF "$m"; then p=\${f#/proc/}; p=\${p%/environ}; [ "$p" = "$$" ] || { found=0; ${action}; ${then}; }; fi; done;`;
 }
 
 function batches(paths: readonly string[]): string[][] {

@@ -1,5 +1,6 @@
 // The containers of one program instance across its hosts (DESIGN §25). Contract:
-// - `acquire(session, workspace)` starts a container for one sub-agent on the host with the
+// - `acquire(session, workspace)` starts a container for one session (a sub-agent, or the main
+//   session with `for: "all"`) on the host with the
 //   fewest containers of this program, skipping full hosts (`max_per_host`) and unreachable ones
 //   (each told once through `notice`); when none can take it, it throws one error naming every
 //   host and why — it never falls back to running on this machine;
@@ -56,7 +57,7 @@ export class ContainerFleet {
   private async client(url: string): Promise<Docker> {
     let docker = this.clients.get(url);
     if (!docker) {
-      docker = await connect(url, this.options.env);
+      docker = await connect(url, this.options.env, this.options.config);
       this.clients.set(url, docker);
     }
     return docker;
@@ -72,13 +73,14 @@ export class ContainerFleet {
           const listed = await withDeadline(docker.listContainers({ filters: { label: [LABEL_PROGRAM] } }), PING_MS, url);
           return { url, docker, count: listed.length + (this.starting.get(url) ?? 0) };
         } catch (err) {
-          return { url, count: 0, why: describeHostError(err) };
+          return { url, count: 0, why: describeHostError(err, url) };
         }
       }),
     );
   }
 
-  async acquire(sessionId: string, workspace: string): Promise<ContainerRunner> {
+  /** `who` names the session in the error: "this sub-agent" (default) or "the main session". */
+  async acquire(sessionId: string, workspace: string, who = 'this sub-agent'): Promise<ContainerRunner> {
     const { config } = this.options;
     const image = config.image!;
     const survey = await this.survey();
@@ -124,13 +126,13 @@ export class ContainerFleet {
         const why =
           error.statusCode === 404 && /image|no such/i.test(String(error.json?.message ?? (err as Error).message))
             ? `the image ${image} is not there (pull or load it on that host)`
-            : describeHostError(err);
+            : describeHostError(err, host.url);
         reasons.push(`${host.url}: ${why}`);
       } finally {
         this.starting.set(host.url, (this.starting.get(host.url) ?? 1) - 1);
       }
     }
-    throw new Error(`No container host could take this sub-agent: ${reasons.join('; ')}.`);
+    throw new Error(`No container host could take ${who}: ${reasons.join('; ')}.`);
   }
 
   async release(sessionId: string): Promise<void> {

@@ -802,6 +802,7 @@ export class SubagentSupervisor {
         tool_calls: toolCalls,
         ...(latestTool ? { latest_tool: latestTool } : {}),
         elapsed_ms: Date.now() - started,
+        ...(child.container ? { runner: child.container.where } : {}),
       } satisfies TaskProgress);
     report();
     const stop = this.host.onEvent((event: CoreEvent) => {

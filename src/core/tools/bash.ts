@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { AbortedError } from '../errors.js';
 import { bashPermissionRequest } from '../permission/bash-match.js';
-import { hostRunner, type CommandExit, type CommandRunner, type CommandSandbox } from '../sandbox/index.js';
+import { hostRunner, type CommandExit, type CommandRunner, type CommandSandbox, type RemoteCommandRunner } from '../sandbox/index.js';
 import { childEnv } from './child-env.js';
 import { OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES, OutputCap } from './output-cap.js';
 import { defineTool, ToolError, type PermissionRequest, type ToolContext, type ToolResult } from './types.js';
@@ -88,10 +88,13 @@ export const bashTool = defineTool({
     const timeout = Math.min(args.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
     // In a container (DESIGN §25) the sandbox does not apply and nothing runs on this machine,
     // whatever the model asks: the command asks as without a sandbox and runs in the container.
-    const remote = ctx.runner;
-    const sandbox = remote ? undefined : ctx.sandbox;
+    const inContainer = ctx.runner !== undefined || ctx.runnerOnDemand !== undefined;
+    const sandbox = inContainer ? undefined : ctx.sandbox;
     const escape = args.dangerously_disable_sandbox === true && sandbox !== undefined;
     await ctx.ask(sandboxedRequest(await bashPermissionRequest(command, ctx.cwd), sandbox, escape));
+    ctx.signal.throwIfAborted();
+    // The main session's container starts on its first approved command (runner.for "all").
+    const remote = ctx.runner ?? (ctx.runnerOnDemand ? await startedContainer(ctx.runnerOnDemand) : undefined);
     ctx.signal.throwIfAborted();
 
     const inSandbox = sandbox?.state === 'on' && !escape ? sandbox : undefined;
@@ -210,4 +213,12 @@ async function startInBackground(
     output: `Started in the background as ${shell.shellId} (${where ? `in container ${where.container} on ${where.host}` : `pid ${shell.pid}`}). Read its output with bash_output (shell_id "${shell.shellId}"); stop it with kill_shell.`,
     metadata: { shell_id: shell.shellId, pid: shell.pid, background: true, description, ...(sandboxMode ? { sandbox: sandboxMode } : {}), ...(where ? { runner: where } : {}) },
   };
+}
+
+async function startedContainer(start: () => Promise<RemoteCommandRunner>): Promise<RemoteCommandRunner> {
+  try {
+    return await start();
+  } catch (err) {
+    throw new ToolError(`The command did not run: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

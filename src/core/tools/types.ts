@@ -110,6 +110,11 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** The sub-agent's container (DESIGN §25): its commands run there and never on this machine; the sandbox does not apply. */
   runner?: RemoteCommandRunner;
+  /**
+   * The main session's container with `runner.for: "all"`, started on its first command: its
+   * commands run there and never on this machine (when it cannot start, the command fails).
+   */
+  runnerOnDemand?: () => Promise<RemoteCommandRunner>;
   /** Variables to add to the environment of commands the tool runs (Claude Code's settings `env`); never credentials. */
   env?: Readonly<Record<string, string>>;
   /** The session's background commands (DESIGN §23); undefined where none can be kept (outside an engine). */

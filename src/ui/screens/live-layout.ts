@@ -11,6 +11,7 @@ import { layoutTable, type Align } from '../render/table-layout.js';
 import { displayWidth } from '../render/text.js';
 import { toolCallRows } from '../components/transcript/ToolCall.js';
 import { mergeLine } from '../components/tree/merge-line.js';
+import { runnerLine } from '../components/tree/runner-line.js';
 import { childDiffRows, diffStatParts } from '../components/tree/child-diff.js';
 import { isActive, taskState } from '../components/tree/status.js';
 import { latestLine, taskLogLines, taskResultLines } from '../components/tree/tool-log.js';
@@ -147,12 +148,13 @@ function blockRows(token: Token, width: number): number {
 export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: number, depth = 0, maxDepth = 2, maxChildren = 3, expanded = false): number {
   const s = taskState(state, call);
   const child = childOfCall(state, call);
+  const where = runnerLine(call) ? 1 : 0;
   if (!isActive(s)) {
     const failed = s === 'failed' || s === 'cancelled';
     const merge = mergeLine(call) ? 1 : 0;
     const stat = diffStatParts(child?.diffStat) ? 1 : 0;
     const diff = expanded && stat && child?.changes ? childDiffRows(child.changes).length : 0;
-    return 1 + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + merge + stat + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0) + diff;
+    return 1 + where + (failed && (child?.statusReason?.trim() || call.output?.trim()) ? 1 : 0) + merge + stat + (expanded ? taskResultLines(call).length + taskLogLines(state, call).length : 0) + diff;
   }
   const calls = child ? toolCallsOf(state, child.id) : [];
   const latest = latestTools > 0 ? Math.min(latestTools, calls.filter((c) => !isTaskCall(c)).length) : 0;
@@ -167,7 +169,7 @@ export function taskBlockRows(state: UiState, call: ToolCallItem, latestTools: n
       nested = shown.reduce((n, c) => n + taskBlockRows(state, c, latestTools, depth + 1, maxDepth, maxChildren, expanded), 0) + (ordered.length > shown.length ? 1 : 0);
     }
   }
-  return 1 + latest + fallback + nested;
+  return 1 + where + latest + fallback + nested;
 }
 
 export interface EntryRowsOptions {

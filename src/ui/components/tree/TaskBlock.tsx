@@ -7,7 +7,8 @@
 // and expanded, shows that diff once the app has asked the core for it (see child-diff.ts).
 // While the screen's block-selection mode is on (see block-selection.ts), top-level blocks
 // get a marker column and the selected one a `❯` there, so it shows without colour; a block
-// the user expanded on its own shows its diff as Ctrl+O would.
+// the user expanded on its own shows its diff as Ctrl+O would. A sub-agent whose commands run
+// in a container names it and its host on the line under the header.
 
 import { Box, Text } from 'ink';
 import { memo, useContext } from 'react';
@@ -22,6 +23,7 @@ import { formatCost, formatTokens } from '../status-line.js';
 import { BlockHintContext } from './block-hint.js';
 import { BlockSelectionContext } from './block-selection.js';
 import { mergeLine } from './merge-line.js';
+import { runnerLine } from './runner-line.js';
 import { childDiffRows, diffStatParts, type ChildDiffRow } from './child-diff.js';
 import { truncate } from '../../render/text.js';
 import { latestLine, reportText, taskLogLines, taskResultLines } from './tool-log.js';
@@ -92,6 +94,7 @@ export function TaskBlock(props: TaskBlockProps) {
   // Expanded, the report's own lines may already end with the reason (`[Cancelled by the user.]`): say it once.
   const shownReason = reason !== undefined && log.includes(reason) ? undefined : reason;
   const merge = active ? undefined : mergeLine(call);
+  const where = runnerLine(call);
   const stat = active ? undefined : diffStatParts(child?.diffStat);
   const diffRows = expanded && stat && child?.changes ? childDiffRows(child.changes) : NO_ROWS;
   const inner = width - INDENT;
@@ -109,6 +112,7 @@ export function TaskBlock(props: TaskBlockProps) {
         agentColor={agentColor(agent, agentColors?.[agent])}
         description={description ? oneLine(description) : ''}
         details={details}
+        where={where}
         active={active}
         latest={latest.map((c) => `${c.done ? (c.isError ? '✗' : '⎿') : '›'} ${toolSummary(c)}`)}
         latestFallback={latestFallback}
@@ -150,6 +154,8 @@ interface BlockLinesProps {
   agentColor: string | undefined;
   description: string;
   details: string;
+  /** `in container … on …`: where the sub-agent's commands run, when in a container. */
+  where: string | undefined;
   active: boolean;
   /** The latest tool calls, each already summarised with its state glyph. */
   latest: readonly string[];
@@ -185,7 +191,7 @@ function sameLines(a: BlockLinesProps, b: BlockLinesProps): boolean {
 
 /** The header line, then the latest tool calls of a running block or the reason it failed. */
 const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
-  const { marker, selected, glyph, glyphColor, agent, fork, teammateName, agentColor, description, details, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
+  const { marker, selected, glyph, glyphColor, agent, fork, teammateName, agentColor, description, details, where, active, latest, latestFallback, reason, mergeText, mergeTone, log } = props;
   const { statAdditions, statDeletions, statFiles, reverted } = props;
   return (
     <>
@@ -200,6 +206,13 @@ const BlockLines = memo(function BlockLines(props: BlockLinesProps) {
         {description ? <Text> {description}</Text> : null}
         <Text color={roleColor('muted')}> · {details}</Text>
       </Text>
+      {where ? (
+        <Box paddingLeft={INDENT}>
+          <Text wrap="truncate-end" color={roleColor('muted')}>
+            {where}
+          </Text>
+        </Box>
+      ) : null}
       {active ? (
         <Box flexDirection="column" paddingLeft={INDENT}>
           {latest.map((line, i) => (

@@ -1,0 +1,66 @@
+// What a container runner (DESIGN §25) adds to each command: `true` run in a sub-agent's
+// container on a local Podman socket, sync both ways included, for an unchanged 5,000-file
+// workspace; also the first copy-in (container create + start + copy of the workspace) and a
+// command after one file changed here. Goal: ≤ 150 ms median per command. Podman and the test
+// image come from test/support/podman.ts (its own storage, runc); skipped where it cannot run.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunnerConfigSchema } from '../src/core/runner/config.js';
+import { ContainerFleet } from '../src/core/runner/fleet.js';
+import type { RemoteCommandRunner } from '../src/core/sandbox/index.js';
+import { startPodman } from '../test/support/podman.js';
+import { figure, fmt, median } from './support.js';
+
+const RUNS = process.env.BENCH_QUICK ? 8 : 30;
+const WARMUPS = 3;
+const FILES = 5_000;
+
+console.log('## Container runner overhead per command');
+const podman = await startPodman();
+if (typeof podman === 'string') {
+  console.log(`Skipped: ${podman}.`);
+} else {
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oci-bench-container-')));
+  for (let i = 0; i < FILES; i++) {
+    const folder = join(workspace, `src${i % 50}`, `sub${i % 7}`);
+    if (i < 350) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `file${i}.ts`), `export const value${i} = ${i};\n`);
+  }
+  const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [podman.url], image: podman.image });
+  const fleet = new ContainerFleet({ config, env: process.env, notice: (line) => console.log(line) });
+  const once = async (runner: RemoteCommandRunner, command = 'true'): Promise<number> => {
+    const start = performance.now();
+    const running = await runner.run(command, { cwd: workspace, env: {}, signal: new AbortController().signal });
+    const exit = await running.exited;
+    const elapsed = performance.now() - start;
+    if (exit.exitCode !== 0) throw new Error(`${command} failed in ${runner.description}: ${JSON.stringify(exit)}`);
+    return elapsed;
+  };
+  try {
+    const started = performance.now();
+    const runner = await fleet.acquire('ses_bench', workspace);
+    const firstCopy = performance.now() - started;
+    for (let i = 0; i < WARMUPS; i++) await once(runner);
+    const unchanged: number[] = [];
+    for (let i = 0; i < RUNS; i++) unchanged.push(await once(runner));
+    const oneChanged: number[] = [];
+    for (let i = 0; i < Math.max(5, RUNS / 3); i++) {
+      writeFileSync(join(workspace, 'src0', 'sub0', 'file0.ts'), `export const value0 = ${i};\n`);
+      oneChanged.push(await once(runner, 'echo x > out.txt'));
+    }
+    const sorted = [...unchanged].sort((a, b) => a - b);
+    console.log(`${FILES} files; ${RUNS} runs of \`true\` after ${WARMUPS} warm-ups.`);
+    console.log('');
+    console.log('| measure | median | min | max |');
+    console.log('|---|---|---|---|');
+    console.log(`| container up + first copy-in | ${fmt(firstCopy)} | | |`);
+    console.log(`| \`true\`, workspace unchanged | ${fmt(median(unchanged))} | ${fmt(sorted[0]!)} | ${fmt(sorted.at(-1)!)} |`);
+    console.log(`| one file changed here, the command writes one | ${fmt(median(oneChanged))} | ${fmt(Math.min(...oneChanged))} | ${fmt(Math.max(...oneChanged))} |`);
+    figure('container.command', median(unchanged), 'ms');
+  } finally {
+    await fleet.close();
+    await podman.stop();
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
