@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTaskCompletion, type CoreEvent, type TaskOutcome } from '../../src/core/events.js';
-import { held, scriptConversations, toolUse } from '../support/conversations.js';
+import { scriptConversations, toolUse } from '../support/conversations.js';
 import { reply, text } from '../support/fake-anthropic.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { git as hostGit, GitError } from '../../src/core/workspace/git.js';
@@ -226,7 +226,7 @@ function deepFolder(dir: string): void {
 }
 
 async function slowRepoHarness(warnings: string[]): Promise<Harness> {
-  const harness = await repoHarness({ files: { '.gitignore': `${SLOW_PATTERN}\n`, 'top.txt': 'top\n' }, engine: { onWarning: (line) => warnings.push(line) } });
+  const harness = await repoHarness({ files: { '.gitignore': `${SLOW_PATTERN}\n`, 'top.txt': 'top\n' }, engine: { onWarning: (line) => warnings.push(line), autoApprove: true } });
   deepFolder(harness.projectDir);
   return harness;
 }
@@ -272,12 +272,14 @@ describe('a repository git needs minutes for', () => {
   it('lets a prompt run without undo, saying so once and why', async () => {
     const warnings: string[] = [];
     h = await slowRepoHarness(warnings);
-    scriptConversations(h.server, { 'hello': [text('hi')] });
+    // A turn that changes a file needs the snapshot (one that changes nothing takes none).
+    scriptConversations(h.server, { 'hello': [reply(toolUse('write', { file_path: 'made.txt', content: 'made\n' })), text('hi')] });
     const root = h.engine.createSession();
     const started = Date.now();
     expect((await h.engine.prompt(root.id, 'hello')).status).toBe('completed');
     // Far below the minutes git would take; the deadline is a few seconds.
     expect(Date.now() - started).toBeLessThan(45_000);
+    expect(readFileSync(join(h.projectDir, 'made.txt'), 'utf8')).toBe('made\n');
     const notices = warnings.filter((w) => /undo/i.test(w));
     expect(notices).toEqual([
       `Undo is not available for this prompt: the snapshot of ${h.projectDir} took longer than 5 s (a .gitignore pattern may be very slow).`,
@@ -288,9 +290,8 @@ describe('a repository git needs minutes for', () => {
   it('ends the turn when it is cancelled while its snapshot is being taken', async () => {
     const warnings: string[] = [];
     h = await slowRepoHarness(warnings);
-    // The answer is held: the turn is still under way (its request in flight beside the
-    // snapshot, which no longer holds the request up) when it is cancelled.
-    scriptConversations(h.server, { 'hello': [held(text('hi')).reply] });
+    // The model asks for a write: its snapshot starts as the call streams in, and the write waits for it.
+    scriptConversations(h.server, { 'hello': [reply(toolUse('write', { file_path: 'made.txt', content: 'made\n' })), text('too late')] });
     const root = h.engine.createSession();
     const turn = h.engine.prompt(root.id, 'hello');
     // The shadow repository's excludes are written last before the walk of the tree starts.
@@ -300,9 +301,9 @@ describe('a repository git needs minutes for', () => {
     });
     expect(h.engine.cancel(root.id)).toBe(true);
     expect((await turn).status).toBe('cancelled');
-    // Cancelled, not timed out: no notice. The snapshot no longer holds up the model request
-    // (it runs while the request is in flight), so at most that one request went out.
+    // Cancelled, not timed out: no notice, and the write never ran.
     expect(warnings.filter((w) => /undo/i.test(w))).toEqual([]);
-    expect(h.server.requests.length).toBeLessThanOrEqual(1);
+    expect(existsSync(join(h.projectDir, 'made.txt'))).toBe(false);
+    expect(h.server.requests.length).toBe(1);
   }, 60_000);
 });
