@@ -131,6 +131,13 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     claudeUserDir: peerUserDirs(env).claude,
     narrowing,
   });
+  if (hooks.disabled) {
+    for (const [name, agent] of agents) {
+      if (!agent.hooks) continue;
+      const { hooks: _off, ...rest } = agent;
+      agents.set(name, rest);
+    }
+  }
   const notice = narrowing?.notice();
   // Everything below reaches a terminal (stderr, the TUI, an editor's log) and much of it
   // was written by the repository: file and key names, agent and command names and

@@ -17,7 +17,7 @@ const FIXTURES = join(REPO, 'test', 'fixtures', 'agent-fields');
 const ACTED_ON = new Set([
   'name', 'description', 'mode', 'model', 'temperature', 'top_p', 'tools', 'disallowedTools', 'permission', 'permissionMode',
   'max_turns', 'steps', 'maxTurns', 'maxSteps', 'color', 'hidden', 'disable', 'disabled', 'isolation', 'sandbox', 'runner',
-  'skills', 'memory', 'background', 'mcpServers',
+  'skills', 'memory', 'background', 'mcpServers', 'hooks',
 ]);
 
 let root: string;
@@ -81,8 +81,9 @@ describe('agent file fields', () => {
     expect(warningsOf(warnings, file)).toEqual([
       'ignoring the inline server "local" of "mcpServers": servers started for one agent alone are not supported yet; add it to the config\'s "mcp" key and name it here.',
       'ignoring "effort": none of the models here takes an effort setting.',
-      expect.stringMatching(/^ignoring "hooks": /),
     ]);
+    // `hooks:` is read as a settings file's hooks, and runs in this agent's sessions only.
+    expect(agent.hooks?.PreToolUse?.[0]?.hooks).toEqual([{ command: './check.sh', timeoutSeconds: 60, source: file }]);
   });
 
   it('names unknown keys and a memory scope that does not exist; reads maxSteps and disabled', () => {
@@ -119,6 +120,9 @@ describe('agent file fields', () => {
     expect(agent.memory).toBeUndefined();
     expect(agent.disabledTools).toEqual(['bash']);
     expect(narrowing.ignored).toContain('agent every-field memory (.claude/agents/every-field.md)');
+    // Hooks are commands run outside any sandbox: an untrusted file cannot add them.
+    expect(narrowing.ignored).toContain('agent every-field hooks (.claude/agents/every-field.md)');
+    expect(agents.get('every-field')!.hooks).toBeUndefined();
   });
 
   it('disabled: true disables the agent, as disable does', () => {

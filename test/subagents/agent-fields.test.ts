@@ -1,7 +1,9 @@
 // Claude Code's sub-agent fields through the real engine and the fake Messages API:
 // `disallowedTools` takes tools away after `tools` (issue 39's reviewer kept Bash), scoped
 // entries deny, `Agent(type)` limits which sub-agents it may start, `background: true` always
-// runs in the background, and `maxTurns` stops it.
+// runs in the background, `maxTurns` stops it, and `hooks` run in that agent's sessions only
+// (its `Stop` as `SubagentStop`).
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSkills } from '../../src/core/skills/index.js';
 import { held, requestsOf, scriptConversations } from '../support/conversations.js';
@@ -34,6 +36,54 @@ You review code.
 `;
 
 describe('Claude Code agent fields in a running engine', () => {
+
+  it("hooks: an agent file's hooks run in its sessions only, and its Stop fires as SubagentStop", async () => {
+    const guarded = [
+      '---',
+      'name: guarded',
+      'description: Runs with hooks of its own.',
+      'hooks:',
+      '  PreToolUse:',
+      '    - matcher: Bash',
+      '      hooks:',
+      '        - type: command',
+      '          command: sh block.sh',
+      '  Stop:',
+      '    - hooks:',
+      '        - type: command',
+      '          command: sh stopped.sh',
+      '---',
+      'You are guarded.',
+      '',
+    ].join('\n');
+    h = await startHarness({
+      config: { permission: { bash: 'allow' } },
+      files: {
+        '.claude/agents/guarded.md': guarded,
+        'block.sh': 'echo "no bash for the guarded agent" >&2\nexit 2\n',
+        'stopped.sh': 'cat > stop-input.json\n',
+      },
+    });
+    scriptConversations(h.server, {
+      'guard it': [reply(bash('echo from the root'), spawn('guarded work', 'work under guard', 'guarded')), text('all done')],
+      'work under guard': [reply(bash('echo from the child')), text('blocked, as expected')],
+    });
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, 'guard it')).status).toBe('completed');
+    // The root's bash ran: the agent's hook is not the root's.
+    const [rootBash] = results(requestsOf(h.server, 'guard it')[1]!);
+    expect(rootBash).toEqual({ text: expect.stringContaining('from the root'), error: false });
+    // The child's bash was blocked by its own PreToolUse hook, with the hook's reason.
+    const [childBash] = results(requestsOf(h.server, 'work under guard')[1]!);
+    expect(childBash!.error).toBe(true);
+    expect(childBash!.text).toContain('no bash for the guarded agent');
+    // Its Stop hook ran when it finished, told it was a SubagentStop; the root's own Stop ran none.
+    const stopFile = join(h.projectDir, 'stop-input.json');
+    expect(existsSync(stopFile)).toBe(true);
+    const stopInput = JSON.parse(readFileSync(stopFile, 'utf8')) as { hook_event_name: string; session_id: string };
+    expect(stopInput.hook_event_name).toBe('SubagentStop');
+    expect(stopInput.session_id).not.toBe(root.id);
+  });
   it('disallowedTools: Bash leaves a reviewer without bash, though tools names it', async () => {
     h = await startHarness({ files: { '.claude/agents/reviewer.md': REVIEWER } });
     scriptConversations(h.server, {

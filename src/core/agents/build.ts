@@ -4,6 +4,7 @@
 import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
+import { isEmptyHookSet, parseHooks } from '../hooks/config.js';
 import { applyPermissionMode } from './permission-mode.js';
 import { MEMORY_SCOPES } from './schema.js';
 import { allowlistPattern, isWholeScope, scopedKey, scopePatterns, selectionWarnings, selectTools, splitList, splitScope } from './tools.js';
@@ -79,6 +80,13 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
     const scope = MEMORY_SCOPES.find((s) => s === fields.memory);
     if (scope) agent.memory = scope;
     else warnings.push(`ignoring "memory: ${fields.memory}": expected user, project or local, so it has no memory folder.`);
+  }
+  if (fields.hooks !== undefined) {
+    // Read as a settings file's `hooks` (Claude Code's shape); what cannot run is named, the rest applies.
+    const parsed = parseHooks(fields.hooks, agent.source);
+    warnings.push(...parsed.warnings.map((warning) => warning.replace(`${agent.source}: `, '')));
+    if (isEmptyHookSet(parsed.hooks)) delete agent.hooks;
+    else agent.hooks = parsed.hooks;
   }
   if (fields.mcpServers !== undefined) warnings.push(...applyMcpServers(agent, fields.mcpServers));
   warnings.push(...namedOnlyWarnings(fields));
@@ -162,7 +170,6 @@ function inlineServerLabel(entry: unknown): string {
 function namedOnlyWarnings(fields: AgentConfigEntry): string[] {
   const warnings: string[] = [];
   if (fields.effort !== undefined) warnings.push('ignoring "effort": none of the models here takes an effort setting.');
-  if (fields.hooks !== undefined) warnings.push('ignoring "hooks": hooks come from settings files (.claude/settings.json); hooks scoped to one agent are not supported yet.');
   return warnings;
 }
 

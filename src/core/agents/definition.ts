@@ -1,4 +1,5 @@
 // The resolved form of an agent, whatever file style or config entry it came from.
+import type { HookSet } from '../hooks/config.js';
 import type { PermissionMode } from '../permission/modes.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { RunnerKind } from '../runner/config.js';
@@ -48,6 +49,11 @@ export interface AgentDefinition {
   background?: boolean;
   /** Its memory folder's scope (agents/memory.ts). */
   memory?: MemoryScope;
+  /**
+   * Hooks of its own (its file's `hooks:`), run in its sessions beside the settings files'
+   * (engine/session-factory.ts); as a sub-agent its `Stop` hooks fire as `SubagentStop`.
+   */
+  hooks?: HookSet;
   hidden: boolean;
   disable: boolean;
   /** Absolute path of the file that defined it, or `config`. */

@@ -12,7 +12,7 @@ import type { InteractionBroker } from '../broker.js';
 import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { EventPayloads, EventType } from '../events.js';
-import { claudeToolName, SessionHooks, type HookRunner } from '../hooks/index.js';
+import { claudeToolName, SessionHooks, withAgentHooks, type HookRunner } from '../hooks/index.js';
 import { PermissionGate, TreeApprovals, type AutoApproval, type PermissionQuestion } from '../permission/gate.js';
 import { effectiveMode, type PermissionMode } from '../permission/modes.js';
 import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset } from '../permission/rules.js';
@@ -238,6 +238,8 @@ export class SessionFactory {
     const gate = select();
 
     const runnerKind = effectiveRunnerKind(options.config.runner, { isChild: parent !== undefined, parentKind: parent?.runnerKind, agentRunner: agent.runner });
+    // An agent's own hooks (its file's `hooks:`) run in its sessions only, beside the settings files'.
+    const hookRunner = withAgentHooks(this.deps.hooks, agent.hooks, parent !== undefined);
     const session: LiveSession = {
       id: row.id,
       agentName: agent.name,
@@ -290,8 +292,8 @@ export class SessionFactory {
       inbox: [],
       steering: [],
       emit,
-      hooks: this.deps.hooks
-        ? new SessionHooks(this.deps.hooks, {
+      hooks: hookRunner
+        ? new SessionHooks(hookRunner, {
             id: row.id,
             agentName: agent.name,
             cwd: row.cwd,

@@ -10,7 +10,7 @@
 // - several hooks: any block blocks (reasons joined), deny beats ask beats allow, contexts add up.
 import { isPlainObject } from '../config/merge.js';
 import { childEnv } from '../tools/child-env.js';
-import type { HookCommand, HookEventName, HookSet } from './config.js';
+import { isEmptyHookSet, mergeHooks, type HookCommand, type HookEventName, type HookGroup, type HookSet } from './config.js';
 import { runHookProcess, type HookProcessResult } from './process.js';
 
 export type HookPermission = 'allow' | 'deny' | 'ask';
@@ -44,8 +44,25 @@ const STDOUT_IS_CONTEXT: ReadonlySet<HookEventName> = new Set(['UserPromptSubmit
 
 const PERMISSION_ORDER: readonly HookPermission[] = ['allow', 'ask', 'deny'];
 
+/**
+ * The runner for a session whose agent brings hooks of its own (its file's `hooks:`): the
+ * settings files' hooks and the agent's together, the agent's running only in its sessions.
+ * As a sub-agent, its `Stop` hooks fire when it finishes, as `SubagentStop` (Claude Code does
+ * the same). Without hooks of its own, the shared runner as it is.
+ */
+export function withAgentHooks(shared: HookRunner | undefined, own: HookSet | undefined, asSubagent: boolean): HookRunner | undefined {
+  if (!own || isEmptyHookSet(own)) return shared;
+  let scoped: HookSet = own;
+  if (asSubagent && own.Stop?.length) {
+    const { Stop: stop, ...rest } = own;
+    const subagentStop: readonly HookGroup[] = [...(rest.SubagentStop ?? []), ...stop];
+    scoped = { ...rest, SubagentStop: subagentStop };
+  }
+  return new HookRunner(mergeHooks([shared?.set ?? {}, scoped]));
+}
+
 export class HookRunner {
-  constructor(private readonly set: HookSet) {}
+  constructor(readonly set: HookSet) {}
 
   /** Whether any hook is configured for `event` (nothing is built or run otherwise). */
   has(event: HookEventName): boolean {

@@ -31,6 +31,8 @@ export interface HookSourcesOptions {
 
 export interface HookSources {
   hooks: HookSet;
+  /** A settings file says `disableAllHooks: true`: agent files' own hooks do not run either. */
+  disabled: boolean;
   /** One line each, for stderr or the UI. */
   warnings: string[];
 }
@@ -63,7 +65,7 @@ export function loadHookSources(options: HookSourcesOptions): HookSources {
     const settings = readSettings(file, []);
     if (settings && isPlainObject(settings.hooks)) options.narrowing.noteSettingsHooks(file, Object.keys(settings.hooks));
   }
-  return { hooks: disabled ? {} : mergeHooks(sets), warnings: warnings.map((w) => `Warning: ${w}`) };
+  return { hooks: disabled ? {} : mergeHooks(sets), disabled, warnings: warnings.map((w) => `Warning: ${w}`) };
 }
 
 /** A settings file's top-level object; undefined (with a warning) when it cannot be used, or silently when it is absent. */

@@ -323,6 +323,12 @@ export class ProjectNarrowing {
       if (trusted?.memory) out.memory = trusted.memory;
       else delete out.memory;
     }
+    // A hook is a command run on this machine, outside any sandbox: an untrusted file cannot add one.
+    if (candidate.hooks !== undefined && candidate.hooks !== trusted?.hooks) {
+      this.ignore(`${label} hooks`, file);
+      if (trusted?.hooks) out.hooks = trusted.hooks;
+      else delete out.hooks;
+    }
     // `max_turns: 10000` in a repository's agent file would let its children run on the
     // user's money far past the limit the user set.
     const turnLimit = trusted?.maxTurns ?? this.turnLimit;
