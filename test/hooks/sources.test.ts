@@ -113,3 +113,19 @@ describe('settings that this program cannot use', () => {
     }
   });
 });
+
+describe("an agent file's own hooks", () => {
+  const agentFile = ['---', 'name: guarded', 'description: Has hooks.', 'hooks:', '  Stop:', '    - hooks:', '        - type: command', '          command: sh stopped.sh', '---', 'You are guarded.', ''].join('\n');
+
+  it('are kept from a trusted project, and dropped when a settings file says disableAllHooks', async () => {
+    h = await startHarness({ files: { '.claude/agents/guarded.md': agentFile } });
+    const kept = loadProject({ cwd: h.projectDir, env: h.env, trustOnce: true });
+    expect(kept.agents.get('guarded')?.hooks?.Stop).toHaveLength(1);
+
+    mkdirSync(join(h.dir, '.claude'), { recursive: true });
+    writeFileSync(join(h.dir, '.claude', 'settings.json'), JSON.stringify({ disableAllHooks: true }));
+    const off = loadProject({ cwd: h.projectDir, env: h.env, trustOnce: true });
+    expect(off.agents.get('guarded')).toBeDefined();
+    expect(off.agents.get('guarded')?.hooks).toBeUndefined();
+  });
+});
