@@ -1,8 +1,10 @@
 // What a container runner (DESIGN §25) adds to each command: `true` run in a sub-agent's
 // container on a local Podman socket, sync both ways included, for an unchanged 5,000-file
 // workspace; also the first copy-in (container create + start + copy of the workspace) and a
-// command after one file changed here. Goal: ≤ 150 ms median per command. Podman and the test
-// image come from test/support/podman.ts (its own storage, runc); skipped where it cannot run.
+// command after one file changed here. Goal: ≤ 150 ms median per command. Then ten children
+// at once, each in a container of its own on the same 5,000-file project: from the batch's start
+// until every container is up and has run its first command (goal ≤ 5 s, 2 cores). Podman and the
+// test image come from test/support/podman.ts (its own storage, runc); skipped where it cannot run.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ import { figure, fmt, median } from './support.js';
 const RUNS = process.env.BENCH_QUICK ? 8 : 30;
 const WARMUPS = 3;
 const FILES = 5_000;
+const BATCH = 10;
 
 console.log('## Container runner overhead per command');
 const podman = await startPodman();
@@ -58,6 +61,28 @@ if (typeof podman === 'string') {
     console.log(`| \`true\`, workspace unchanged | ${fmt(median(unchanged))} | ${fmt(sorted[0]!)} | ${fmt(sorted.at(-1)!)} |`);
     console.log(`| one file changed here, the command writes one | ${fmt(median(oneChanged))} | ${fmt(Math.min(...oneChanged))} | ${fmt(Math.max(...oneChanged))} |`);
     figure('container.command', median(unchanged), 'ms');
+
+    // Ten children at once: a fleet of their own, whose limit per host leaves room for all ten (and the container above) on the one host.
+    const batchFleet = new ContainerFleet({
+      config: RunnerConfigSchema.parse({ kind: 'docker', hosts: [podman.url], image: podman.image, max_per_host: 2 * BATCH }),
+      env: process.env,
+      notice: (line) => console.log(line),
+    });
+    try {
+      const batchStart = performance.now();
+      const each = await Promise.all(
+        Array.from({ length: BATCH }, async (_, i) => {
+          const child = await batchFleet.acquire(`ses_bench_batch_${i}`, workspace);
+          await once(child);
+          return performance.now() - batchStart;
+        }),
+      );
+      const batch = Math.max(...each);
+      console.log(`| ${BATCH} children at once, each its own container: all up and first command done | ${fmt(batch)} (first done at ${fmt(Math.min(...each))}) | | |`);
+      figure('container.batch', batch, 'ms');
+    } finally {
+      await batchFleet.close();
+    }
   } finally {
     await fleet.close();
     await podman.stop();
