@@ -46,10 +46,12 @@ describe.runIf(hasTmux || process.env.CI)('keys in one write', () => {
     while (Date.now() < deadline) {
       const s = screen();
       if (s.includes('Next step would be') || s.includes('I left `src/server.ts` unchanged') || s.includes('findings above still hold')) break;
-      if (s.includes('Which should get the rate limit?') && !answered) {
+      // The dialog's header, not the question alone: the asking child's block shows its latest
+      // call (`› ask_user <question>`) before the dialog opens, and keys typed then go elsewhere.
+      if (s.includes('Question from') && s.includes('Which should get the rate limit?') && !answered) {
         writeOnce('blue\r');
         answered = true;
-        await waitFor((x) => !x.includes('Which should get the rate limit?'), 'the question to be answered by "blue⏎"');
+        await waitFor((x) => !x.includes('Question from'), 'the question to be answered by "blue⏎"');
       } else if (s.includes('Allow once')) {
         const asking = /wants to (?:use \S+|\S+ \S+)/.exec(s)?.[0] ?? '';
         tmux('send-keys', '-t', NAME, 'Enter');

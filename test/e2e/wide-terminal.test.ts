@@ -37,7 +37,7 @@ describe.runIf(hasTmux || process.env.CI)('a 120-column terminal', () => {
     const banner = first.split('\n').find((l) => l.includes('Scripted demo —'));
     expect(banner && width(banner)).toBeGreaterThan(80);
     // A dialog is as wide as the screen too.
-    const dialog = await waitFor((s) => s.includes('Allow once') || s.includes('Which should get the rate limit?'), 'a dialog');
+    const dialog = await waitFor((s) => s.includes('Allow once') || s.includes('Question from'), 'a dialog');
     const top = dialog.split('\n').find((l) => l.startsWith('╭'));
     expect(top && width(top)).toBe(120);
   }, 60_000);
