@@ -57,12 +57,11 @@ describe('run in a repository git needs minutes for', { timeout: 60_000 }, () =>
     try {
       // The write waits for the snapshot, whose walk of this tree runs into its 5 s deadline.
       await waitFor(() => runsGit(child.pid!), 'the snapshot before the write to be under way', { timeoutMs: 20_000 });
-      const interrupted = Date.now();
       child.kill('SIGINT');
       const ended = await done;
       expect(ended.code).toBe(130);
-      // The snapshot nobody waits for any more is stopped: the run does not sit out its 5 s deadline.
-      expect(Date.now() - interrupted).toBeLessThan(4000);
+      // That the snapshot nobody waits for any more is stopped (its git killed, not sat out to
+      // its deadline) is checked without a clock in test/checkpoints/shadow-repo.test.ts.
       // Cancelled before the snapshot's deadline: no notice, and the write never ran.
       expect(ended.stderr).not.toMatch(/Undo is not available/);
       expect(existsSync(join(ctx.project, 'made.txt'))).toBe(false);
