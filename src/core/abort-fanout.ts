@@ -5,7 +5,8 @@
 // one signal, the signal itself carries a single listener, added with the first callback and
 // removed with the last. A turn that starts 40 sub-agents links each child to the parent's
 // signal: one listener each would pass Node's limit of 10 per EventTarget and print a
-// MaxListenersExceededWarning, though nothing leaks.
+// MaxListenersExceededWarning, though nothing leaks. `untilAborted(work, signal)` waits for
+// `work` or the abort, whichever comes first, through the same single listener.
 type Waiters = Set<() => void>;
 
 const waitersBySignal = new WeakMap<AbortSignal, { waiters: Waiters; listener: () => void }>();
@@ -35,4 +36,22 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
     if (waitersBySignal.get(signal)?.waiters === waiters) waitersBySignal.delete(signal);
     signal.removeEventListener('abort', listener);
   };
+}
+
+/** Resolves when `work` does or `signal` aborts, whichever is first (rejects if `work` does first); `work` goes on either way. */
+export function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const stop = onAbort(signal, resolve);
+    work.then(
+      () => {
+        stop();
+        resolve();
+      },
+      (err: unknown) => {
+        stop();
+        reject(err);
+      },
+    );
+  });
 }

@@ -4,7 +4,7 @@
 // SIGINT ends the program at once even while a command ignores SIGTERM and a pool thread
 // is stuck.
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCli, runCli, startCliProject, type CliProject } from '../support/cli.js';
@@ -128,5 +128,41 @@ describe.skipIf(!linux)('no process left behind by run', { timeout: 60_000 }, ()
     expect(result.signal).toBe('SIGINT');
     await waitFor(() => liveProcesses(d).length === 0, 5000, 'no sleep left');
     expect(readFileSync(log, 'utf8')).toBe('term\n');
+  });
+
+  it('cancels at once while a sub-agent\'s snapshot is held, and a second SIGTERM ends the program and that snapshot\'s git', async () => {
+    const d = uniqueSleep();
+    const started = join(ctx.dir, 'filter-started');
+    // A clean filter from the user's global git configuration holds for good any snapshot
+    // that stages a `.held` file reading `hold`, and passes other files through.
+    const filter = join(ctx.dir, `held-filter-${d}.sh`);
+    writeFileSync(filter, `#!/bin/sh\ncontent=$(cat)\nif [ "$content" = hold ]; then touch '${started}'; while :; do sleep ${d}; done; fi\nprintf '%s\\n' "$content"\n`, { mode: 0o755 });
+    const gitConfig = join(ctx.dir, 'global-gitconfig');
+    writeFileSync(gitConfig, `[filter "held"]\n\tclean = ${filter}\n`);
+    writeFileSync(join(ctx.project, '.gitattributes'), '*.held filter=held\n');
+    // The prompt's snapshot comes before the lead writes b.held; the sub-agent's start
+    // snapshot, which no turn owns (cancelling does not stop it), is the one held.
+    ctx.server.enqueue(
+      toolUse('write', { file_path: 'b.held', content: 'hold\n' }),
+      toolUse('task', { description: 'Change c', prompt: 'change c', subagent_type: 'general' }),
+      toolUse('write', { file_path: 'c.txt', content: 'new\n' }),
+      text('never reached'),
+      text('never reached'),
+    );
+    const { child, done } = startCli(['run', '--yes', '--format', 'json', 'delegate the change'], { cwd: ctx.project, env: { ...ctx.env, GIT_CONFIG_GLOBAL: gitConfig } });
+    children.push(child);
+    let events = '';
+    child.stdout!.on('data', (d: Buffer) => (events += d.toString()));
+    await waitFor(() => existsSync(started), 10_000, 'the snapshot to reach the filter');
+    child.kill('SIGTERM');
+    // Two signals sent before the first is handled arrive as one: the second waits for the
+    // cancel the first one started. Closing then waits for the snapshot; the second ends the program.
+    await waitFor(() => events.includes('"status":"cancelled"'), 10_000, 'the first SIGTERM to cancel the run');
+    expect(liveProcesses(`sleep ${d}`, true).length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    await done;
+    await waitFor(() => liveProcessesWhere((c) => c.includes(filter) || c.includes(`sleep ${d}`)).length === 0, 5000, 'no git filter left');
+    // The sub-agent's write waited for its snapshot, and was cancelled.
+    expect(existsSync(join(ctx.project, 'c.txt'))).toBe(false);
   });
 });

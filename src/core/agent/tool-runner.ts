@@ -4,6 +4,7 @@
 // (they may block it, allow it past the default asks, or have it asked) and PostToolUse hooks
 // after a successful one (their feedback is added to the result); see hooks/session.ts.
 import { z } from 'zod';
+import { untilAborted } from '../abort-fanout.js';
 import { errorMessage, isAbortError } from '../errors.js';
 import type { ImagePart, ToolResultPart, ToolUsePart } from '../messages.js';
 import type { HookApproval } from '../permission/gate.js';
@@ -129,12 +130,23 @@ async function runOne(session: LiveSession, call: ToolUsePart, opts: ExecuteOpti
   return { type: 'tool_result', tool_use_id: call.id, content: output, ...(isError ? { is_error: true } : {}), ...(images.length ? { images } : {}) };
 }
 
+/**
+ * Waits for the snapshots a change to the project's files must follow; false when the turn was
+ * cancelled first. A snapshot held up (a slow clean filter, a huge tree) must not hold up Esc:
+ * it goes on, and the change does not happen.
+ */
+async function snapshotsReady(session: LiveSession): Promise<boolean> {
+  const signal = session.controller.signal;
+  if (session.changes) await untilAborted(session.changes.ready(), signal);
+  return !signal.aborted;
+}
+
 /** A call as the model's turn runs it: PreToolUse hooks, the tool, PostToolUse hooks. */
 async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: ExecuteOptions): Promise<ExecutedCall> {
   const hooks = session.hooks;
   if (!hooks) return executeTool(session, call, opts);
   // A hook is a command: it may change files too.
-  if (session.changes && hooks.has('PreToolUse')) await session.changes.ready();
+  if (session.changes && hooks.has('PreToolUse') && !(await snapshotsReady(session))) return { content: CANCELLED_RESULT, isError: true };
   const pre = await hooks.preToolUse(call);
   if (pre.stop) session.hookStop ??= { event: 'PreToolUse', reason: pre.stop };
   if (session.controller.signal.aborted) return { content: CANCELLED_RESULT, isError: true };
@@ -157,7 +169,7 @@ async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: E
   if (!result.isError && !session.controller.signal.aborted) {
     // A PostToolUse hook is often a formatter: what it changes is the session's too (checkpoints, DESIGN §18).
     const runPost = () => hooks.postToolUse(call, result.content, result.metadata);
-    if (session.changes && hooks.has('PostToolUse')) await session.changes.ready();
+    if (session.changes && hooks.has('PostToolUse') && !(await snapshotsReady(session))) return { content: CANCELLED_RESULT, isError: true };
     const post = session.changes ? await session.changes.watch(runPost) : await runPost();
     if (post.stop) session.hookStop ??= { event: 'PostToolUse', reason: post.stop };
     if (post.feedback) notes.push(`PostToolUse hook feedback: ${post.feedback}`);
@@ -217,7 +229,7 @@ export async function executeTool(session: LiveSession, call: ToolUsePart, opts:
   if (refusal !== undefined) return { content: refusal, isError: true };
   const signal = session.controller.signal;
   // The snapshots a change must follow (checkpoints) are awaited only by tools that can change files.
-  if (session.changes && changesFiles(tool)) await session.changes.ready();
+  if (session.changes && changesFiles(tool) && !(await snapshotsReady(session))) return { content: CANCELLED_RESULT, isError: true };
   const ctx: ToolContext = {
     sessionId: session.id,
     cwd: session.cwd,

@@ -5,7 +5,7 @@
 // Every turn, exclusive operation and background task counts against its root, and `settled`
 // resolves once a root has none left. A child whose turn ended is released from memory, and
 // its background shells are stopped (a sub-agent's shells last as long as the run that started them).
-import { onAbort } from '../abort-fanout.js';
+import { onAbort, untilAborted } from '../abort-fanout.js';
 import { dropSteering, takeInbox } from '../agent/inbox.js';
 import type { LiveSession } from '../agent/live-session.js';
 import { runTurn, type LoopDeps, type TurnOptions, type TurnOutcome } from '../agent/loop.js';
@@ -248,22 +248,6 @@ export class TurnScheduler {
     this.settleWaiters.delete(rootId);
     for (const resolve of waiters) resolve();
   }
-}
-
-/** Resolves when `work` does or `signal` aborts, whichever is first; `work` goes on either way. */
-function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    work.then(done, (err: unknown) => {
-      signal.removeEventListener('abort', done);
-      reject(err);
-    });
-  });
 }
 
 /** Aborts `controller` when any of `signals` aborts; returns the unsubscribe. */

@@ -13,7 +13,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { killCommand, markerEnv, newMarker } from '../tools/process.js';
-import { trackServerProcess, untrackServerProcess } from './reaper.js';
+import { forgetOnExit, signalOnExit } from '../exit-reaper.js';
 
 export interface StdioServerOptions {
   command: string;
@@ -68,7 +68,7 @@ export class StdioServerTransport implements Transport {
         else this.onerror?.(err);
       });
       child.once('spawn', () => {
-        if (child.pid !== undefined) trackServerProcess(child.pid);
+        if (child.pid !== undefined) signalOnExit(child.pid, 'SIGTERM');
         resolve();
       });
       child.once('close', () => this.finish());
@@ -126,7 +126,7 @@ export class StdioServerTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.child?.pid !== undefined) untrackServerProcess(this.child.pid);
+    if (this.child?.pid !== undefined) forgetOnExit(this.child.pid);
     this.buffer.clear();
     this.onclose?.();
   }

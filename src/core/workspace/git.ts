@@ -51,6 +51,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { driverOverrides, type ConfigEntry } from './git-drivers.js';
 import { checkGitDir, locateRepository, RepositoryRefusal, type GitDirs } from './git-repository.js';
+import { forgetOnExit, signalOnExit } from '../exit-reaper.js';
 
 export const MIN_GIT_VERSION = [2, 38] as const;
 
@@ -179,6 +180,9 @@ function run(args: readonly string[], opts: GitOptions, config: readonly ConfigE
     }
     // Its own process group, so a deadline also ends what git started (a user's filter).
     const child = spawn('git', ['--no-pager', ...args], { cwd: opts.cwd, env: gitEnv(config, opts.env), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // Its own group also means a signal to ours does not reach it: ended with us, not after.
+    const pid = child.pid;
+    if (pid !== undefined) signalOnExit(pid, 'SIGKILL');
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let stopped: GitError | undefined;
@@ -197,6 +201,7 @@ function run(args: readonly string[], opts: GitOptions, config: readonly ConfigE
     const onAbort = () => stop(new GitError(`${what} was stopped: ${doing} was cancelled.`, null, 'aborted'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => {
+      if (pid !== undefined) forgetOnExit(pid);
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     };
