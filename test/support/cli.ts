@@ -1,10 +1,11 @@
 // Runs the built `opencode-ink` binary as a subprocess with a controlled environment.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeServer, type FakeServer } from './fake-anthropic.js';
 import { REPO_ROOT } from './repo-root.js';
+import { liveProcessesWithEnv } from './processes.js';
 
 export const BIN = join(REPO_ROOT, 'bin', 'opencode-ink.js');
 
@@ -81,7 +82,14 @@ export async function startCliProject(): Promise<CliProject> {
     env,
     async close() {
       await server.close();
-      // A program the test killed may still be finishing a write in its data dir (ENOTEMPTY).
+      // A program the test killed (a tmux session closed under it) may still be exiting, and
+      // writing in its data dir meanwhile (ENOTEMPTY): wait for it and all it started first.
+      if (existsSync('/proc/self/environ')) {
+        const deadline = Date.now() + 10_000;
+        while (liveProcessesWithEnv(`OPENCODE_INK_DATA_DIR=${env.OPENCODE_INK_DATA_DIR}`).length > 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };

@@ -23,3 +23,17 @@ export function liveProcessesWhere(match: (cmdline: string) => boolean): number[
 export function liveProcesses(needle: string): number[] {
   return liveProcessesWhere((cmdline) => cmdline.includes(needle));
 }
+
+/** Live processes whose environment holds `entry` (`NAME=value`) exactly: what a program started inherits it. */
+export function liveProcessesWithEnv(entry: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry)) found.push(Number(pid));
+    } catch {
+      // exited meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
