@@ -10,26 +10,39 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * A plain value YAML cannot read but a reader of prose can: it starts with a character YAML
+ * reserves (`@`, a backtick, `%`) or with `*` that is not an alias (`**Bold**: text`, which
+ * agent collections write as their descriptions).
+ */
+function startsReserved(value: string): boolean {
+  return /^[@`%]/.test(value) || (value.startsWith('*') && !/^\*[^\s,[\]{}]+$/.test(value));
+}
+
+/**
  * Claude Code accepts `description: Use when: the user asks ...` although strict YAML
- * rejects a second ": " in a plain scalar. Such lines are quoted and the block retried,
- * so those files load unchanged; anything else stays an error.
+ * rejects a second ": " in a plain scalar. Such lines, and values that start with a
+ * reserved character, are quoted and the block retried, so those files load unchanged;
+ * anything else stays an error.
  */
 function quoteLooseScalars(block: string): string {
   return block.replace(/^([A-Za-z_][\w-]*):[ \t]+(.+?)[ \t]*$/gm, (line, key: string, value: string) => {
-    if (/^["'[{|>&*!%@`]/.test(value) || !/: | #/.test(value)) return line;
+    if (!startsReserved(value) && (/^["'[{|>&*!%@`]/.test(value) || !/: | #/.test(value))) return line;
     return `${key}: ${JSON.stringify(value)}`;
   });
 }
 
+// 'error': what YAML only warns about is not printed on the program's stderr.
+const YAML_OPTIONS = { logLevel: 'error' } as const;
+
 function parseBlock(block: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = parseYaml(block);
+    value = parseYaml(block, YAML_OPTIONS);
   } catch (err) {
     const retried = quoteLooseScalars(block);
     if (retried === block) throw err;
     try {
-      value = parseYaml(retried);
+      value = parseYaml(retried, YAML_OPTIONS);
     } catch {
       throw err;
     }

@@ -5,6 +5,7 @@ import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
 import { isEmptyHookSet, parseHooks } from '../hooks/config.js';
+import { agentColor } from './color.js';
 import { applyPermissionMode } from './permission-mode.js';
 import { MEMORY_SCOPES } from './schema.js';
 import { allowlistPattern, isWholeScope, scopedKey, scopePatterns, selectionWarnings, selectTools, splitList, splitScope } from './tools.js';
@@ -32,7 +33,6 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   if (fields.model !== undefined) agent.model = fields.model;
   if (fields.temperature !== undefined) agent.temperature = fields.temperature;
   if (fields.top_p !== undefined) agent.top_p = fields.top_p;
-  if (fields.color !== undefined) agent.color = fields.color;
   if (fields.hidden !== undefined) agent.hidden = fields.hidden;
   if (fields.disable !== undefined) agent.disable = fields.disable;
   if (fields.disabled !== undefined) agent.disable = fields.disabled;
@@ -68,6 +68,11 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
         if (missing.length > 0) agent.tools = [...base.tools, ...missing];
       }
     }
+  }
+  if (fields.color !== undefined) {
+    const color = agentColor(fields.color);
+    if (color.ok) agent.color = color.color;
+    else warnings.push(color.warning);
   }
   const modeWarning = applyPermissionMode(agent, fields.permissionMode);
   if (modeWarning !== undefined) warnings.push(modeWarning);

@@ -32,8 +32,17 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
   }
   const name = result.data.name ?? opts.fallbackName;
   const { agent, warnings, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() }, opts.extraTools);
-  return { ok: true, agent, warnings: [...warnings, ...unknownFieldWarnings(fields)], unknownTools };
+  const misplaced = Object.keys(fields).length === 0 && MISPLACED_FRONT_MATTER.test(content) ? [MISPLACED_WARNING] : [];
+  return { ok: true, agent, warnings: [...misplaced, ...warnings, ...unknownFieldWarnings(fields)], unknownTools };
 }
+
+/**
+ * A `---` block written indented or after blank lines: neither Claude Code nor YAML front-matter
+ * readers take it as fields, so the file loads with no description and its fields in the prompt.
+ */
+const MISPLACED_FRONT_MATTER = /^(?:[ \t]*\r?\n)*[ \t]*---[ \t]*\r?\n[\s\S]*?^[ \t]*---[ \t]*$/m;
+const MISPLACED_WARNING =
+  'its "---" front-matter block does not start the file at the first line, unindented, so none of its fields (name, description, tools, …) is read and the whole file is the prompt.';
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set([...Object.keys(AgentFieldsSchema.shape), ...FIELDS_READ_ELSEWHERE]);
 
