@@ -10,6 +10,8 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgents, type AgentDefinition, type AgentWarning } from '../../src/core/agents/index.js';
 import { readFrontMatter } from '../../src/core/frontmatter.js';
+import { rulesFromConfig } from '../../src/core/permission/rules.js';
+import { selectToolNames } from '../../src/core/subagents/index.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const BUILTIN_DIR = join(REPO, 'agents');
@@ -162,6 +164,15 @@ describe('the corpus of real agent files', () => {
     }
   });
 
+  it('gives every tool the corpus names that has an equivalent here, and names only the others', () => {
+    const unknown = new Set(warnings.flatMap((w) => w.unknownTools ?? []));
+    // Plugin and agent names written as tools, and Claude Code's team set-up tools (a team starts from `task` here).
+    expect([...unknown].sort()).toEqual([
+      'Playwright', 'TeamCreate', 'TeamDelete', 'airis-mcp-gateway', 'chrome-mcp', 'computer-use', 'context-manager', 'error-coordinator',
+      'pied-piper', 'subagent-catalog:fetch', 'subagent-catalog:search',
+    ]);
+  });
+
   it('takes the models the corpus names: Claude Code aliases, inherit and full ids', () => {
     const models = new Set(written.map(({ file }) => agentsBySource.get(file)?.model).filter((m) => m !== undefined));
     for (const model of ['sonnet', 'opus', 'haiku', 'inherit']) expect(models).toContain(model);
@@ -211,5 +222,17 @@ describe('the forms Claude Code agent files are written in', () => {
     const { agent, warnings } = load('bold', '---\nname: bold\ndescription: **Reviewer**: checks code. Use when: asked.\ntools: Read\n---\nbody\n');
     expect(warnings).toEqual([]);
     expect(agent!.description).toBe('**Reviewer**: checks code. Use when: asked.');
+  });
+
+  it('reads SendMessage as the team\'s send_message, and disallowedTools: SendMessage takes it from a team member', () => {
+    const listed = load('messenger', '---\ndescription: d\ntools: Read, SendMessage\n---\nbody\n');
+    expect(listed.warnings).toEqual([]);
+    expect(listed.agent!.tools).toEqual(['read', 'send_message']);
+    const muted = load('muted', '---\ndescription: d\ndisallowedTools: SendMessage\n---\nbody\n').agent!;
+    // A team member is given send_message past its allowlist (subagents/gates.ts): the deny rule is what takes it away.
+    const gate = (agent: AgentDefinition) =>
+      selectToolNames({ available: ['read', 'send_message', 'ask_user'], agent, chain: [rulesFromConfig(agent.permission)], depth: 1, maxDepth: 2 }).names;
+    expect(gate(muted)).toEqual(['read', 'ask_user']);
+    expect(gate(listed.agent!)).toEqual(['read', 'send_message', 'ask_user']);
   });
 });

@@ -98,6 +98,9 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
   return { agent, warnings, unknownTools };
 }
 
+/** A team's message tool (DESIGN §24), as `SendMessage` in Claude Code's files. */
+const TEAM_MESSAGE_TOOL = 'send_message';
+
 /**
  * Claude Code's `disallowedTools`, applied after `tools`: a plain name or glob takes the tool
  * away; a scoped entry (`Bash(rm:*)`, `Agent(reviewer)`) becomes deny rules written after the
@@ -115,6 +118,8 @@ function disallow(agent: AgentDefinition, field: string | string[], extraTools: 
       unknown.push(entry);
       continue;
     }
+    // The tool gate gives `send_message` to every team member, past disabledTools; only a deny rule takes it away.
+    if (pattern === TEAM_MESSAGE_TOOL) denies[TEAM_MESSAGE_TOOL] = 'deny';
     const { scope } = splitScope(entry);
     const key = scopedKey(pattern);
     if (scope === undefined || isWholeScope(scope) || !key) {

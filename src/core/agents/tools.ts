@@ -53,6 +53,9 @@ const ALIASES: Record<string, string> = {
   tasklist: 'task_list',
   taskupdate: 'task_list',
   taskget: 'task_list',
+  // Claude Code's agent-team messages: a team member has `send_message` whatever its list says (subagents/gates.ts).
+  sendmessage: 'send_message',
+  send_message: 'send_message',
 };
 
 /** MCP tools exist only once their server connects, so their names cannot be checked when a file loads. */
