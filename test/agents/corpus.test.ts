@@ -223,10 +223,21 @@ describe('the forms Claude Code agent files are written in', () => {
     expect(unknown.warnings).toEqual(['ignoring "color: chartreuse-ish": expected a colour name (red, green, yellow, blue, magenta, cyan, purple, orange, pink, gray, …) or a #rrggbb hex.']);
   });
 
-  it('reads a description that starts with markdown bold, as collections write them', () => {
-    const { agent, warnings } = load('bold', '---\nname: bold\ndescription: **Reviewer**: checks code. Use when: asked.\ntools: Read\n---\nbody\n');
-    expect(warnings).toEqual([]);
-    expect(agent!.description).toBe('**Reviewer**: checks code. Use when: asked.');
+  it('reads a description that starts with markdown bold, as collections write them, printing nothing', async () => {
+    const printed: string[] = [];
+    const onWarning = (warning: Error) => printed.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const { agent, warnings } = load('bold', '---\nname: bold\ndescription: **Reviewer**: checks code. Use when: asked.\ntools: Read\n---\nbody\n');
+      expect(warnings).toEqual([]);
+      expect(agent!.description).toBe('**Reviewer**: checks code. Use when: asked.');
+      // Process warnings are emitted on a later tick: let them arrive before looking.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    // The YAML library's warnings would go to the program's stderr, over the TUI.
+    expect(printed).toEqual([]);
   });
 
   it('reads SendMessage as the team\'s send_message, and disallowedTools: SendMessage takes it from a team member', () => {
