@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAgents, type AgentDefinition, type AgentWarning } from '../../src/core/agents/index.js';
+import { loadAgents, NO_DESCRIPTION_WARNING, type AgentDefinition, type AgentWarning } from '../../src/core/agents/index.js';
 import { readFrontMatter } from '../../src/core/frontmatter.js';
 import { rulesFromConfig } from '../../src/core/permission/rules.js';
 import { selectToolNames } from '../../src/core/subagents/index.js';
@@ -162,9 +162,10 @@ describe('the corpus of real agent files', () => {
     const misplaced = written.filter(({ entry }) => entry.layout);
     expect(misplaced.length).toBeGreaterThan(0);
     for (const { file } of misplaced) {
-      expect(warningsOf(file)).toContain(
+      expect(warningsOf(file)).toEqual([
         'its "---" front-matter block does not start the file at the first line, unindented, so none of its fields (name, description, tools, …) is read and the whole file is the prompt.',
-      );
+        NO_DESCRIPTION_WARNING,
+      ]);
     }
   });
 
@@ -238,6 +239,15 @@ describe('the forms Claude Code agent files are written in', () => {
     }
     // The YAML library's warnings would go to the program's stderr, over the TUI.
     expect(printed).toEqual([]);
+  });
+
+  it('names a sub-agent file with no description, which Claude Code would skip', () => {
+    // A heading first, then a `---` block: no front matter at all.
+    const headed = load('headed', '# Reviewer\n\nReviews code.\n\n---\nmodel: sonnet\n---\n\nBe brief.\n');
+    expect(headed.agent!.description).toBe('');
+    expect(headed.warnings).toEqual([NO_DESCRIPTION_WARNING]);
+    expect(load('blank', '---\nname: blank\ndescription: "  "\n---\nbody\n').warnings).toEqual([NO_DESCRIPTION_WARNING]);
+    expect(load('described', '---\ndescription: Reviews code.\n---\nbody\n').warnings).toEqual([]);
   });
 
   it('reads SendMessage as the team\'s send_message, and disallowedTools: SendMessage takes it from a team member', () => {

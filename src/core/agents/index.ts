@@ -83,6 +83,9 @@ export function agentFolders(opts: Pick<LoadAgentsOptions, 'builtinDir' | 'confi
   ];
 }
 
+/** Said of a Claude Code sub-agent file with no `description`, which the model picks sub-agents by. */
+export const NO_DESCRIPTION_WARNING = 'has no "description", so the model is not told when to use this sub-agent (Claude Code skips such a file); add one to the front matter.';
+
 /** The `source` of agents defined by `--agents`. */
 export const SESSION_AGENTS_SOURCE = '--agents';
 
@@ -105,7 +108,9 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
       if (!parsed.ok) return parsed;
       // Pushed here rather than returned, to keep the names with the message (same order as before the file's other warnings).
       if (parsed.unknownTools.length > 0) warnings.push({ source: file, message: unknownToolsWarning(parsed.unknownTools), unknownTools: parsed.unknownTools });
-      return { ok: true, value: { agent: parsed.agent, folder, file }, warnings: parsed.warnings };
+      // Claude Code skips a sub-agent file without a description; here it loads, and says why it may never be chosen.
+      const undescribed = folder.claude && parsed.agent.description.trim() === '' ? [NO_DESCRIPTION_WARNING] : [];
+      return { ok: true, value: { agent: parsed.agent, folder, file }, warnings: [...parsed.warnings, ...undescribed] };
     },
     ({ agent: parsed, folder, file }) => {
       let agent = parsed;

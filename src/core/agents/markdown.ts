@@ -40,7 +40,7 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
  * A `---` block written indented or after blank lines: neither Claude Code nor YAML front-matter
  * readers take it as fields, so the file loads with no description and its fields in the prompt.
  */
-const MISPLACED_FRONT_MATTER = /^(?:[ \t]*\r?\n)*[ \t]*---[ \t]*\r?\n[\s\S]*?^[ \t]*---[ \t]*$/m;
+const MISPLACED_FRONT_MATTER = /^(?:[ \t]*\r?\n)*[ \t]*---[ \t]*\r?\n[\s\S]*?\n[ \t]*---[ \t]*(?:\r?\n|$)/;
 const MISPLACED_WARNING =
   'its "---" front-matter block does not start the file at the first line, unindented, so none of its fields (name, description, tools, …) is read and the whole file is the prompt.';
 
