@@ -5,7 +5,7 @@ import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
 import { isEmptyHookSet, parseHooks } from '../hooks/config.js';
-import { agentColor } from './color.js';
+import { readAgentColor } from './color.js';
 import { applyPermissionMode } from './permission-mode.js';
 import { MEMORY_SCOPES } from './schema.js';
 import { allowlistPattern, isWholeScope, scopedKey, scopePatterns, selectionWarnings, selectTools, splitList, splitScope } from './tools.js';
@@ -70,7 +70,7 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
     }
   }
   if (fields.color !== undefined) {
-    const color = agentColor(fields.color);
+    const color = readAgentColor(fields.color);
     if (color.ok) agent.color = color.color;
     else warnings.push(color.warning);
   }

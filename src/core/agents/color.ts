@@ -22,10 +22,10 @@ const BY_LOWER_NAME: ReadonlyMap<string, string> = new Map([
   ...Object.entries(CLAUDE_CODE_HUES),
 ]);
 
-export type AgentColorResult = { ok: true; color: string } | { ok: false; warning: string };
+export type AgentColorReading = { ok: true; color: string } | { ok: false; warning: string };
 
 /** The colour to draw for `value`, or the warning that says why there is none. */
-export function agentColor(value: string): AgentColorResult {
+export function readAgentColor(value: string): AgentColorReading {
   const trimmed = value.trim();
   if (/^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(trimmed)) return { ok: true, color: trimmed };
   const named = BY_LOWER_NAME.get(trimmed.toLowerCase());
