@@ -30,6 +30,7 @@ import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { findProject, type ProjectInfo } from './project.js';
 import type { McpServerConfig } from './mcp/config.js';
 import { McpManager, type McpServerState } from './mcp/manager.js';
+import { LiveSessions } from './engine/live-sessions.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costFunction, knownModels, limitOf, modelTakesImages, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
 import type { Provider } from './provider/types.js';
@@ -177,7 +178,7 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 export class Engine {
   private readonly bus = new EventBus();
   private readonly broker: InteractionBroker;
-  private readonly live = new Map<string, LiveSession>();
+  private readonly live = new LiveSessions();
   /** Root sessions whose prompt is being prepared (commands inlining files or shell output). */
   private readonly preparing = new Set<string>();
   /** Prompts cancelled while being prepared: their turn starts cancelled. */
@@ -864,7 +865,7 @@ export class Engine {
   async close(): Promise<void> {
     this.cancelAll();
     // A snapshot the cancel gave up on still has its git process running in the data dir.
-    await Promise.all([this.mcp.close(), this.workspacesSettled(), this.shells.endAll(), this.checkpointsSettled()]);
+    await Promise.all([this.mcp.close(), this.sessions.closeAgentServers(), this.workspacesSettled(), this.shells.endAll(), this.checkpointsSettled()]);
     // After the children have settled: each removes its own container as it ends; this catches the rest.
     await this.containers.close();
   }

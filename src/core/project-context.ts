@@ -231,7 +231,8 @@ function warningLines(agentWarnings: readonly AgentWarning[], others: readonly S
     // A folder of Claude Code agents may carry `effort:` or keys of other tools in many files: one line, the details in `agents`.
     const counts = new Map<string, number>();
     for (const w of notes) {
-      const field = FIELD_NOTE.exec(w.message)?.[1];
+      const match = FIELD_NOTE.exec(w.message);
+      const field = match?.[1] ?? match?.[2];
       if (field) counts.set(field, (counts.get(field) ?? 0) + 1);
     }
     const files = new Set(notes.map((w) => w.source)).size;
@@ -240,8 +241,8 @@ function warningLines(agentWarnings: readonly AgentWarning[], others: readonly S
   return [...summaries, ...agentWarnings.filter((w) => !summed.has(w)).map(line), ...others.map(line)];
 }
 
-/** A warning about one field of an agent file that is read but not applied; group 1 is the field. */
-const FIELD_NOTE = /^ignoring (?:unknown field |the inline servers? .* of )?"([A-Za-z0-9_-]+)/;
+/** A warning about one field of an agent file that is read but not applied; group 1 or 2 is the field. */
+const FIELD_NOTE = /^(?:ignoring (?:unknown field |the .*? of )?"([A-Za-z0-9_-]+)|"([A-Za-z0-9_-]+)[^"]*" is not applied)/;
 
 /** The names most files use first (those are the ones worth recognising), safe for a terminal and short. */
 function examples(counts: ReadonlyMap<string, number>): string[] {

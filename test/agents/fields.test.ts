@@ -17,7 +17,7 @@ const FIXTURES = join(REPO, 'test', 'fixtures', 'agent-fields');
 const ACTED_ON = new Set([
   'name', 'description', 'mode', 'model', 'temperature', 'top_p', 'tools', 'disallowedTools', 'permission', 'permissionMode',
   'max_turns', 'steps', 'maxTurns', 'maxSteps', 'color', 'hidden', 'disable', 'disabled', 'isolation', 'sandbox', 'runner',
-  'skills', 'memory', 'background', 'mcpServers', 'hooks',
+  'skills', 'memory', 'background', 'mcpServers', 'hooks', 'effort',
 ]);
 
 let root: string;
@@ -73,15 +73,14 @@ describe('agent file fields', () => {
     const { agents, warnings } = load();
     const file = join(project, '.claude', 'agents', 'every-field.md');
     const agent = agents.get('every-field')!;
-    expect(agent).toMatchObject({ mode: 'subagent', model: 'haiku', maxTurns: 7, skills: ['code-style'], memory: 'project', background: true, isolation: 'worktree', color: 'cyan', disable: false });
-    // `mcpServers: [github, …]` keeps the configured server's tools on its list.
-    expect(agent.tools).toEqual(['read', 'grep', 'glob', 'bash', 'task', 'mcp__github__*']);
+    expect(agent).toMatchObject({ mode: 'subagent', model: 'haiku', maxTurns: 7, skills: ['code-style'], memory: 'project', background: true, isolation: 'worktree', color: 'cyan', disable: false, effort: 'high' });
+    // `mcpServers: [github, …]` keeps the configured server's tools on its list; `local` is its own server.
+    expect(agent.tools).toEqual(['read', 'grep', 'glob', 'bash', 'task', 'mcp__github__*', 'mcp__local__*']);
+    expect(agent.mcpServers).toEqual({ local: { type: 'local', command: ['node', 'server.mjs'] } });
     expect(agent.disabledTools).toEqual(['bash']);
     expect(agent.permission).toEqual({ task: { '*': 'deny', explore: 'allow' } });
-    expect(warningsOf(warnings, file)).toEqual([
-      'ignoring the inline server "local" of "mcpServers": servers started for one agent alone are not supported yet; add it to the config\'s "mcp" key and name it here.',
-      'ignoring "effort": none of the models here takes an effort setting.',
-    ]);
+    // Its model (haiku) takes no effort setting: said with the file, as the model is its own.
+    expect(warningsOf(warnings, file)).toEqual(['"effort: high" is not applied: anthropic/claude-haiku-4-5 takes no effort setting.']);
     // `hooks:` is read as a settings file's hooks, and runs in this agent's sessions only.
     expect(agent.hooks?.PreToolUse?.[0]?.hooks).toEqual([{ command: './check.sh', timeoutSeconds: 60, source: file }]);
   });
@@ -123,6 +122,54 @@ describe('agent file fields', () => {
     // Hooks are commands run outside any sandbox: an untrusted file cannot add them.
     expect(narrowing.ignored).toContain('agent every-field hooks (.claude/agents/every-field.md)');
     expect(agents.get('every-field')!.hooks).toBeUndefined();
+    // Its own MCP server would be a program started on this machine.
+    expect(narrowing.ignored).toContain('agent every-field mcpServers.local (.claude/agents/every-field.md)');
+    expect(agent.mcpServers).toBeUndefined();
+  });
+
+  it('reads every form of mcpServers Claude Code writes, and names what it cannot read', () => {
+    const file = join(project, '.claude', 'agents', 'servers.md');
+    writeAgent(
+      file,
+      [
+        '---',
+        'description: servers',
+        'tools: Read',
+        'mcpServers:',
+        '  - github',
+        '  - notes:',
+        '      command: node',
+        '      args: [notes.mjs, "${OCI_AGENT_FIELDS_UNSET:-fallback}"]',
+        '      env: { LEVEL: "2" }',
+        '  - web:',
+        '      type: http',
+        '      url: https://example.com/mcp',
+        '      headers: { X-Team: core }',
+        '  - broken:',
+        '      args: [no-command]',
+        '  - "bad name": { command: node }',
+        '  - 42',
+        '---',
+        'body',
+      ].join('\n'),
+    );
+    writeAgent(join(project, '.claude', 'agents', 'mapped.md'), '---\ndescription: mapped\nmcpServers:\n  solo: { command: solo-server }\n---\nbody\n');
+    writeAgent(join(project, '.claude', 'agents', 'loud.md'), '---\ndescription: loud\neffort: Maximum\n---\nbody\n');
+    const { agents, warnings } = load();
+    const agent = agents.get('servers')!;
+    expect(agent.mcpServers).toEqual({
+      notes: { type: 'local', command: ['node', 'notes.mjs', 'fallback'], environment: { LEVEL: '2' } },
+      web: { type: 'remote', url: 'https://example.com/mcp', transport: 'http', headers: { 'X-Team': 'core' } },
+    });
+    expect(agent.tools).toEqual(['read', 'mcp__github__*', 'mcp__notes__*', 'mcp__web__*']);
+    expect(warningsOf(warnings, file)).toEqual([
+      'ignoring the server "broken" of "mcpServers": expected {"command", "args", "env"} or {"type": "http"|"sse", "url", "headers"}.',
+      'ignoring the server "bad name" of "mcpServers": a server\'s name may hold only letters, digits, ".", "_" and "-".',
+      'ignoring the entry 42 of "mcpServers": expected a server\'s name or { <name>: { command, args, env } }.',
+    ]);
+    expect(agents.get('mapped')!.mcpServers).toEqual({ solo: { type: 'local', command: ['solo-server'] } });
+    expect(agents.get('loud')!.effort).toBeUndefined();
+    expect(warningsOf(warnings, join(project, '.claude', 'agents', 'loud.md'))).toEqual(['ignoring "effort: Maximum": expected low, medium, high, xhigh, max.']);
   });
 
   it('disabled: true disables the agent, as disable does', () => {

@@ -1,7 +1,8 @@
-// Model names, aliases and prices.
+// Model names, aliases and prices, and which models take an agent's `effort`.
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/core/messages.js';
 import { DEFAULT_MODEL, costOf, parseModelRef, priceOf, resolveModelName } from '../../src/core/provider/index.js';
+import { effortOnWire, parseEffort } from '../../src/core/provider/effort.js';
 
 const usage = (input: number, output: number, cacheWrite = 0, cacheRead = 0): Usage => ({
   input_tokens: input,
@@ -76,5 +77,27 @@ describe('costOf', () => {
     expect(priceOf('claude-sonnet-9')).toEqual({ input: 3, output: 15 });
     expect(priceOf('mystery-model')).toEqual({ input: 3, output: 15 });
     expect(costOf('mystery-model', usage(0, 0))).toBe(0);
+  });
+});
+
+describe('effort on the wire', () => {
+  it('fits each level to what the model takes, and sends none where it takes none', () => {
+    const cases: Array<[string, string, string | undefined]> = [
+      ['anthropic/claude-opus-4-7', 'xhigh', 'xhigh'],
+      ['anthropic/claude-opus-4-6', 'xhigh', 'high'],
+      ['anthropic/claude-opus-4-6', 'max', 'max'],
+      ['anthropic/claude-sonnet-4-6', 'max', 'max'],
+      ['anthropic/claude-opus-4-5-20251101', 'max', 'high'],
+      ['anthropic/claude-opus-5', 'xhigh', 'xhigh'],
+      ['anthropic/claude-sonnet-4-5-20250929', 'low', undefined],
+      ['anthropic/claude-haiku-4-5', 'medium', undefined],
+      ['anthropic/claude-3-7-sonnet-latest', 'high', undefined],
+      ['openai/o3', 'max', 'high'],
+      ['openai/gpt-5', 'low', 'low'],
+      ['openai/gpt-4o', 'high', undefined],
+      ['ollama/qwen3', 'medium', 'medium'],
+    ];
+    for (const [model, level, sent] of cases) expect([model, level, effortOnWire(model, parseEffort(level)!)]).toEqual([model, level, sent]);
+    expect([parseEffort('HIGH'), parseEffort('extreme'), parseEffort(3)]).toEqual(['high', undefined, undefined]);
   });
 });

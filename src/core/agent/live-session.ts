@@ -1,5 +1,6 @@
 // The in-memory state of a session while the engine holds it: what the agent loop needs
 // to run one turn. Persistent state lives in the store; this is derived from it.
+import type { Effort } from '../provider/effort.js';
 import type { EventPayloads, EventType } from '../events.js';
 import type { HookEventName } from '../hooks/config.js';
 import type { SessionHooks } from '../hooks/session.js';
@@ -85,6 +86,8 @@ export interface LiveSession {
   readonly askPermission: PermissionRoute;
   /** Model requests allowed per turn; undefined = no cap. */
   maxTurns: number | undefined;
+  /** Its agent's `effort`; each request carries it where that request's model takes it (provider/effort.ts). */
+  readonly effort?: Effort | undefined;
   /** Loaded lazily from the store, then kept in step with it. */
   history: Message[];
   /** The messages of its last model request, as sent: what a fork repeats (subagents/fork.ts). */

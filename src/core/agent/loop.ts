@@ -4,6 +4,7 @@
 // leaves a history that repairHistory can always make valid again. When the model ends its
 // turn, Stop (or, in a sub-agent, SubagentStop) hooks may send it back to work with their
 // reason as a new user message; `stop_hook_active` tells them it already happened (DESIGN §20).
+import { effortOnWire } from '../provider/effort.js';
 import { z } from 'zod';
 import { errorMessage, isAbortError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -170,6 +171,8 @@ export async function runTurn(session: LiveSession, deps: LoopDeps, input: Messa
           maxTokens: Math.min(deps.maxOutputTokens, limit.output),
           signal,
         };
+        const effort = session.effort ? effortOnWire(modelRef, session.effort) : undefined;
+        if (effort) request.effort = effort;
         try {
           response = await provider.stream(request, (event) => {
             switch (event.type) {

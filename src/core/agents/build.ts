@@ -5,6 +5,10 @@ import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
 import { isEmptyHookSet, parseHooks } from '../hooks/config.js';
+import { claudeServerConfig, McpServerConfigSchema, type McpServerConfig } from '../mcp/config.js';
+import { sanitizeName } from '../mcp/names.js';
+import { EFFORT_LEVELS, effortOnWire, parseEffort, type Effort } from '../provider/effort.js';
+import { resolveModelName } from '../provider/models.js';
 import { readAgentColor } from './color.js';
 import { applyPermissionMode } from './permission-mode.js';
 import { MEMORY_SCOPES } from './schema.js';
@@ -94,7 +98,15 @@ export function applyFields(base: AgentDefinition, fields: AgentConfigEntry, ext
     else agent.hooks = parsed.hooks;
   }
   if (fields.mcpServers !== undefined) warnings.push(...applyMcpServers(agent, fields.mcpServers));
-  warnings.push(...namedOnlyWarnings(fields));
+  if (fields.effort !== undefined) {
+    const effort = parseEffort(fields.effort);
+    if (effort) agent.effort = effort;
+    else warnings.push(`ignoring "effort: ${String(fields.effort).slice(0, 40)}": expected ${EFFORT_LEVELS.join(', ')}.`);
+  }
+  if ((fields.effort !== undefined || fields.model !== undefined) && agent.effort) {
+    const unapplied = effortModelWarning(agent.effort, agent.model);
+    if (unapplied) warnings.push(unapplied);
+  }
   return { agent, warnings, unknownTools };
 }
 
@@ -146,41 +158,73 @@ function disallow(agent: AgentDefinition, field: string | string[], extraTools: 
 }
 
 /**
- * `mcpServers`: a server named by a string is one of the configured servers (the config's `mcp`
- * key, `.mcp.json`), whose tools every agent already has unless its `tools` list leaves them
- * out — so a listed name is added to that list. A server defined inline (an object) would be
- * started for this agent alone: not supported yet, so each is named in a warning.
+ * `mcpServers`, in Claude Code's forms: a list whose items are a server's name or
+ * `{ <name>: <server> }`, a map of name → server, or a comma string of names. A name is one of
+ * the configured servers (the config's `mcp` key, `.mcp.json`), whose tools every agent already
+ * has unless its `tools` list leaves them out — so a listed name is added to that list. A server
+ * written out (`command`/`args`/`env`, or `type`/`url`/`headers`) is this agent's own: started
+ * for each of its sessions alone (engine/agent-mcp.ts). What cannot be read is named and skipped.
  */
 function applyMcpServers(agent: AgentDefinition, field: unknown): string[] {
-  const entries = Array.isArray(field) ? field : typeof field === 'string' ? field.split(',') : [field];
-  const names: string[] = [];
-  const inline: string[] = [];
-  for (const entry of entries) {
-    if (typeof entry === 'string' && /^[A-Za-z0-9_.-]+$/.test(entry.trim())) names.push(entry.trim());
-    else inline.push(inlineServerLabel(entry));
-  }
-  if (agent.tools && names.length > 0) agent.tools = [...new Set([...agent.tools, ...names.map((name) => `mcp__${name.toLowerCase()}__*`)])];
-  return inline.length > 0
-    ? [`ignoring the inline server${inline.length > 1 ? 's' : ''} ${inline.map((n) => `"${n}"`).join(', ')} of "mcpServers": servers started for one agent alone are not supported yet; add ${inline.length > 1 ? 'them' : 'it'} to the config's "mcp" key and name ${inline.length > 1 ? 'them' : 'it'} here.`]
-    : [];
-}
-
-/** `{ name: local, command: … }` → `local`; `{ local: { command: … } }` → `local`; anything else, shortened. */
-function inlineServerLabel(entry: unknown): string {
-  if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
-    const record = entry as Record<string, unknown>;
-    if (typeof record.name === 'string') return record.name;
-    const [first] = Object.keys(record);
-    if (first !== undefined) return first;
-  }
-  return (JSON.stringify(entry) ?? String(entry)).slice(0, 40);
-}
-
-/** Fields Claude Code's files carry that this program reads but does not act on: each is named, never dropped in silence. */
-function namedOnlyWarnings(fields: AgentConfigEntry): string[] {
   const warnings: string[] = [];
-  if (fields.effort !== undefined) warnings.push('ignoring "effort": none of the models here takes an effort setting.');
+  const names: string[] = [];
+  const own: Record<string, McpServerConfig> = {};
+  const addOwn = (name: string, value: unknown) => {
+    if (!SERVER_NAME.test(name)) {
+      warnings.push(`ignoring the server "${name.slice(0, 40)}" of "mcpServers": a server's name may hold only letters, digits, ".", "_" and "-".`);
+      return;
+    }
+    if (own[name] !== undefined) warnings.push(`"mcpServers" defines the server "${name}" twice; the last one is used.`);
+    const parsed = ownServerConfig(value);
+    if ('config' in parsed) own[name] = parsed.config;
+    else warnings.push(`ignoring the server "${name}" of "mcpServers"${parsed.problem}.`);
+  };
+  const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (isRecord(field)) {
+    for (const [name, value] of Object.entries(field)) addOwn(name, value);
+  } else {
+    const entries = Array.isArray(field) ? (field as unknown[]) : typeof field === 'string' ? field.split(',') : [field];
+    for (const entry of entries) {
+      if (typeof entry === 'string') {
+        const name = entry.trim();
+        if (SERVER_NAME.test(name)) names.push(name);
+        else if (name.length > 0) warnings.push(`ignoring the entry "${name.slice(0, 40)}" of "mcpServers": expected a server's name or { <name>: { command, args, env } }.`);
+      } else if (isRecord(entry) && typeof entry.name === 'string' && (entry.command !== undefined || entry.url !== undefined)) {
+        // `- name: local` followed by the server's own keys, as some files write it.
+        const { name, ...server } = entry;
+        addOwn(name, server);
+      } else if (isRecord(entry) && Object.keys(entry).length > 0) {
+        for (const [name, value] of Object.entries(entry)) addOwn(name, value);
+      } else {
+        warnings.push(`ignoring the entry ${(JSON.stringify(entry) ?? String(entry)).slice(0, 40)} of "mcpServers": expected a server's name or { <name>: { command, args, env } }.`);
+      }
+    }
+  }
+  const ownNames = Object.keys(own);
+  if (ownNames.length > 0) agent.mcpServers = own;
+  else delete agent.mcpServers;
+  const listed = [...names, ...ownNames];
+  if (agent.tools && listed.length > 0) agent.tools = [...new Set([...agent.tools, ...listed.map((name) => `mcp__${sanitizeName(name).toLowerCase()}__*`)])];
   return warnings;
+}
+
+const SERVER_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** Claude Code's server form, or ours (`type: local|remote`, as under the config's `mcp` key). */
+function ownServerConfig(value: unknown): { config: McpServerConfig } | { problem: string } {
+  const ours = McpServerConfigSchema.safeParse(value);
+  if (ours.success) return { config: ours.data };
+  return claudeServerConfig(value, process.env);
+}
+
+/**
+ * An `effort` its own model (named, not `inherit`) does not take; an inherited model is only
+ * known when a session opens, which then says so once (engine/session-factory.ts).
+ */
+export function effortModelWarning(effort: Effort, model: string | undefined): string | undefined {
+  if (model === undefined || model.trim().toLowerCase() === 'inherit') return undefined;
+  const resolved = resolveModelName(model);
+  return effortOnWire(resolved, effort) ? undefined : `"effort: ${effort}" is not applied: ${resolved} takes no effort setting.`;
 }
 
 /**

@@ -1,5 +1,7 @@
 // The resolved form of an agent, whatever file style or config entry it came from.
 import type { HookSet } from '../hooks/config.js';
+import type { McpServerConfig } from '../mcp/config.js';
+import type { Effort } from '../provider/effort.js';
 import type { PermissionMode } from '../permission/modes.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { RunnerKind } from '../runner/config.js';
@@ -54,6 +56,14 @@ export interface AgentDefinition {
    * (engine/session-factory.ts); as a sub-agent its `Stop` hooks fire as `SubagentStop`.
    */
   hooks?: HookSet;
+  /**
+   * `mcpServers:` servers written out in its file: its own, started for each of its sessions
+   * when that session first needs tools and stopped when the session ends (engine/agent-mcp.ts);
+   * no other agent or session sees them.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** `effort:` — how hard its model thinks, where the model takes it (provider/effort.ts). */
+  effort?: Effort;
   hidden: boolean;
   disable: boolean;
   /** Absolute path of the file that defined it, or `config`. */

@@ -48,8 +48,10 @@ export const AgentFieldsSchema = z.object({
   background: z.boolean().optional(),
   /** `user | project | local`: a memory folder of its own (agents/memory.ts); anything else is a warning. */
   memory: z.string().optional(),
-  // Read only to be named in a warning (build.ts): accepted in any shape so the file still loads.
+  // Checked in build.ts, where a bad value is a warning: accepted in any shape so the file still loads.
+  /** Claude Code's `effort` (low, medium, high, xhigh, max): sent where the model takes it. */
   effort: z.unknown().optional(),
+  /** Names of configured MCP servers, or servers of its own written out (build.ts). */
   mcpServers: z.unknown().optional(),
   hooks: z.unknown().optional(),
 });

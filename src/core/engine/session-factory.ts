@@ -17,10 +17,13 @@ import { PermissionGate, TreeApprovals, type AutoApproval, type PermissionQuesti
 import { effectiveMode, type PermissionMode } from '../permission/modes.js';
 import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
-import type { McpManager } from '../mcp/manager.js';
+import { McpManager } from '../mcp/manager.js';
+import { MCP_TOOL_PREFIX, sanitizeName } from '../mcp/names.js';
+import { effortOnWire } from '../provider/effort.js';
+import type { LiveSessions } from './live-sessions.js';
 import { restrictionRulesets } from '../trust/narrow.js';
 import { effectiveRunnerKind } from '../runner/config.js';
-import { commandSandbox, tightenSandbox, type RemoteCommandRunner, type SandboxHost } from '../sandbox/index.js';
+import { commandSandbox, serverSandbox, tightenSandbox, type RemoteCommandRunner, type SandboxHost } from '../sandbox/index.js';
 import type { BackgroundShells } from '../shells/background-shells.js';
 import { parseModelRef, providerFromConfig, resolveModelName } from '../provider/index.js';
 import type { Provider } from '../provider/types.js';
@@ -46,6 +49,7 @@ import type { EngineOptions } from '../engine.js';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
 import { errorMessage } from '../errors.js';
+import { effortModelWarning } from '../agents/build.js';
 import { memoryPlace, memoryPromptSection, openMemoryFolder, USER_MEMORY_FOLDER } from '../agents/memory.js';
 import { createMemoryTool, MEMORY_TOOL } from '../agents/memory-tool.js';
 import type { MemoryScope } from '../agents/schema.js';
@@ -58,7 +62,7 @@ export interface SessionFactoryDeps {
   project: ProjectInfo;
   tools: readonly Tool[];
   /** Sessions held in memory, shared with the engine and the turn scheduler. */
-  live: Map<string, LiveSession>;
+  live: LiveSessions;
   mcp: McpManager;
   broker: InteractionBroker;
   /** What this start knows about sandboxing commands (DESIGN §19). */
@@ -89,6 +93,14 @@ export class SessionFactory {
   /** Rebuilds a session's tool list (when MCP tools appear or change), and the MCP version it was built at. */
   private readonly toolSelection = new WeakMap<LiveSession, { select: () => Tool[]; version: number }>();
   private mcpWarned = false;
+  /**
+   * Each live session's own MCP servers (its agent file's inline `mcpServers`): one set per
+   * session, as Claude Code connects them per sub-agent run; stopped when the session leaves memory.
+   */
+  private readonly agentServers = new WeakMap<LiveSession, { manager: McpManager; warned: boolean }>();
+  private readonly openAgentServers = new Set<McpManager>();
+  /** Warnings said once per engine (an agent's `effort` its model does not take, a server name clash). */
+  private readonly warnedOnce = new Set<string>();
 
   constructor(private readonly deps: SessionFactoryDeps) {}
 
@@ -214,9 +226,15 @@ export class SessionFactory {
         : []),
       askUserTool,
     ];
+    // The agent's own servers (inline `mcpServers`): built now, started only when a turn first needs tools.
+    const ownServers = agent.mcpServers && !fork ? this.agentServersFor(agent, row.cwd) : undefined;
+    // Its own server wins over a configured one of the same name, for this agent alone.
+    const ownPrefixes = Object.keys(agent.mcpServers ?? {}).map((name) => `${MCP_TOOL_PREFIX}${sanitizeName(name)}__`);
+    const sharedTools = () => (ownServers ? mcp.tools().filter((t) => !ownPrefixes.some((prefix) => t.name.startsWith(prefix))) : mcp.tools());
     // MCP tools go through the same gate as built-ins: allowlists, deny rules, the parent's set.
     const selectTools = () => {
-      const candidates = [...base, ...(inTeam() ? [sendMessage] : []), ...mcp.tools()];
+      const ownTools = ownServers?.tools() ?? [];
+      const candidates = [...base, ...(inTeam() ? [sendMessage] : []), ...ownTools, ...sharedTools()];
       const gate = selectToolNames({
         available: candidates.map((t) => t.name),
         agent,
@@ -224,6 +242,7 @@ export class SessionFactory {
         depth,
         maxDepth: settings.max_depth,
         parentTools: parent?.tools.map((t) => t.name),
+        ownTools: ownTools.map((t) => t.name),
         narrow,
       });
       const chosen = new Set(gate.names);
@@ -234,7 +253,7 @@ export class SessionFactory {
       return { tools: shape.toolNames.flatMap((name) => candidates.get(name) ?? []), hints: {} };
     };
     const select = fork ? forkTools(fork) : selectTools;
-    const mcpVersion = mcp.version;
+    const mcpVersion = mcp.version + (ownServers?.version ?? 0);
     const gate = select();
 
     const runnerKind = effectiveRunnerKind(options.config.runner, { isChild: parent !== undefined, parentKind: parent?.runnerKind, agentRunner: agent.runner });
@@ -286,6 +305,7 @@ export class SessionFactory {
       askUser: routes.askUser,
       askPermission: routes.askPermission,
       maxTurns: agent.maxTurns ?? (parent ? settings.max_turns : ROOT_TURN_SAFETY_CAP),
+      ...(agent.effort ? { effort: agent.effort } : {}),
       history: store.loadMessages(row.id),
       ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
       controller: new AbortController(),
@@ -308,7 +328,54 @@ export class SessionFactory {
     self.current = session;
     this.toolSelection.set(session, { select: () => select().tools, version: mcpVersion });
     live.set(row.id, session);
+    if (ownServers) {
+      this.agentServers.set(session, { manager: ownServers, warned: false });
+      live.whenGone(session, () => void this.stopAgentServers(ownServers));
+    }
+    this.warnAboutAgent(agent, model, session);
     return session;
+  }
+
+  /** A session's own servers, not started yet; the configured ones of the same names are named once as set aside. */
+  private agentServersFor(agent: AgentDefinition, cwd: string): McpManager {
+    const configured = new Set(this.deps.mcp.states().map((state) => state.name));
+    const clashes = Object.keys(agent.mcpServers ?? {}).filter((name) => configured.has(name));
+    for (const name of clashes) {
+      this.warnOnce(
+        `clash:${agent.source}:${name}`,
+        `Warning: ${agent.source}: mcpServers: the server "${name}" has the name of a configured MCP server; agent "${agent.name}" uses its own.`,
+      );
+    }
+    const manager = new McpManager(agent.mcpServers ?? {}, { cwd, sandbox: () => serverSandbox(this.deps.sandbox, cwd) });
+    this.openAgentServers.add(manager);
+    return manager;
+  }
+
+  private async stopAgentServers(manager: McpManager): Promise<void> {
+    this.openAgentServers.delete(manager);
+    await manager.close().catch(() => undefined);
+  }
+
+  /** Stops the own servers of every session still held (the engine closes). */
+  async closeAgentServers(): Promise<void> {
+    await Promise.all([...this.openAgentServers].map((manager) => this.stopAgentServers(manager)));
+  }
+
+  /**
+   * `effort:` its model does not take: said once per agent and model, not at every request —
+   * and not at all when the agent names that model itself (its load warning said it already).
+   */
+  private warnAboutAgent(agent: AgentDefinition, model: string, session: LiveSession): void {
+    if (!agent.effort || effortOnWire(model, agent.effort)) return;
+    if (effortModelWarning(agent.effort, agent.model) !== undefined && resolveModelName(agent.model) === model) return;
+    this.warnOnce(`effort:${agent.source}:${model}`, `Warning: ${agent.source}: "effort: ${agent.effort}" is not applied: ${model} takes no effort setting.`, session);
+  }
+
+  private warnOnce(key: string, line: string, session?: LiveSession): void {
+    if (this.warnedOnce.has(key)) return;
+    this.warnedOnce.add(key);
+    if (this.deps.options.onWarning) this.deps.options.onWarning(line);
+    else session?.emit('error', { message: line });
   }
 
   /** The agent's memory folder, opened, with its prompt section and tool; or, when it cannot be used, a section saying why. */
@@ -350,19 +417,26 @@ export class SessionFactory {
   /** Starts the MCP servers the first time a session needs tools, and brings its tool list up to date. */
   async refreshMcpTools(session: LiveSession): Promise<void> {
     const { mcp, options } = this.deps;
-    if (!mcp.active) return;
-    const warnings = await mcp.start();
-    if (!this.mcpWarned) {
+    const own = this.agentServers.get(session);
+    if (!mcp.active && !own) return;
+    const say = (line: string) => {
+      if (options.onWarning) options.onWarning(line);
+      else session.emit('error', { message: line });
+    };
+    const [warnings, ownWarnings] = await Promise.all([mcp.active ? mcp.start() : [], own ? own.manager.start() : []]);
+    if (mcp.active && !this.mcpWarned) {
       this.mcpWarned = true;
-      for (const line of warnings) {
-        if (options.onWarning) options.onWarning(line);
-        else session.emit('error', { message: line });
-      }
+      for (const line of warnings) say(line);
     }
+    if (own && !own.warned) {
+      own.warned = true;
+      for (const line of ownWarnings) say(line.replace('Warning: MCP server', `Warning: agent "${session.agentName}"'s MCP server`));
+    }
+    const version = mcp.version + (own?.manager.version ?? 0);
     const selection = this.toolSelection.get(session);
-    if (selection && selection.version !== mcp.version) {
+    if (selection && selection.version !== version) {
       session.tools = selection.select();
-      selection.version = mcp.version;
+      selection.version = version;
     }
   }
 

@@ -85,33 +85,40 @@ export function readMcpJson(folder: string, env: NodeJS.ProcessEnv): McpJsonResu
   const warnings: string[] = [];
   const raw = (data.value as { mcpServers?: Record<string, unknown> }).mcpServers ?? {};
   for (const [name, value] of Object.entries(raw)) {
-    const entry = McpJsonServerSchema.safeParse(value);
-    if (!entry.success) {
-      warnings.push(`${file}: mcpServers.${name}: expected {"command", "args", "env"} or {"type": "http"|"sse", "url", "headers"}; server skipped.`);
-      continue;
-    }
-    const server = entry.data;
-    const expand = (text: string) => expandVars(text, env);
-    if (server.type !== 'http' && server.type !== 'sse') {
-      const local = McpJsonLocalSchema.parse(server);
-      servers[name] = {
+    const entry = claudeServerConfig(value, env);
+    if ('config' in entry) servers[name] = entry.config;
+    else warnings.push(`${file}: mcpServers.${name}${entry.problem}; server skipped.`);
+  }
+  return { servers, warnings };
+}
+
+/**
+ * One server in Claude Code's form (`{command, args, env}` or `{type: "http"|"sse", url,
+ * headers}`), as our config, `${VAR}` expanded from `env`; or what is wrong with it, as a
+ * phrase that follows the server's key (`: expected …`, `.url: must be …`).
+ */
+export function claudeServerConfig(value: unknown, env: NodeJS.ProcessEnv): { config: McpServerConfig } | { problem: string } {
+  const entry = McpJsonServerSchema.safeParse(value);
+  if (!entry.success) return { problem: ': expected {"command", "args", "env"} or {"type": "http"|"sse", "url", "headers"}' };
+  const server = entry.data;
+  const expand = (text: string) => expandVars(text, env);
+  if (server.type !== 'http' && server.type !== 'sse') {
+    const local = McpJsonLocalSchema.parse(server);
+    return {
+      config: {
         type: 'local',
         command: [expand(local.command), ...(local.args ?? []).map(expand)],
         ...(local.env ? { environment: mapValues(local.env, expand) } : {}),
-      };
-      continue;
-    }
-    const url = expand(server.url);
-    const remote = RemoteMcpServerSchema.safeParse({
-      type: 'remote',
-      url,
-      transport: server.type,
-      ...(server.headers ? { headers: mapValues(server.headers, expand) } : {}),
-    });
-    if (remote.success) servers[name] = remote.data;
-    else warnings.push(`${file}: mcpServers.${name}.url: must be an http:// or https:// URL; server skipped.`);
+      },
+    };
   }
-  return { servers, warnings };
+  const remote = RemoteMcpServerSchema.safeParse({
+    type: 'remote',
+    url: expand(server.url),
+    transport: server.type,
+    ...(server.headers ? { headers: mapValues(server.headers, expand) } : {}),
+  });
+  return remote.success ? { config: remote.data } : { problem: '.url: must be an http:// or https:// URL' };
 }
 
 function readJson(file: string): { ok: true; value: unknown } | { ok: false; error?: string } {

@@ -185,6 +185,7 @@ export function toWireParams(request: ModelRequest): Anthropic.MessageCreatePara
     messages: toWireMessages(request.messages),
     ...(tools.length ? { tools } : {}),
     ...(request.thinkingBudget ? { thinking: { type: 'enabled', budget_tokens: request.thinkingBudget } } : {}),
+    ...(request.effort ? { output_config: { effort: request.effort } } : {}),
   };
 }
 

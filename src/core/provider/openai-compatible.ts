@@ -96,6 +96,7 @@ export class OpenAICompatibleProvider implements Provider {
       // Servers such as vLLM refuse a request whose cap exceeds what the model can produce.
       [this.options.maxTokensParam ?? 'max_tokens']: Math.min(request.maxTokens, this.options.outputLimits?.[request.model] ?? Infinity),
       ...(tools.length ? { tools } : {}),
+      ...(request.effort ? { reasoning_effort: request.effort } : {}),
     };
     return withRetries({
       policy: retryPolicyOf(this.options),

@@ -2,6 +2,7 @@
 // a streamed reply; it owns retries, idle watchdogs and wire-format translation.
 
 import type { AssistantPart, Message, Usage } from '../messages.js';
+import type { Effort } from './effort.js';
 
 export interface ToolSpec {
   name: string;
@@ -20,6 +21,8 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Extended thinking budget; omitted = thinking off. */
   thinkingBudget?: number;
+  /** How hard to think (an agent's `effort`), already fitted to this model by `effortOnWire`; omitted = the model's default. */
+  effort?: Effort;
 }
 
 export type StreamEvent =

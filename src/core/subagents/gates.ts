@@ -33,6 +33,8 @@ export interface ToolGateInput {
   parentTools?: readonly string[] | undefined;
   /** `task.tools` of the call that started this child: names and globs. */
   narrow?: readonly string[] | undefined;
+  /** Tools the session brings itself (its agent's own MCP servers): not limited to the parent's set. */
+  ownTools?: readonly string[] | undefined;
 }
 
 export interface ToolGateResult {
@@ -71,7 +73,7 @@ export function selectToolNames(input: ToolGateInput): ToolGateResult {
       return false;
     }
     if (input.depth > 0 && TODO_TOOLS.has(name) && !listed(name)) return false;
-    if (parent && !parent.has(name)) return false;
+    if (parent && !parent.has(name) && !input.ownTools?.includes(name)) return false;
     if (narrow && !allowlistMatches(narrow, name)) return false;
     return true;
   });

@@ -329,6 +329,12 @@ export class ProjectNarrowing {
       if (trusted?.hooks) out.hooks = trusted.hooks;
       else delete out.hooks;
     }
+    // A server of its own is a program started on this machine (or a URL sent requests): an untrusted file cannot add one.
+    if (candidate.mcpServers !== undefined && candidate.mcpServers !== trusted?.mcpServers) {
+      for (const name of Object.keys(candidate.mcpServers)) this.ignore(`${label} mcpServers.${name}`, file);
+      if (trusted?.mcpServers) out.mcpServers = trusted.mcpServers;
+      else delete out.mcpServers;
+    }
     // `max_turns: 10000` in a repository's agent file would let its children run on the
     // user's money far past the limit the user set.
     const turnLimit = trusted?.maxTurns ?? this.turnLimit;
