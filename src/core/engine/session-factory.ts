@@ -39,9 +39,9 @@ import {
 import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createSendMessageTool } from '../team/send-message.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
-import type { ChangeRecorder, Tool } from '../tools/types.js';
+import { ToolError, type ChangeRecorder, type Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
-import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
+import { activeSkill, createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition, type SkillRuns } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
@@ -155,7 +155,7 @@ export class SessionFactory {
       const above = parent ? parent.gate.modeChain() : [this.rootMode(row.id)];
       return [effectiveMode(above[0]!, agent.permissionMode), ...above];
     };
-    const onAuto = ({ mode, tool, callId, request }: AutoApproval) => {
+    const onAuto = ({ mode, tool, callId, request, skill }: AutoApproval) => {
       emit('permission.auto', {
         mode,
         tool,
@@ -164,6 +164,7 @@ export class SessionFactory {
         patterns: request.patterns,
         call_id: callId,
         ...(request.file !== undefined ? { file: request.file } : {}),
+        ...(skill !== undefined ? { skill } : {}),
       });
       store.recordAutoApproval({
         session_id: row.id,
@@ -172,6 +173,7 @@ export class SessionFactory {
         permission: request.permission,
         subject: request.file ?? request.subject.split('\n')[0]!,
         call_id: callId,
+        skill,
       });
     };
     const routes = parent
@@ -204,10 +206,22 @@ export class SessionFactory {
     const skills = loadable.filter((skill) => skill.modelInvocable !== false);
     // `memory:` (agents/memory.ts): only an agent that has it opens a folder or gets the tool.
     const memory = agent.memory && !fork ? this.memoryFor(agent, agent.memory) : undefined;
+    // A skill's `allowed-tools` apply in the session that loaded it, or in the sub-agent a forked one runs in.
+    const skillRuns: SkillRuns = {
+      activate: (skill) => self.current!.gate.activateSkill(activeSkill(skill)),
+      forking: (skill, callId) => self.current!.gate.noteForkedSkill(callId, activeSkill(skill)),
+      runTask: (args, ctx) => {
+        // As a subtask command: only a session that holds `task` may start the skill's sub-agent.
+        if (!self.current!.tools.some((t) => t.name === TASK_TOOL)) {
+          throw new ToolError(`That skill runs as a sub-agent (context: fork), and agent "${agent.name}" cannot start sub-agents (it has no task tool); do the task without it.`);
+        }
+        return supervisor.runTask(self.current!, args, ctx);
+      },
+    };
     const base: Tool[] = [
       ...this.deps.tools,
       ...(webSearch ? [webSearch] : []),
-      ...(skills.length > 0 ? [createSkillTool(skills)] : []),
+      ...(skills.length > 0 ? [createSkillTool(skills, skillRuns)] : []),
       ...(memory?.tool ? [memory.tool] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
@@ -306,6 +320,9 @@ export class SessionFactory {
         : undefined,
     };
     self.current = session;
+    // The sub-agent a `context: fork` skill runs in: that skill is active in it (skills/tool.ts).
+    const forkedSkill = parent && row.tool_call_id ? parent.gate.forkedSkill(row.tool_call_id) : undefined;
+    if (forkedSkill) session.gate.activateSkill(forkedSkill);
     this.toolSelection.set(session, { select: () => select().tools, version: mcpVersion });
     live.set(row.id, session);
     return session;

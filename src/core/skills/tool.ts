@@ -10,9 +10,18 @@
 // - `skill {name}` asks the `skill` permission with the name as pattern (allowed by default;
 //   `permission.skill` rules can deny some). An unknown name is an error result naming the
 //   closest names, else the available ones.
+// - A loaded skill becomes active in the calling session: its `allowed-tools` settle that
+//   session's asks from then on (`SkillRuns.activate`, permission/gate.ts).
+// - A `context: fork` skill is not loaded into the caller: it runs as a sub-agent of its
+//   `agent` (with its `model`), given the instructions its slash command sends (with
+//   `arguments` in place of `$ARGUMENTS`), through the same `task` machinery; the result is
+//   the sub-agent's report, as a `task` call's. Its `allowed-tools` apply in that sub-agent.
 import { z } from 'zod';
 import { closeMatches } from '../commands/parse.js';
+import { renderTemplate } from '../commands/template.js';
+import type { RunTask } from '../subagents/task-tool.js';
 import { defineTool, ToolError, type Tool } from '../tools/types.js';
+import { skillCommand } from './commands.js';
 import type { SkillDefinition } from './definition.js';
 
 export const SKILL_TOOL = 'skill';
@@ -22,7 +31,22 @@ const MAX_NAMES_CHARS = 4_000;
 
 const parameters = z.object({
   name: z.string().min(1).describe('The skill to load, exactly as listed.'),
+  arguments: z
+    .string()
+    .max(20_000)
+    .optional()
+    .describe('What the skill should work on, as a user would type it after /<name> (e.g. a file, an issue number). Matters most for skills marked "runs as a sub-agent", which see nothing else of this conversation.'),
 });
+
+/** What the tool does beyond returning instructions; the engine gives it per session. */
+export interface SkillRuns {
+  /** The skill was loaded in the calling session: its `allowed-tools` apply there from now on. */
+  activate(skill: SkillDefinition): void;
+  /** Starts a sub-agent as the `task` tool does (refusing where this session cannot start any). */
+  runTask: RunTask;
+  /** Told before `runTask` that the call runs this `context: fork` skill, so its sub-agent gets its `allowed-tools`. */
+  forking(skill: SkillDefinition, callId: string): void;
+}
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -44,7 +68,7 @@ export function skillListing(skills: readonly SkillDefinition[]): string {
   let index = 0;
   for (; index < sorted.length; index++) {
     const skill = sorted[index]!;
-    const line = `- ${skill.name}: ${oneLine(skill.description)}`;
+    const line = `- ${skill.name}: ${oneLine(skill.description)}${skill.fork ? ' (runs as a sub-agent; pass what it should work on as arguments)' : ''}`;
     if (size + line.length + 1 > MAX_LISTING_CHARS) break;
     lines.push(line);
     size += line.length + 1;
@@ -73,22 +97,40 @@ function unknownSkill(name: string, names: readonly string[]): string {
 }
 
 /** The `skill` tool over these skills (at least one: with none, offer no tool). */
-export function createSkillTool(skills: readonly SkillDefinition[]): Tool<typeof parameters> {
+export function createSkillTool(skills: readonly SkillDefinition[], runs?: SkillRuns): Tool<typeof parameters> {
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
+  const forks = skills.some((skill) => skill.fork !== undefined);
   return defineTool({
     name: SKILL_TOOL,
     description: skillListing(skills),
     parameters,
-    readOnly: true,
+    // A forked skill's sub-agent may change things; it records its own changes, as a task's does.
+    readOnly: !forks,
+    fileChanges: 'reported',
     async execute(args, ctx) {
       const wanted = args.name.trim();
       // Models sometimes change the case of a name they read; one exact match in other case is meant.
       const skill = byName.get(wanted) ?? skills.find((s) => s.name.toLowerCase() === wanted.toLowerCase());
       if (!skill) throw new ToolError(unknownSkill(wanted, [...byName.keys()]));
       await ctx.ask({ permission: SKILL_TOOL, patterns: [skill.name], subject: `Load the skill "${skill.name}"` });
+      if (skill.fork) {
+        if (!runs) throw new ToolError(`Skill "${skill.name}" runs as a sub-agent (context: fork), and sub-agents cannot be started here; do the task without it.`);
+        runs.forking(skill, ctx.callId);
+        return runs.runTask(
+          {
+            description: `/${skill.name}`,
+            prompt: renderTemplate(skillCommand(skill).template, args.arguments ?? ''),
+            subagent_type: skill.fork.agent,
+            ...(skill.model ? { model: skill.model } : {}),
+          },
+          ctx,
+        );
+      }
+      runs?.activate(skill);
       const header = `Skill "${skill.name}" — folder: ${skill.dir}\nPaths in these instructions are relative to that folder.`;
+      const given = args.arguments?.trim() ? `\n\nArguments: ${args.arguments.trim()}` : '';
       return {
-        output: `${header}\n\n${skill.body || '(This skill has no instructions beyond its description.)'}`,
+        output: `${header}\n\n${skill.body || '(This skill has no instructions beyond its description.)'}${given}`,
         metadata: { skill: skill.name, folder: skill.dir },
       };
     },
