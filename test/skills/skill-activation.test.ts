@@ -11,7 +11,8 @@ import type { EventOf } from '../../src/core/events.js';
 import { Engine } from '../../src/core/engine.js';
 import { loadProject } from '../../src/core/project-context.js';
 import { createProvider } from '../../src/core/provider/index.js';
-import { loadSkills } from '../../src/core/skills/index.js';
+import type { CommandDefinition } from '../../src/core/commands/index.js';
+import { addSkillCommands, loadSkills } from '../../src/core/skills/index.js';
 import { requestsOf, scriptConversations, taskUse, toolUse } from '../support/conversations.js';
 import { reply, systemText, text, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
@@ -34,12 +35,21 @@ const skillFile = (name: string, frontMatter: string, body = `Instructions of ${
   [`.claude/skills/${name}/SKILL.md`]: `---\nname: ${name}\ndescription: The ${name} skill.\n${frontMatter}---\n${body}\n`,
 });
 
-/** A harness whose engine has the project's skills; asks are refused (non-interactive) unless `interactive`. */
+/** A harness whose engine has the project's skills, and their slash commands; asks are refused (non-interactive). */
 async function withSkills(opts: HarnessOptions): Promise<Harness> {
   const harness = await startHarness(opts);
   await harness.engine.close();
-  harness.engine = harness.newEngine({ skills: loadSkills({ configDir: join(harness.dir, 'config'), cwd: harness.projectDir }) });
+  const skills = loadSkills({ configDir: join(harness.dir, 'config'), cwd: harness.projectDir });
+  const commands = new Map<string, CommandDefinition>();
+  addSkillCommands(skills.skills.values(), commands, undefined);
+  harness.engine = harness.newEngine({ skills, commands });
   return harness;
+}
+
+/** What a skill's slash command (and a forked skill's sub-agent) is sent: its instructions under a header naming its folder. */
+function instructions(harness: Harness, name: string, body: string, args = ''): string {
+  const dir = join(harness.projectDir, '.claude', 'skills', name);
+  return `Skill "${name}" — folder: ${dir}\nPaths in these instructions are relative to that folder.\n\n${body}${args ? `\n\n${args}` : ''}`;
 }
 
 describe('allowed-tools of a loaded skill', () => {
@@ -117,8 +127,7 @@ describe('a context: fork skill the model invokes', () => {
     h = await withSkills({
       files: skillFile('review', 'context: fork\nagent: explore\nmodel: haiku\nallowed-tools: Bash(touch forked:*)\n', 'Review the file named below.'),
     });
-    const dir = join(h.projectDir, '.claude', 'skills', 'review');
-    const childPrompt = `Skill "review" — folder: ${dir}\nPaths in these instructions are relative to that folder.\n\nReview the file named below.\n\nsrc/x.ts`;
+    const childPrompt = instructions(h, 'review', 'Review the file named below.', 'src/x.ts');
     scriptConversations(h.server, {
       'review it': [reply(loadSkill('review', 'src/x.ts')), reply(bash('touch forked-by-parent')), text('parent done')],
       [childPrompt]: [reply(bash('touch forked')), text('REVIEW REPORT')],
@@ -139,6 +148,35 @@ describe('a context: fork skill the model invokes', () => {
     expect(existsSync(join(h.projectDir, 'forked'))).toBe(true);
     expect(existsSync(join(h.projectDir, 'forked-by-parent'))).toBe(false);
     expect(autos(h)).toEqual([expect.objectContaining({ skill: 'review', session_id: rows[0]!.id })]);
+  });
+});
+
+describe('a skill the user starts with its slash command', () => {
+  it('is active in the session from then on, and a forked one in the sub-agent it runs in', async () => {
+    h = await withSkills({
+      files: {
+        ...skillFile('maker', 'allowed-tools: Bash(touch made:*)\n'),
+        ...skillFile('forky', 'context: fork\nallowed-tools: Bash(touch forked:*)\n', 'Fork work.'),
+      },
+    });
+    const started = instructions(h, 'maker', 'Instructions of maker.');
+    const childPrompt = instructions(h, 'forky', 'Fork work.', 'now');
+    scriptConversations(h.server, {
+      [started]: [reply(bash('touch made')), text('made it')],
+      '/forky now': [reply(bash('touch forked')), text('parent done')],
+      [childPrompt]: [reply(bash('touch forked')), text('FORK REPORT')],
+    });
+    const root = h.engine.createSession();
+    expect((await h.engine.prompt(root.id, '/maker')).status).toBe('completed');
+    expect(existsSync(join(h.projectDir, 'made'))).toBe(true);
+
+    const forkRoot = h.engine.createSession();
+    expect((await h.engine.prompt(forkRoot.id, '/forky now')).status).toBe('completed');
+    expect(results(requestsOf(h.server, childPrompt)[1]!)[0]!.isError).toBe(false);
+    // The session that started the forked skill has not loaded it: the same command asks there.
+    expect(results(requestsOf(h.server, '/forky now')[1]!)[0]!.isError).toBe(true);
+    const child = h.store.tree(forkRoot.id).children[0]!.session;
+    expect(autos(h).map((a) => [a.skill, a.session_id])).toEqual([['maker', root.id], ['forky', child.id]]);
   });
 });
 
