@@ -63,6 +63,16 @@ describe('skill file fields', () => {
     expect(of('nobody')).toEqual([expect.stringMatching(/nobody can use this skill/)]);
   });
 
+  it('forks a skill naming Claude Code\'s built-in sub-agents into ours', () => {
+    skill('cc-general', 'context: fork\nagent: general-purpose\n');
+    skill('cc-explore', 'context: fork\nagent: Explore\n');
+    skill('own', 'context: fork\nagent: reviewer\n');
+    const { skills } = load();
+    expect(skills.get('cc-general')!.fork).toEqual({ agent: 'general' });
+    expect(skills.get('cc-explore')!.fork).toEqual({ agent: 'explore' });
+    expect(skills.get('own')!.fork).toEqual({ agent: 'reviewer' });
+  });
+
   it('reads allowed-tools as a list or as entries split on commas and spaces outside parentheses', () => {
     skill('spaced', 'allowed-tools: Bash(git add:*) Bash(git commit, git status), Read\n');
     skill('listed', 'allowed-tools:\n  - "Bash(npm run test:*)"\n  - WebFetch(domain:example.com)\n');

@@ -31,6 +31,12 @@ const SkillFrontMatterSchema = z.object({
 /** The sub-agent a `context: fork` skill runs in when it names none (Claude Code's general-purpose). */
 export const FORK_DEFAULT_AGENT = 'general';
 
+/**
+ * Claude Code's built-in sub-agents as a skill names them, and ours that do the same work, so a
+ * skill written for it forks into the right agent here.
+ */
+const CLAUDE_CODE_AGENTS: Readonly<Record<string, string>> = { 'general-purpose': FORK_DEFAULT_AGENT, Explore: 'explore', Plan: 'plan' };
+
 export type ParsedSkill = { ok: true; skill: SkillDefinition; warnings: string[] } | { ok: false; reason: string };
 
 export interface ParseSkillOptions {
@@ -39,6 +45,11 @@ export interface ParseSkillOptions {
   folderName: string;
   file: string;
   origin: SkillDefinition['origin'];
+}
+
+function forkAgent(agent: string | undefined): string {
+  if (agent === undefined) return FORK_DEFAULT_AGENT;
+  return Object.hasOwn(CLAUDE_CODE_AGENTS, agent) ? CLAUDE_CODE_AGENTS[agent]! : agent;
 }
 
 export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): ParsedSkill {
@@ -81,7 +92,7 @@ export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): Parse
       ...(allowedTools ? { allowedTools } : {}),
       ...(allowed.grants.length > 0 ? { grants: allowed.grants } : {}),
       ...(fields.model !== undefined ? { model: fields.model } : {}),
-      ...(fork ? { fork: { agent: fields.agent ?? FORK_DEFAULT_AGENT } } : {}),
+      ...(fork ? { fork: { agent: forkAgent(fields.agent) } } : {}),
       ...(userInvocable ? {} : { userInvocable: false as const }),
       ...(modelInvocable ? {} : { modelInvocable: false as const }),
     },
