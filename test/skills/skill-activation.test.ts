@@ -122,6 +122,30 @@ describe('allowed-tools of a loaded skill', () => {
   });
 });
 
+describe('a loaded skill in a session opened again', () => {
+  it('stays active after a restart, but not in a fork, whose conversation starts as a copy of its caller\'s', async () => {
+    h = await withSkills({ files: skillFile('maker', 'allowed-tools: Bash(touch:*)\n') });
+    scriptConversations(h.server, { resumed: [reply(loadSkill('maker')), text('loaded')] });
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, 'resumed');
+    await h.engine.close();
+
+    // A restarted process: a new engine over the same store, with the same skills.
+    h.engine = h.newEngine({ skills: loadSkills({ configDir: join(h.dir, 'config'), cwd: h.projectDir }) });
+    const isFork = (r: RecordedRequest) => JSON.stringify(r.body.messages).includes('<fork>');
+    const parent = [reply(bash('touch after-restart'), toolUse('task', { description: 'fork', prompt: 'fork work', subagent_type: 'fork' })), text('done')];
+    const forked = [reply(bash('touch by-fork')), text('fork done')];
+    h.server.setHandler((req) => (isFork(req) ? forked : parent).shift() ?? text('unscripted'));
+    await h.engine.prompt(root.id, 'again');
+    expect(existsSync(join(h.projectDir, 'after-restart'))).toBe(true);
+    expect(existsSync(join(h.projectDir, 'by-fork'))).toBe(false);
+    const forkRequests = h.server.requests.filter(isFork);
+    expect(forkRequests).toHaveLength(2);
+    expect(results(forkRequests[1]!)[0]!.isError).toBe(true);
+    expect(autos(h).map((a) => [a.skill, a.session_id])).toEqual([['maker', root.id]]);
+  });
+});
+
 describe('a context: fork skill the model invokes', () => {
   it('runs as a sub-agent of its agent with its model, given the instructions and arguments, and returns its report', async () => {
     h = await withSkills({

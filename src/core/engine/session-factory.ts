@@ -41,7 +41,7 @@ import { createSendMessageTool } from '../team/send-message.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
 import { ToolError, type ChangeRecorder, type Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
-import { activeSkill, createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition, type SkillRuns } from '../skills/index.js';
+import { activeSkill, createSkillTool, findSkill, SKILL_TOOL, skillCalls, skillsForAgent, type SkillDefinition, type SkillRuns } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
@@ -320,12 +320,36 @@ export class SessionFactory {
         : undefined,
     };
     self.current = session;
-    // The sub-agent a `context: fork` skill runs in: that skill is active in it (skills/tool.ts).
-    const forkedSkill = parent && row.tool_call_id ? parent.gate.forkedSkill(row.tool_call_id) : undefined;
-    if (forkedSkill) session.gate.activateSkill(forkedSkill);
+    // A fork's conversation starts as its caller's copy: the skills its caller loaded stay its caller's.
+    this.restoreSkills(session, row, skills, fork === undefined);
     this.toolSelection.set(session, { select: () => select().tools, version: mcpVersion });
     live.set(row.id, session);
     return session;
+  }
+
+  /**
+   * The skills active in a session as it opens: in the sub-agent of a `context: fork` skill,
+   * that skill (its parent's gate knows the call; after a restart, the parent's stored call
+   * says); then, unless it is a fork (whose conversation starts as its caller's), each skill
+   * its own stored conversation loaded through the `skill` tool (a resume keeps them). Nothing
+   * is read unless some skill has `allowed-tools`.
+   */
+  private restoreSkills(session: LiveSession, row: SessionRow, offered: readonly SkillDefinition[], readOwn: boolean): void {
+    const all = [...(this.deps.options.skills?.skills.values() ?? [])];
+    if (!all.some((skill) => skill.grants)) return;
+    const parent = session.parent;
+    if (parent && row.tool_call_id) {
+      const noted = parent.gate.forkedSkill(row.tool_call_id);
+      const stored = noted ? undefined : skillCalls(parent.history).byCall.get(row.tool_call_id);
+      const forked = stored === undefined ? undefined : findSkill(all, stored);
+      if (noted) session.gate.activateSkill(noted);
+      else if (forked?.fork) session.gate.activateSkill(activeSkill(forked));
+    }
+    if (!readOwn) return;
+    for (const name of skillCalls(session.history).loaded) {
+      const skill = findSkill(offered, name);
+      if (skill && !skill.fork) session.gate.activateSkill(activeSkill(skill));
+    }
   }
 
   /** The agent's memory folder, opened, with its prompt section and tool; or, when it cannot be used, a section saying why. */

@@ -7,7 +7,7 @@ export { EMPTY_SKILLS, type SkillCatalogue, type SkillDefinition, type SkillGran
 export { loadSkills, skillFolders, MAX_SKILL_FOLDERS, SKILL_FILE, SKILL_SKIPPED, type LoadSkillsOptions } from './load.js';
 export { addSkillCommands } from './commands.js';
 export { parseSkillMarkdown } from './parse.js';
-export { createSkillTool, skillListing, SKILL_TOOL, MAX_DESCRIPTION_CHARS, MAX_LISTING_CHARS, type SkillRuns } from './tool.js';
+export { createSkillTool, findSkill, skillCalls, skillListing, SKILL_TOOL, MAX_DESCRIPTION_CHARS, MAX_LISTING_CHARS, type SkillRuns } from './tool.js';
 export { allowedToolGrants, splitAllowedTools, MAX_ALLOWED_TOOLS } from './allowed-tools.js';
 
 /** A skill as the permission gate keeps it while active: its name and its `allowed-tools` grants. */

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { closeMatches } from '../commands/parse.js';
 import { renderTemplate } from '../commands/template.js';
 import type { RunTask } from '../subagents/task-tool.js';
+import type { Message, ToolUsePart } from '../messages.js';
 import { defineTool, ToolError, type Tool } from '../tools/types.js';
 import { skillCommand } from './commands.js';
 import type { SkillDefinition } from './definition.js';
@@ -88,6 +89,43 @@ export function skillListing(skills: readonly SkillDefinition[]): string {
   return `${intro}\n${lines.join('\n')}`;
 }
 
+/** The skill a call names: exactly, else the one whose name differs only in case (models sometimes change it). */
+export function findSkill(skills: readonly SkillDefinition[], name: string): SkillDefinition | undefined {
+  const wanted = name.trim();
+  return skills.find((s) => s.name === wanted) ?? skills.find((s) => s.name.toLowerCase() === wanted.toLowerCase());
+}
+
+/** The name a `skill` call asked for, or undefined for another tool or a malformed input. */
+function calledName(part: ToolUsePart): string | undefined {
+  if (part.name !== SKILL_TOOL || typeof part.input !== 'object' || part.input === null) return undefined;
+  const name = (part.input as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * What a stored conversation did with this tool, for a session opened again (a resume, a
+ * restart): the names its successful calls loaded, oldest first, and the name each call asked
+ * for by call id (a forked skill's sub-agent finds its skill by the call that started it).
+ */
+export function skillCalls(history: readonly Message[]): { loaded: string[]; byCall: Map<string, string> } {
+  const byCall = new Map<string, string>();
+  const failed = new Set<string>();
+  const order: string[] = [];
+  for (const message of history) {
+    for (const part of message.content) {
+      if (part.type === 'tool_use') {
+        const name = calledName(part);
+        if (name === undefined) continue;
+        byCall.set(part.id, name);
+        order.push(part.id);
+      } else if (part.type === 'tool_result' && part.is_error) {
+        failed.add(part.tool_use_id);
+      }
+    }
+  }
+  return { loaded: order.filter((id) => !failed.has(id)).map((id) => byCall.get(id)!), byCall };
+}
+
 function unknownSkill(name: string, names: readonly string[]): string {
   const near = closeMatches(name, names);
   if (near.length > 0) return `Unknown skill "${name}". Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?`;
@@ -108,10 +146,8 @@ export function createSkillTool(skills: readonly SkillDefinition[], runs?: Skill
     readOnly: !forks,
     fileChanges: 'reported',
     async execute(args, ctx) {
-      const wanted = args.name.trim();
-      // Models sometimes change the case of a name they read; one exact match in other case is meant.
-      const skill = byName.get(wanted) ?? skills.find((s) => s.name.toLowerCase() === wanted.toLowerCase());
-      if (!skill) throw new ToolError(unknownSkill(wanted, [...byName.keys()]));
+      const skill = findSkill(skills, args.name);
+      if (!skill) throw new ToolError(unknownSkill(args.name.trim(), [...byName.keys()]));
       await ctx.ask({ permission: SKILL_TOOL, patterns: [skill.name], subject: `Load the skill "${skill.name}"` });
       if (skill.fork) {
         if (!runs) throw new ToolError(`Skill "${skill.name}" runs as a sub-agent (context: fork), and sub-agents cannot be started here; do the task without it.`);
