@@ -173,6 +173,29 @@ describe('a context: fork skill the model invokes', () => {
     expect(existsSync(join(h.projectDir, 'forked-by-parent'))).toBe(false);
     expect(autos(h)).toEqual([expect.objectContaining({ skill: 'review', session_id: rows[0]!.id })]);
   });
+
+  it('is active again in its sub-agent when that is resumed after a restart', async () => {
+    h = await withSkills({ files: skillFile('review', 'context: fork\nagent: explore\nallowed-tools: Bash(touch forked:*)\n', 'Review.') });
+    const childPrompt = instructions(h, 'review', 'Review.');
+    const root = h.engine.createSession();
+    const childId = () => h!.store.tree(root.id).children[0]!.session.id;
+    scriptConversations(h.server, {
+      'fork then resume': [
+        reply(loadSkill('review')),
+        text('reviewed'),
+        () => reply(toolUse('task', { description: 'more', prompt: 'touch it', subagent_type: 'explore', session_id: childId() })),
+        text('done'),
+      ],
+      [childPrompt]: [text('first report'), reply(bash('touch forked')), text('second report')],
+    });
+    await h.engine.prompt(root.id, 'fork then resume');
+    await h.engine.close();
+    h.engine = h.newEngine({ skills: loadSkills({ configDir: join(h.dir, 'config'), cwd: h.projectDir }) });
+    await h.engine.prompt(root.id, 'again');
+    expect(results(requestsOf(h.server, childPrompt)[2]!)[0]!.isError).toBe(false);
+    expect(existsSync(join(h.projectDir, 'forked'))).toBe(true);
+    expect(autos(h).map((a) => [a.skill, a.session_id])).toEqual([['review', childId()]]);
+  });
 });
 
 describe('a skill the user starts with its slash command', () => {
