@@ -47,7 +47,8 @@ import { ChildContainers } from './engine/containers.js';
 import type { Tool } from './tools/types.js';
 import type { Rule } from './permission/rules.js';
 import type { PermissionMode } from './permission/modes.js';
-import { EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
+import { activeSkill, EMPTY_SKILLS, type SkillCatalogue } from './skills/index.js';
+import type { ActiveSkill } from './permission/gate.js';
 import { Workspaces } from './workspace/worktree.js';
 import { teamSnapshot, type PublicTeamTask } from './team/index.js';
 import { Checkpoints, snapshotsRoot, type PromptEntry, type RevertOutcome, type RewindMode, type SharedFile } from './engine/checkpoints.js';
@@ -469,8 +470,12 @@ export class Engine {
           ...(plan.command ? { command: plan.command } : {}),
         },
       };
+      const forked = this.skillOf(plan.skill);
+      if (forked) session.gate.noteForkedSkill(call.id, forked);
       return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call], prompt: promptMark, cancelled });
     }
+    const started = this.skillOf(plan.skill);
+    if (started) session.gate.activateSkill(started);
     const turn: TurnOptions = { prompt: promptMark, cancelled, ...(plan.model ? { model: resolveModelName(plan.model, session.model) } : {}) };
     const typed = userText(plan.text, hookContext);
     const input: Message = { ...typed, content: [...typed.content, ...plan.images] };
@@ -798,6 +803,12 @@ export class Engine {
       readFile: (path) => run('read', { file_path: path }),
       runShell: async (command) => (await run('bash', { command })).text,
     };
+  }
+
+  /** The skill a slash command starts, as its `allowed-tools` apply (skills/allowed-tools.ts). */
+  private skillOf(name: string | undefined): ActiveSkill | undefined {
+    const skill = name === undefined ? undefined : this.options.skills?.skills.get(name);
+    return skill ? activeSkill(skill) : undefined;
   }
 
   /** Every loaded skill and the problems loading them (`/skills`). */

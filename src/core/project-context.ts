@@ -105,7 +105,11 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     sessionAgents,
   });
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
-  const skills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  const loadedSkills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  // An untrusted project's skills keep their instructions and lose what `allowed-tools` would let run unasked.
+  const skills = narrowing
+    ? { ...loadedSkills, skills: new Map([...loadedSkills.skills].map(([name, skill]) => [name, narrowing.skill(skill)])) }
+    : loadedSkills;
   const skillCommandWarnings = addSkillCommands(skills.skills.values(), commands.commands, narrowing);
   // Read before the notice is made: an untrusted project's allow lists and env are named in it.
   const settings = loadClaudeSettings({ projectRoot: trust.folder, peerDirs: peerUserDirs(env), narrowing });

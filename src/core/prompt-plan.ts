@@ -31,8 +31,19 @@ export type PromptPlan =
       model?: string;
       /** The command's file whose user text must survive the turn (`/init`: AGENTS.md). */
       keeps?: { file: string; command: string };
+      /** The skill the command starts: active in the session from this turn on. */
+      skill?: string;
     }
-  | { kind: 'subtask'; agent: string; prompt: string; description: string; model?: string; command?: string };
+  | {
+      kind: 'subtask';
+      agent: string;
+      prompt: string;
+      description: string;
+      model?: string;
+      command?: string;
+      /** The skill the command runs (`context: fork`): active in the sub-agent. */
+      skill?: string;
+    };
 
 export interface PlanContext {
   commands: ReadonlyMap<string, CommandDefinition>;
@@ -93,7 +104,7 @@ async function planCommand(name: string, args: string, ctx: PlanContext): Promis
   } catch (err) {
     throw new RunError(sentence(`/${name}: ${errorMessage(err)}`));
   }
-  const model = command.model ? { model: command.model } : {};
+  const model = { ...(command.model ? { model: command.model } : {}), ...(command.skill ? { skill: command.skill } : {}) };
   if (isSubtask(command, agent?.mode)) {
     return {
       kind: 'subtask',

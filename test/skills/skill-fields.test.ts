@@ -1,7 +1,8 @@
 // Claude Code's skill fields (issue 39 item 3): `user-invocable` (a slash command, on by
 // default), `model`, `context: fork` with `agent` (the command runs as that sub-agent),
-// `disable-model-invocation` (hidden from the model's `skill` tool), and `allowed-tools`
-// named in a warning since it is not applied.
+// `disable-model-invocation` (hidden from the model's `skill` tool), and `allowed-tools` read
+// as Claude Code settings' allow entries, naming those it cannot apply (applied:
+// skill-activation.test.ts).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,17 +50,46 @@ describe('skill file fields', () => {
   });
 
   it('names fields it does not apply as written, with the file', () => {
-    skill('tools', 'allowed-tools: Read, Grep\n');
+    skill('tools', 'allowed-tools: Read, Grep Bash(git add:*), Teleport\n');
     skill('odd-context', 'context: inline\nagent: explore\n');
     skill('nobody', 'user-invocable: false\ndisable-model-invocation: true\n');
     const { warnings } = load();
     const of = (name: string) => warnings.filter((w) => w.source.endsWith(join(name, 'SKILL.md'))).map((w) => w.message);
-    expect(of('tools')).toEqual([expect.stringMatching(/^skill "tools": "allowed-tools" is listed by \/skills, not applied/)]);
+    expect(of('tools')).toEqual(['skill "tools": "allowed-tools": "Teleport" names no tool (or scope) this program has, so it still asks as the rules say.']);
     expect(of('odd-context')).toEqual([
       'skill "odd-context": ignoring "context: inline": the only context a skill can ask for is fork.',
       'skill "odd-context": ignoring "agent": it names the sub-agent of "context: fork", which this skill does not set.',
     ]);
     expect(of('nobody')).toEqual([expect.stringMatching(/nobody can use this skill/)]);
+  });
+
+  it('forks a skill naming Claude Code\'s built-in sub-agents into ours', () => {
+    skill('cc-general', 'context: fork\nagent: general-purpose\n');
+    skill('cc-explore', 'context: fork\nagent: Explore\n');
+    skill('own', 'context: fork\nagent: reviewer\n');
+    const { skills } = load();
+    expect(skills.get('cc-general')!.fork).toEqual({ agent: 'general' });
+    expect(skills.get('cc-explore')!.fork).toEqual({ agent: 'explore' });
+    expect(skills.get('own')!.fork).toEqual({ agent: 'reviewer' });
+  });
+
+  it('reads allowed-tools as a list or as entries split on commas and spaces outside parentheses', () => {
+    skill('spaced', 'allowed-tools: Bash(git add:*) Bash(git commit, git status), Read\n');
+    skill('listed', 'allowed-tools:\n  - "Bash(npm run test:*)"\n  - WebFetch(domain:example.com)\n');
+    const { skills, warnings } = load();
+    expect(warnings).toEqual([]);
+    expect(skills.get('spaced')).toMatchObject({
+      allowedTools: ['Bash(git add:*)', 'Bash(git commit, git status)', 'Read'],
+      grants: [
+        { permission: 'bash', patterns: ['git add', 'git add *'] },
+        { permission: 'bash', patterns: ['git commit', 'git status'] },
+        { permission: 'read', patterns: ['*'] },
+      ],
+    });
+    expect(skills.get('listed')!.grants).toEqual([
+      { permission: 'bash', patterns: ['npm run test', 'npm run test *'] },
+      { permission: 'webfetch', patterns: ['https://example.com/*', 'http://example.com/*'] },
+    ]);
   });
 
   it('keeps a disable-model-invocation skill out of the model\'s skill tool', async () => {

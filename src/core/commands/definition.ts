@@ -22,6 +22,8 @@ export interface CommandDefinition {
   keeps?: string;
   /** From a project the user has not trusted: its `` !`cmd` `` lines are refused, not run. */
   untrusted?: boolean;
+  /** The skill this command starts (skills/commands.ts): its `allowed-tools` apply where it runs. */
+  skill?: string;
 }
 
 /**

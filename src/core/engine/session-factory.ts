@@ -42,9 +42,9 @@ import {
 import { BUILTIN_TOOLS } from '../tools/index.js';
 import { createSendMessageTool } from '../team/send-message.js';
 import { createWebsearchTool, WEBSEARCH_TOOL } from '../tools/websearch.js';
-import type { ChangeRecorder, Tool } from '../tools/types.js';
+import { ToolError, type ChangeRecorder, type Tool } from '../tools/types.js';
 import { FileViews } from '../workspace/file-views.js';
-import { createSkillTool, SKILL_TOOL, skillsForAgent, type SkillDefinition } from '../skills/index.js';
+import { activeSkill, createSkillTool, findSkill, SKILL_TOOL, skillCalls, skillsForAgent, type SkillDefinition, type SkillRuns } from '../skills/index.js';
 import type { EngineOptions } from '../engine.js';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
@@ -167,7 +167,7 @@ export class SessionFactory {
       const above = parent ? parent.gate.modeChain() : [this.rootMode(row.id)];
       return [effectiveMode(above[0]!, agent.permissionMode), ...above];
     };
-    const onAuto = ({ mode, tool, callId, request }: AutoApproval) => {
+    const onAuto = ({ mode, tool, callId, request, skill }: AutoApproval) => {
       emit('permission.auto', {
         mode,
         tool,
@@ -176,6 +176,7 @@ export class SessionFactory {
         patterns: request.patterns,
         call_id: callId,
         ...(request.file !== undefined ? { file: request.file } : {}),
+        ...(skill !== undefined ? { skill } : {}),
       });
       store.recordAutoApproval({
         session_id: row.id,
@@ -184,6 +185,7 @@ export class SessionFactory {
         permission: request.permission,
         subject: request.file ?? request.subject.split('\n')[0]!,
         call_id: callId,
+        skill,
       });
     };
     const routes = parent
@@ -216,10 +218,22 @@ export class SessionFactory {
     const skills = loadable.filter((skill) => skill.modelInvocable !== false);
     // `memory:` (agents/memory.ts): only an agent that has it opens a folder or gets the tool.
     const memory = agent.memory && !fork ? this.memoryFor(agent, agent.memory) : undefined;
+    // A skill's `allowed-tools` apply in the session that loaded it, or in the sub-agent a forked one runs in.
+    const skillRuns: SkillRuns = {
+      activate: (skill) => self.current!.gate.activateSkill(activeSkill(skill)),
+      forking: (skill, callId) => self.current!.gate.noteForkedSkill(callId, activeSkill(skill)),
+      runTask: (args, ctx) => {
+        // As a subtask command: only a session that holds `task` may start the skill's sub-agent.
+        if (!self.current!.tools.some((t) => t.name === TASK_TOOL)) {
+          throw new ToolError(`That skill runs as a sub-agent (context: fork), and agent "${agent.name}" cannot start sub-agents (it has no task tool); do the task without it.`);
+        }
+        return supervisor.runTask(self.current!, args, ctx);
+      },
+    };
     const base: Tool[] = [
       ...this.deps.tools,
       ...(webSearch ? [webSearch] : []),
-      ...(skills.length > 0 ? [createSkillTool(skills)] : []),
+      ...(skills.length > 0 ? [createSkillTool(skills, skillRuns)] : []),
       ...(memory?.tool ? [memory.tool] : []),
       ...(catalogue.offered.length
         ? [createTaskTool(catalogue.offered, (args, ctx) => supervisor.runTask(self.current!, args, ctx), catalogue.denied)]
@@ -326,6 +340,8 @@ export class SessionFactory {
         : undefined,
     };
     self.current = session;
+    // A fork's conversation starts as its caller's copy: the skills its caller loaded stay its caller's.
+    this.restoreSkills(session, row, skills, fork === undefined);
     this.toolSelection.set(session, { select: () => select().tools, version: mcpVersion });
     live.set(row.id, session);
     if (ownServers) {
@@ -376,6 +392,31 @@ export class SessionFactory {
     this.warnedOnce.add(key);
     if (this.deps.options.onWarning) this.deps.options.onWarning(line);
     else session?.emit('error', { message: line });
+  }
+
+  /**
+   * The skills active in a session as it opens: in the sub-agent of a `context: fork` skill,
+   * that skill (its parent's gate knows the call; after a restart, the parent's stored call
+   * says); then, unless it is a fork (whose conversation starts as its caller's), each skill
+   * its own stored conversation loaded through the `skill` tool (a resume keeps them). Nothing
+   * is read unless some skill has `allowed-tools`.
+   */
+  private restoreSkills(session: LiveSession, row: SessionRow, offered: readonly SkillDefinition[], readOwn: boolean): void {
+    const all = [...(this.deps.options.skills?.skills.values() ?? [])];
+    if (!all.some((skill) => skill.grants)) return;
+    const parent = session.parent;
+    if (parent && row.tool_call_id) {
+      const noted = parent.gate.forkedSkill(row.tool_call_id);
+      const stored = noted ? undefined : skillCalls(parent.history).byCall.get(row.tool_call_id);
+      const forked = stored === undefined ? undefined : findSkill(all, stored);
+      if (noted) session.gate.activateSkill(noted);
+      else if (forked?.fork) session.gate.activateSkill(activeSkill(forked));
+    }
+    if (!readOwn) return;
+    for (const name of skillCalls(session.history).loaded) {
+      const skill = findSkill(offered, name);
+      if (skill && !skill.fork) session.gate.activateSkill(activeSkill(skill));
+    }
   }
 
   /** The agent's memory folder, opened, with its prompt section and tool; or, when it cannot be used, a section saying why. */

@@ -217,7 +217,7 @@ export const PermissionAskedSchema = event('permission.asked', {
     .describe('Set when a sandbox is configured but this command would run outside it (DESIGN §19): why.'),
 });
 export const PermissionRepliedSchema = event('permission.replied', { request_id: id, reply: PermissionReplySchema });
-/** A request the session's permission mode let run without asking anyone (DESIGN §26); also stored for `sessions show`. */
+/** A request the session's permission mode (DESIGN §26) or an active skill's `allowed-tools` let run without asking anyone; also stored for `sessions show`. */
 export const PermissionAutoSchema = event('permission.auto', {
   mode: z.enum(PERMISSION_MODES).describe('The mode that skipped the approval.'),
   tool: z.string(),
@@ -226,6 +226,10 @@ export const PermissionAutoSchema = event('permission.auto', {
   patterns: z.array(z.string()),
   call_id: id.optional().describe('The tool call it let through.'),
   file: z.string().optional().describe('The file a write or an edit changes, as shown to the user.'),
+  skill: z
+    .string()
+    .optional()
+    .describe('Set when an active skill\'s allowed-tools let it run rather than the mode: the skill\'s name.'),
 });
 /** The user's prompt carries images (`@shot.png`, a pasted image path); sent before the turn starts. */
 export const PromptImagesSchema = event('prompt.images', { images: z.array(ImageRefSchema).min(1) });

@@ -16,6 +16,10 @@
 // The session's permission mode (DESIGN §26, ./modes.ts) decides last, on what would still
 // ask: each mode of the chain (the session's, then its ancestors') gives allow, ask or deny,
 // the strictest winning; `plan` also adds the plan agent's rules and refuses changing tools.
+// Skills active in the session (their `allowed-tools`, skills/allowed-tools.ts) settle a
+// request that would still ask, like an "always" answer kept to this one session, but never
+// one that deny rules refuse, the control-file guard or leaving the sandbox holds, nor any in
+// plan mode; each one they settle is reported as an auto approval naming the skill.
 import type { PermissionReply } from '../events.js';
 import { PermissionDeniedError, type PermissionRequest } from '../tools/types.js';
 import { alwaysPatterns, analyzeBash, decideBash, decideBashChain, deniedCommands } from './bash-match.js';
@@ -107,12 +111,21 @@ export interface PermissionOutcome {
 /** What a PreToolUse hook said about the call being checked. */
 export type HookApproval = 'allow' | 'approved';
 
-/** A request a permission mode let run without asking anyone (`permission.auto`). */
+/** A request a permission mode, or an active skill's `allowed-tools`, let run without asking anyone (`permission.auto`). */
 export interface AutoApproval {
+  /** The session's mode (the one that decided, unless `skill` is set). */
   mode: PermissionMode;
   tool: string;
   callId: string;
   request: PermissionRequest;
+  /** The skill whose `allowed-tools` let it run. */
+  skill?: string;
+}
+
+/** A skill whose `allowed-tools` apply in a session: what it lets run unasked. */
+export interface ActiveSkill {
+  name: string;
+  grants: ReadonlyArray<{ permission: string; patterns: readonly string[] }>;
 }
 
 /** The permission modes a gate applies, read at every check (a mode may change while a turn runs). */
@@ -126,6 +139,11 @@ export interface GateModes {
 }
 
 export class PermissionGate {
+  /** Skills loaded in this session, by name, as allow rules: they last as long as the session. */
+  private readonly skills = new Map<string, Rule[]>();
+  /** `context: fork` skills by the id of the call that runs them: the sub-agent that call starts gets them. */
+  private readonly forkedSkills = new Map<string, ActiveSkill>();
+
   constructor(
     /** This session's ruleset first, then each ancestor's. */
     private readonly chain: readonly Ruleset[],
@@ -141,6 +159,31 @@ export class PermissionGate {
   /** The session's effective permission mode first, then each ancestor's; empty for a gate without modes. */
   modeChain(): readonly PermissionMode[] {
     return this.modes?.chain() ?? [];
+  }
+
+  /** From now on, the skill's `allowed-tools` settle this session's requests that would ask (not its sub-agents'). */
+  activateSkill(skill: ActiveSkill): void {
+    if (skill.grants.length === 0) return;
+    this.skills.set(
+      skill.name,
+      skill.grants.flatMap((grant) => grant.patterns.map((pattern): Rule => ({ permission: grant.permission, pattern, action: 'allow' }))),
+    );
+  }
+
+  /** The call `callId` runs `skill` in a sub-agent: that sub-agent's gate takes it with `forkedSkill`. */
+  noteForkedSkill(callId: string, skill: ActiveSkill): void {
+    this.forkedSkills.set(callId, skill);
+  }
+
+  /** The skill the call `callId` of this session runs in a sub-agent, if any. */
+  forkedSkill(callId: string): ActiveSkill | undefined {
+    return this.forkedSkills.get(callId);
+  }
+
+  /** The first active skill whose grants cover every part of the request. */
+  private skillCovering(request: PermissionRequest): string | undefined {
+    for (const [name, rules] of this.skills) if (rulesCover(rules, request)) return name;
+    return undefined;
   }
 
   /** Why the session's mode refuses any call of `tool` before it runs (plan: tools that change things), or undefined. */
@@ -185,6 +228,12 @@ export class PermissionGate {
     const rulesCovered = decision === 'allow' || hook === 'approved' || this.approvals.covers(request);
     const guardCovered = !guarded || (request.controlFiles?.length ? this.approvals.coversControlFiles(files) : this.approvals.covers(request));
     if (!needsPerson && rulesCovered && guardCovered) return;
+    // Only what would merely ask: plan's asks, the guard and leaving the sandbox stay with a person.
+    const skill = plan || guarded || needsPerson || request.outsideSandbox !== undefined ? undefined : this.skillCovering(request);
+    if (skill !== undefined) {
+      this.modes?.onAuto({ mode: modes[0] ?? 'default', tool, callId, request, skill });
+      return;
+    }
     if (modes.length > 0) {
       const byModes = modes.reduce<PermissionAction>((worst, mode) => stricter(worst, modeOnAsk(mode, request)), 'allow');
       if (byModes === 'deny') throw new PermissionDeniedError(dontAskRefusal(tool, request));

@@ -14,6 +14,7 @@ export function skillCommand(skill: SkillDefinition): CommandDefinition {
     template: `${header}\n\n${skill.body || skill.description}`,
     description: skill.description,
     source: skill.file,
+    skill: skill.name,
     ...(skill.model ? { model: skill.model } : {}),
     ...(skill.fork ? { agent: skill.fork.agent, subtask: true } : {}),
   };

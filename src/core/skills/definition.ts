@@ -2,6 +2,12 @@
 // `SKILL.md` whose front-matter names and describes it and whose body is the instructions
 // the model loads on demand, with any files beside it read from the folder when needed.
 
+/** One `allowed-tools` entry as a permission key and the patterns it allows (`bash`, [`git add`, `git add *`]). */
+export interface SkillGrant {
+  permission: string;
+  patterns: string[];
+}
+
 export interface SkillDefinition {
   /** `name:` of the front-matter, else the folder's name. */
   name: string;
@@ -17,8 +23,14 @@ export interface SkillDefinition {
   origin: 'user' | 'project';
   /** `license:` as written, shown by `/skills`. */
   license?: string;
-  /** `allowed-tools:` as written; listed, not applied (tools are governed by the agent and the permission rules). */
+  /** `allowed-tools:` as written, one entry each (`Read`, `Bash(git add:*)`), listed by `/skills`. */
   allowedTools?: string[];
+  /**
+   * What `allowed-tools` lets run unasked while the skill is active (./allowed-tools.ts): in
+   * the session that loaded it, or the sub-agent a `context: fork` skill runs in. Absent for
+   * an untrusted project's skill (DESIGN §15) and when no entry names a tool we have.
+   */
+  grants?: SkillGrant[];
   /** `model:` — the model its slash command runs with. */
   model?: string;
   /** `context: fork` (with `agent:`): its slash command runs as a sub-agent of that type, on its own. */

@@ -1,5 +1,5 @@
 // Parses one SKILL.md: YAML front-matter (`name`, `description`, optional `license`,
-// `allowed-tools`, and Claude Code's `model`, `context: fork` with `agent`, `user-invocable`,
+// `allowed-tools` (./allowed-tools.ts), and Claude Code's `model`, `context: fork` with `agent`, `user-invocable`,
 // `disable-model-invocation`; other keys are ignored, as other tools add their own) and the body.
 // Rejects what cannot be a skill — no description, a name unsafe to print or to match —
 // with one reason the loader turns into a warning.
@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { describeIssue } from '../config/issues.js';
 import { readFrontMatter } from '../frontmatter.js';
 import type { SkillDefinition } from './definition.js';
+import { allowedToolGrants } from './allowed-tools.js';
 
 /**
  * Letters, digits, `.`, `_`, `-`, up to 64 characters: the Agent Skills names (lowercase and
@@ -30,6 +31,12 @@ const SkillFrontMatterSchema = z.object({
 /** The sub-agent a `context: fork` skill runs in when it names none (Claude Code's general-purpose). */
 export const FORK_DEFAULT_AGENT = 'general';
 
+/**
+ * Claude Code's built-in sub-agents as a skill names them, and ours that do the same work, so a
+ * skill written for it forks into the right agent here.
+ */
+const CLAUDE_CODE_AGENTS: Readonly<Record<string, string>> = { 'general-purpose': FORK_DEFAULT_AGENT, Explore: 'explore', Plan: 'plan' };
+
 export type ParsedSkill = { ok: true; skill: SkillDefinition; warnings: string[] } | { ok: false; reason: string };
 
 export interface ParseSkillOptions {
@@ -40,11 +47,9 @@ export interface ParseSkillOptions {
   origin: SkillDefinition['origin'];
 }
 
-function toolList(value: string | string[] | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const list = typeof value === 'string' ? value.split(/[,\s]+/) : value;
-  const names = list.map((entry) => entry.trim()).filter((entry) => entry.length > 0);
-  return names.length > 0 ? names : undefined;
+function forkAgent(agent: string | undefined): string {
+  if (agent === undefined) return FORK_DEFAULT_AGENT;
+  return Object.hasOwn(CLAUDE_CODE_AGENTS, agent) ? CLAUDE_CODE_AGENTS[agent]! : agent;
 }
 
 export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): ParsedSkill {
@@ -61,9 +66,9 @@ export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): Parse
   if (!SKILL_NAME.test(name)) {
     return { ok: false, reason: `the name ${JSON.stringify(name.slice(0, 80))} is not a skill name (letters, digits, ".", "_" and "-", at most 64)` };
   }
-  const allowedTools = toolList(fields['allowed-tools']);
-  const warnings: string[] = [];
-  if (allowedTools) warnings.push('"allowed-tools" is listed by /skills, not applied: tools stay governed by the agent and the permission rules.');
+  const allowed = allowedToolGrants(fields['allowed-tools']);
+  const warnings: string[] = [...allowed.warnings];
+  const allowedTools = allowed.entries.length > 0 ? allowed.entries : undefined;
   let fork = false;
   if (fields.context !== undefined) {
     if (fields.context === 'fork') fork = true;
@@ -85,8 +90,9 @@ export function parseSkillMarkdown(text: string, opts: ParseSkillOptions): Parse
       origin: opts.origin,
       ...(fields.license !== undefined ? { license: fields.license } : {}),
       ...(allowedTools ? { allowedTools } : {}),
+      ...(allowed.grants.length > 0 ? { grants: allowed.grants } : {}),
       ...(fields.model !== undefined ? { model: fields.model } : {}),
-      ...(fork ? { fork: { agent: fields.agent ?? FORK_DEFAULT_AGENT } } : {}),
+      ...(fork ? { fork: { agent: forkAgent(fields.agent) } } : {}),
       ...(userInvocable ? {} : { userInvocable: false as const }),
       ...(modelInvocable ? {} : { modelInvocable: false as const }),
     },

@@ -148,7 +148,7 @@ const DESCENDANTS = `
     SELECT s.id FROM sessions s JOIN sub ON s.parent_id = sub.id
   )`;
 
-/** A request a permission mode let run without asking anyone (`permission.auto`). */
+/** A request a permission mode or a skill's `allowed-tools` let run without asking anyone (`permission.auto`). */
 export interface AutoApprovalRow {
   session_id: string;
   at: number;
@@ -158,6 +158,8 @@ export interface AutoApprovalRow {
   /** The first line of what the request would have shown: the command, the file, the URL. */
   subject: string;
   call_id: string | null;
+  /** The skill whose `allowed-tools` let it run; null when the mode did. */
+  skill: string | null;
 }
 
 export type SessionIdMatch = { kind: 'found'; id: string } | { kind: 'ambiguous'; ids: string[] } | { kind: 'none' };
@@ -289,9 +291,9 @@ export class SessionStore {
           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
           AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = s.id)`),
       insertAuto: db.prepare(
-        'INSERT INTO permission_auto (session_id, at, mode, tool, permission, subject, call_id) VALUES (@session_id, @at, @mode, @tool, @permission, @subject, @call_id)',
+        'INSERT INTO permission_auto (session_id, at, mode, tool, permission, subject, call_id, skill) VALUES (@session_id, @at, @mode, @tool, @permission, @subject, @call_id, @skill)',
       ),
-      autos: db.prepare<[string], AutoApprovalRow>('SELECT session_id, at, mode, tool, permission, subject, call_id FROM permission_auto WHERE session_id = ? ORDER BY at, rowid'),
+      autos: db.prepare<[string], AutoApprovalRow>('SELECT session_id, at, mode, tool, permission, subject, call_id, skill FROM permission_auto WHERE session_id = ? ORDER BY at, rowid'),
       deleteTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
       deleteLease: db.prepare('DELETE FROM leases WHERE session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
@@ -470,9 +472,9 @@ export class SessionStore {
       .immediate();
   }
 
-  /** Records a request a permission mode let run without asking (DESIGN §26). */
-  recordAutoApproval(row: Omit<AutoApprovalRow, 'at'>): void {
-    this.stmt.insertAuto.run({ ...row, at: this.now() });
+  /** Records a request a permission mode (DESIGN §26) or a skill's `allowed-tools` let run without asking. */
+  recordAutoApproval(row: Omit<AutoApprovalRow, 'at' | 'skill'> & { skill?: string | undefined }): void {
+    this.stmt.insertAuto.run({ ...row, skill: row.skill ?? null, at: this.now() });
   }
 
   /** What ran unasked in a session, oldest first. */

@@ -159,6 +159,9 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX team_messages_waiting ON team_messages(to_session) WHERE delivered_at IS NULL;
   `,
+  // 9: the skill whose `allowed-tools` let a request run unasked (skills/allowed-tools.ts), so
+  // `sessions show` names it; NULL where the permission mode did.
+  `ALTER TABLE permission_auto ADD COLUMN skill TEXT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

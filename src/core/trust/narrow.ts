@@ -10,7 +10,8 @@
 // - the `sandbox` key may only tighten (DESIGN §19): a stricter `mode`, `network: false`,
 //   `auto_allow: false`; a sandbox it turns on does not auto-allow, since commands that asked
 //   would then run unasked; `allow_write` and anything looser are ignored, and named;
-// - commands load, but their `` !`cmd` `` lines are refused when the command is used.
+// - commands load, but their `` !`cmd` `` lines are refused when the command is used;
+// - skills load, but their `allowed-tools` let nothing run unasked.
 // Everything cut is named once, so the user sees what trusting the project would change. A
 // trusted project whose control files changed since they were pinned is narrowed the same
 // way, and its notice names the changed files first.
@@ -18,6 +19,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
 import type { CommandDefinition } from '../commands/definition.js';
+import type { SkillDefinition } from '../skills/definition.js';
 import { deepMerge, isPlainObject } from '../config/merge.js';
 import { SubagentSettingsSchema, type Config } from '../config/schema.js';
 import { isPermissionMode, loosensPermissions } from '../permission/modes.js';
@@ -358,6 +360,17 @@ export class ProjectNarrowing {
   /** A project command: it loads, but its `` !`cmd` `` lines will be refused. */
   command(command: CommandDefinition): CommandDefinition {
     return SHELL_INLINE.test(command.template) ? { ...command, untrusted: true } : command;
+  }
+
+  /**
+   * A project skill without its `allowed-tools` grants (named once): they would let tools run
+   * unasked while it is active, which only a trusted project may. The entries stay listed.
+   */
+  skill(skill: SkillDefinition): SkillDefinition {
+    if (skill.origin !== 'project' || !skill.grants) return skill;
+    this.ignore(`allowed-tools of skill "${skill.name}"`, skill.file);
+    const { grants: _dropped, ...rest } = skill;
+    return rest;
   }
 
   /** Names a marked command that is in use (one a user's command of the same name replaced is not). */
