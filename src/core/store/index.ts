@@ -25,6 +25,25 @@ import { TeamMemberStore } from '../team/member-store.js';
 
 export { busyMessage, LEASE_TTL_MS, SessionBusyError, SessionLeases, type LeaseHolder } from './lease.js';
 
+/**
+ * An object whose every property is made by its function on first read and kept: the
+ * values of `makers`, each computed at most once.
+ */
+function lazily<T extends Record<string, () => unknown>>(makers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const made: Partial<Record<keyof T, unknown>> = {};
+  const out = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const key of Object.keys(makers) as (keyof T)[]) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      get: () => {
+        if (!(key in made)) made[key] = makers[key]!();
+        return made[key];
+      },
+    });
+  }
+  return out;
+}
+
 /** How long one statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
 /** How long opening keeps retrying while another process holds the file (e.g. migrating). */
@@ -227,53 +246,54 @@ export class SessionStore {
 
   private prepare() {
     const db = this.db;
-    return {
-      insertSession: db.prepare(`
+    // Prepared on first use: a command runs a few of these, and each costs a parse by SQLite.
+    return lazily({
+      insertSession: () => db.prepare(`
         INSERT INTO sessions (id, parent_id, agent, title, task_description, tool_call_id, status, model, cwd, depth, owner_pid, system_prompt, created_at, updated_at)
         VALUES (@id, @parent_id, @agent, @title, @task_description, @tool_call_id, @status, @model, @cwd, @depth, @owner_pid, @system_prompt, @now, @now)`),
-      getSession: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
+      getSession: () => db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
       // Ids sharing a prefix sort together right after it, so two rows from the index decide uniqueness.
-      idsFrom: db.prepare<[string], { id: string }>('SELECT id FROM sessions WHERE id >= ? ORDER BY id LIMIT 2'),
-      children: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE parent_id = ? ORDER BY id'),
-      nextSeq: db.prepare<[string], { next: number }>('SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM messages WHERE session_id = ?'),
-      insertMessage: db.prepare(`
+      idsFrom: () => db.prepare<[string], { id: string }>('SELECT id FROM sessions WHERE id >= ? ORDER BY id LIMIT 2'),
+      children: () => db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE parent_id = ? ORDER BY id'),
+      nextSeq: () => db.prepare<[string], { next: number }>('SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM messages WHERE session_id = ?'),
+      insertMessage: () => db.prepare(`
         INSERT INTO messages (id, session_id, seq, role, content, input_tokens, output_tokens, cost, created_at, prompt, snapshot_before, snapshot_after, undone)
         VALUES (@id, @session_id, @seq, @role, @content, @input_tokens, @output_tokens, @cost, @created_at, @prompt, @snapshot_before, @snapshot_after, @undone)`),
       // A new prompt after an undo: what was undone can no longer be redone, and stays undone for good.
-      dropRedo: db.prepare("UPDATE messages SET undone = 2 WHERE session_id = ? AND undone = 1"),
-      setAfter: db.prepare('UPDATE messages SET snapshot_after = @snapshot WHERE id = @id'),
-      setBefore: db.prepare('UPDATE messages SET snapshot_before = @snapshot WHERE id = @id'),
-      clearSnapshots: db.prepare('UPDATE sessions SET snapshot_start = NULL, snapshot_start_at = NULL, snapshot_end = NULL, snapshot_end_at = NULL WHERE id = @id'),
-      setUndone: db.prepare('UPDATE messages SET undone = @undone WHERE session_id = @session_id AND seq >= @from AND seq < @to AND undone != 2'),
+      dropRedo: () => db.prepare("UPDATE messages SET undone = 2 WHERE session_id = ? AND undone = 1"),
+      setAfter: () => db.prepare('UPDATE messages SET snapshot_after = @snapshot WHERE id = @id'),
+      setBefore: () => db.prepare('UPDATE messages SET snapshot_before = @snapshot WHERE id = @id'),
+      clearSnapshots: () => db.prepare('UPDATE sessions SET snapshot_start = NULL, snapshot_start_at = NULL, snapshot_end = NULL, snapshot_end_at = NULL WHERE id = @id'),
+      setUndone: () => db.prepare('UPDATE messages SET undone = @undone WHERE session_id = @session_id AND seq >= @from AND seq < @to AND undone != 2'),
       // The first start and its moment stay together: a resumed session keeps both.
-      setStart: db.prepare(`
+      setStart: () => db.prepare(`
         UPDATE sessions SET snapshot_start_at = CASE WHEN snapshot_start IS NULL THEN @at ELSE snapshot_start_at END,
           snapshot_start = COALESCE(snapshot_start, @snapshot) WHERE id = @id`),
-      setEnd: db.prepare('UPDATE sessions SET snapshot_end = @snapshot, snapshot_end_at = @at WHERE id = @id'),
-      insertFileChange: db.prepare(
+      setEnd: () => db.prepare('UPDATE sessions SET snapshot_end = @snapshot, snapshot_end_at = @at WHERE id = @id'),
+      insertFileChange: () => db.prepare(
         'INSERT INTO file_changes (session_id, project, path, from_at, to_at, source) VALUES (@session_id, @project, @path, @from_at, @to_at, @source)',
       ),
-      fileChangesOverlapping: db.prepare<{ project: string; from: number; to: number }, FileChangeRow>(
+      fileChangesOverlapping: () => db.prepare<{ project: string; from: number; to: number }, FileChangeRow>(
         'SELECT * FROM file_changes WHERE project = @project AND to_at >= @from AND from_at <= @to ORDER BY from_at, rowid',
       ),
-      descendants: db.prepare<{ id: string }, { id: string }>(`${DESCENDANTS} SELECT id FROM sub`),
-      deleteFileChanges: db.prepare('DELETE FROM file_changes WHERE session_id = ?'),
-      addUsage: db.prepare(`
+      descendants: () => db.prepare<{ id: string }, { id: string }>(`${DESCENDANTS} SELECT id FROM sub`),
+      deleteFileChanges: () => db.prepare('DELETE FROM file_changes WHERE session_id = ?'),
+      addUsage: () => db.prepare(`
         UPDATE sessions SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
           cache_read_tokens = cache_read_tokens + @cache_read, cache_write_tokens = cache_write_tokens + @cache_write,
           cost = cost + @cost, updated_at = @now WHERE id = @id`),
-      touch: db.prepare('UPDATE sessions SET updated_at = @now WHERE id = @id'),
-      messages: db.prepare<[string], RawMessageRow>('SELECT * FROM messages WHERE session_id = ? ORDER BY seq'),
-      totals: db.prepare<{ id: string }, SessionTotals>(`${DESCENDANTS}
+      touch: () => db.prepare('UPDATE sessions SET updated_at = @now WHERE id = @id'),
+      messages: () => db.prepare<[string], RawMessageRow>('SELECT * FROM messages WHERE session_id = ? ORDER BY seq'),
+      totals: () => db.prepare<{ id: string }, SessionTotals>(`${DESCENDANTS}
         SELECT COALESCE(SUM(cost), 0) AS total_cost, COALESCE(SUM(input_tokens + output_tokens), 0) AS total_tokens,
                COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens
         FROM sessions WHERE id IN (SELECT id FROM sub)`),
-      roots: db.prepare<[], SessionRow>('SELECT * FROM sessions WHERE parent_id IS NULL ORDER BY updated_at DESC, id DESC'),
-      mostRecentRoot: db.prepare<[string], SessionRow>(
+      roots: () => db.prepare<[], SessionRow>('SELECT * FROM sessions WHERE parent_id IS NULL ORDER BY updated_at DESC, id DESC'),
+      mostRecentRoot: () => db.prepare<[string], SessionRow>(
         'SELECT * FROM sessions WHERE parent_id IS NULL AND cwd = ? ORDER BY updated_at DESC, id DESC LIMIT 1',
       ),
       // Totals of every session over its whole subtree, in one pass, for listings.
-      allTotals: db.prepare<[], { id: string; total_cost: number; total_tokens: number }>(`
+      allTotals: () => db.prepare<[], { id: string; total_cost: number; total_tokens: number }>(`
         WITH RECURSIVE anc(id, sid) AS (
           SELECT id, id FROM sessions
           UNION ALL
@@ -281,28 +301,28 @@ export class SessionStore {
         )
         SELECT anc.id AS id, SUM(s.cost) AS total_cost, SUM(s.input_tokens + s.output_tokens) AS total_tokens
         FROM anc JOIN sessions s ON s.id = anc.sid GROUP BY anc.id`),
-      all: db.prepare<[], SessionRow>('SELECT * FROM sessions ORDER BY id'),
-      running: db.prepare<[], Pick<SessionRow, 'id' | 'owner_pid'>>(
+      all: () => db.prepare<[], SessionRow>('SELECT * FROM sessions ORDER BY id'),
+      running: () => db.prepare<[], Pick<SessionRow, 'id' | 'owner_pid'>>(
         "SELECT id, owner_pid FROM sessions WHERE status IN ('running', 'queued')",
       ),
       // A root nobody ever prompted: no message and no sub-agent session under it.
-      emptyRoots: db.prepare<[], Pick<SessionRow, 'id'>>(`
+      emptyRoots: () => db.prepare<[], Pick<SessionRow, 'id'>>(`
         SELECT id FROM sessions s WHERE parent_id IS NULL
           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
           AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = s.id)`),
-      insertAuto: db.prepare(
+      insertAuto: () => db.prepare(
         'INSERT INTO permission_auto (session_id, at, mode, tool, permission, subject, call_id, skill) VALUES (@session_id, @at, @mode, @tool, @permission, @subject, @call_id, @skill)',
       ),
-      autos: db.prepare<[string], AutoApprovalRow>('SELECT session_id, at, mode, tool, permission, subject, call_id, skill FROM permission_auto WHERE session_id = ? ORDER BY at, rowid'),
-      deleteTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
-      deleteLease: db.prepare('DELETE FROM leases WHERE session_id = ?'),
-      deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
-      interrupt: db.prepare("UPDATE sessions SET status = 'interrupted', owner_pid = NULL, updated_at = @now WHERE id = @id"),
-      getTodos: db.prepare<[string], { items: string }>('SELECT items FROM todos WHERE session_id = ?'),
-      setTodos: db.prepare(`
+      autos: () => db.prepare<[string], AutoApprovalRow>('SELECT session_id, at, mode, tool, permission, subject, call_id, skill FROM permission_auto WHERE session_id = ? ORDER BY at, rowid'),
+      deleteTodos: () => db.prepare('DELETE FROM todos WHERE session_id = ?'),
+      deleteLease: () => db.prepare('DELETE FROM leases WHERE session_id = ?'),
+      deleteSession: () => db.prepare('DELETE FROM sessions WHERE id = ?'),
+      interrupt: () => db.prepare("UPDATE sessions SET status = 'interrupted', owner_pid = NULL, updated_at = @now WHERE id = @id"),
+      getTodos: () => db.prepare<[string], { items: string }>('SELECT items FROM todos WHERE session_id = ?'),
+      setTodos: () => db.prepare(`
         INSERT INTO todos (session_id, items, updated_at) VALUES (@id, @items, @now)
         ON CONFLICT(session_id) DO UPDATE SET items = excluded.items, updated_at = excluded.updated_at`),
-    };
+    });
   }
 
   /** Creates a session leased by this store: no other process writes it while this one runs. */
