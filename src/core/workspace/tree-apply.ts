@@ -7,6 +7,8 @@
 // folder) with git's content filters applied and the executable bit as the tree says;
 // symlinks stay symlinks. Right before each write it checks the path again and leaves alone
 // any path changed in between, returning it. Never touches the index or HEAD.
+// `prepareTreeDiff` + `writePreparedDiff` are the same in two halves: the first (git calls only,
+// nothing written) may run for several diffs at once, the second writes.
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -17,7 +19,7 @@ const SYMLINK = '120000';
 const GITLINK = '160000';
 const EXECUTABLE = '100755';
 
-interface Change {
+export interface Change {
   path: string;
   oldMode: string;
   newMode: string;
@@ -48,19 +50,51 @@ export async function treeChanges(toplevel: string, from: string, to: string): P
   return changes;
 }
 
-interface Seen {
+export interface Seen {
   /** What was on disk when checked: compared again right before writing. */
   stamp: string;
 }
 
-export async function applyTreeDiff(toplevel: string, from: string, to: string): Promise<ApplyResult> {
-  const changes = await treeChanges(toplevel, from, to);
-  if (changes.length === 0) return { applied: [], changedMeanwhile: [] };
-  const seen = new Map<string, Seen>();
-  const stale = await checkCurrent(toplevel, changes, seen);
-  if (stale.length > 0) return { applied: [], changedMeanwhile: stale };
+/** A diff ready to be written: the parent's paths checked and the new contents read. */
+export interface PreparedDiff {
+  /** Every path the diff writes or removes. */
+  readonly paths: readonly string[];
+  /** Paths the diff removes. */
+  readonly deleted: readonly string[];
+  /** Paths that did not hold what `from` says when checked: a prepared diff with any is never written. */
+  readonly stale: readonly string[];
+  readonly changes: readonly Change[];
+  readonly seen: ReadonlyMap<string, Seen>;
+  readonly contents: ReadonlyMap<string, Buffer>;
+}
 
+export async function applyTreeDiff(toplevel: string, from: string, to: string): Promise<ApplyResult> {
+  const prepared = await prepareTreeDiff(toplevel, from, to);
+  if (prepared.stale.length > 0) return { applied: [], changedMeanwhile: [...prepared.stale] };
+  return writePreparedDiff(toplevel, prepared);
+}
+
+/**
+ * The first half of applyTreeDiff, which writes nothing: the diff, the check of every path it
+ * touches, and the new contents. Several can run at once; their writes then go one at a time
+ * (writePreparedDiff), each still checking its paths right before it writes them.
+ */
+export async function prepareTreeDiff(toplevel: string, from: string, to: string): Promise<PreparedDiff> {
+  const changes = await treeChanges(toplevel, from, to);
+  const paths = changes.map((c) => c.path);
+  const deleted = changes.filter((c) => c.newMode === EMPTY_MODE).map((c) => c.path);
+  const seen = new Map<string, Seen>();
+  if (changes.length === 0) return { paths, deleted, stale: [], changes, seen, contents: new Map() };
+  const stale = await checkCurrent(toplevel, changes, seen);
+  if (stale.length > 0) return { paths, deleted, stale, changes, seen, contents: new Map() };
   const contents = await readBlobs(toplevel, changes.filter((c) => c.newMode !== EMPTY_MODE));
+  return { paths, deleted, stale, changes, seen, contents };
+}
+
+/** Writes a prepared diff whose check found nothing stale; a path changed since the check is left alone and returned. */
+export async function writePreparedDiff(toplevel: string, prepared: PreparedDiff): Promise<ApplyResult> {
+  const { changes, seen, contents } = prepared;
+  if (prepared.stale.length > 0) return { applied: [], changedMeanwhile: [...prepared.stale] };
   const applied: string[] = [];
   const changedMeanwhile: string[] = [];
   // Deletions first: a file may give way to a folder of the same name.
