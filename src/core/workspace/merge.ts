@@ -12,15 +12,15 @@
 // Why batches: ten children that end together used to wait for each other's merge, each reading
 // the parent's whole tree again (a `git add -A` over every file) and running seven git commands
 // in turn. Now the merges waiting for one working tree form a batch: one snapshot of the
-// parent's tree, every merge computed against it at once (merge-tree, diff, the check of the
-// parent's paths and the new contents), then the writes one at a time in the order asked. A
+// parent's tree, every merge-tree at once, one check of the parent's paths and one read of the
+// new contents for all of them (tree-apply.ts), then the writes one at a time in the order asked. A
 // merge whose paths meet those of a merge written earlier in the batch (the same path, a folder
 // and a file inside it, or a folder another merge deletes from, where git's rename detection
 // could see a moved folder) is computed again in the next batch against the tree as it is
 // then, exactly as when merges ran one by one.
 import { git } from './git.js';
 import { commitTree, snapshotTree, type RepoInfo } from './repo.js';
-import { prepareTreeDiff, writePreparedDiff, type ApplyResult, type PreparedDiff } from './tree-apply.js';
+import { prepareTreeDiffs, writePreparedDiff, type ApplyResult, type PreparedDiff } from './tree-apply.js';
 
 export type MergeResult = { state: 'merged'; files: string[] } | { state: 'conflict'; files: string[]; reason: string } | { state: 'none'; files: [] };
 
@@ -85,7 +85,22 @@ async function drain(parent: RepoInfo, queue: Queue): Promise<void> {
   }
 }
 
-type Plan = { kind: 'conflict'; files: string[] } | { kind: 'ready'; diff: PreparedDiff } | { kind: 'failed'; err: unknown };
+type Merged = { kind: 'conflict'; files: string[] } | { kind: 'tree'; tree: string } | { kind: 'failed'; err: unknown };
+type Plan = Exclude<Merged, { kind: 'tree' }> | { kind: 'ready'; diff: PreparedDiff };
+
+/** The clean merges' diffs from the parent's tree, checked and read together (a failure fails each of them). */
+async function prepareAll(cwd: string, parentTree: string, merges: readonly Merged[]): Promise<Plan[]> {
+  const clean = merges.flatMap((m) => (m.kind === 'tree' ? [m.tree] : []));
+  let diffs: PreparedDiff[] = [];
+  let failure: { kind: 'failed'; err: unknown } | undefined;
+  try {
+    diffs = clean.length > 0 ? await prepareTreeDiffs(cwd, parentTree, clean) : [];
+  } catch (err) {
+    failure = { kind: 'failed', err };
+  }
+  let next = 0;
+  return merges.map((m) => (m.kind !== 'tree' ? m : (failure ?? { kind: 'ready', diff: diffs[next++]! })));
+}
 
 /**
  * One snapshot, every merge computed at once, the writes in order. Settles each request it
@@ -104,8 +119,8 @@ async function mergeBatch(parent: RepoInfo, batch: readonly MergeRequest[]): Pro
     }
     return made;
   };
-  const plans = await Promise.all(
-    batch.map(async (request): Promise<Plan> => {
+  const merges = await Promise.all(
+    batch.map(async (request): Promise<Merged> => {
       try {
         const [parentNow, child] = await Promise.all([parentCommit(request.base), request.child]);
         const merged = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', parentNow, child], {
@@ -115,13 +130,13 @@ async function mergeBatch(parent: RepoInfo, batch: readonly MergeRequest[]): Pro
         });
         const [tree = '', ...rest] = merged.stdout.toString('utf8').split('\0');
         if (merged.exitCode === 1) return { kind: 'conflict', files: [...new Set(rest.map((p) => p.trim()).filter(Boolean))] };
-        return { kind: 'ready', diff: await prepareTreeDiff(cwd, parentTree, tree.trim()) };
+        return { kind: 'tree', tree: tree.trim() };
       } catch (err) {
         return { kind: 'failed', err };
       }
     }),
   );
-
+  const plans = await prepareAll(cwd, parentTree, merges);
   const again: MergeRequest[] = [];
   const written = new TouchedPaths();
   for (const [i, request] of batch.entries()) {

@@ -76,19 +76,38 @@ export async function applyTreeDiff(toplevel: string, from: string, to: string):
 
 /**
  * The first half of applyTreeDiff, which writes nothing: the diff, the check of every path it
- * touches, and the new contents. Several can run at once; their writes then go one at a time
- * (writePreparedDiff), each still checking its paths right before it writes them.
+ * touches, and the new contents. Its writes then go through writePreparedDiff, which checks
+ * each path again right before writing it.
  */
 export async function prepareTreeDiff(toplevel: string, from: string, to: string): Promise<PreparedDiff> {
-  const changes = await treeChanges(toplevel, from, to);
-  const paths = changes.map((c) => c.path);
-  const deleted = changes.filter((c) => c.newMode === EMPTY_MODE).map((c) => c.path);
+  return (await prepareTreeDiffs(toplevel, from, [to]))[0]!;
+}
+
+/**
+ * prepareTreeDiff for several results computed from one tree, in four git calls whatever their
+ * number (the diffs at once, then one check of every path and one read of every new content):
+ * a path two diffs share is checked once, since both expect what `from` holds there. A diff with
+ * a stale path gets no contents; the others are unaffected by it.
+ */
+export async function prepareTreeDiffs(toplevel: string, from: string, tos: readonly string[]): Promise<PreparedDiff[]> {
+  const all = await Promise.all(tos.map((to) => treeChanges(toplevel, from, to)));
+  const byPath = new Map<string, Change>();
+  for (const changes of all) for (const change of changes) if (!byPath.has(change.path)) byPath.set(change.path, change);
   const seen = new Map<string, Seen>();
-  if (changes.length === 0) return { paths, deleted, stale: [], changes, seen, contents: new Map() };
-  const stale = await checkCurrent(toplevel, changes, seen);
-  if (stale.length > 0) return { paths, deleted, stale, changes, seen, contents: new Map() };
-  const contents = await readBlobs(toplevel, changes.filter((c) => c.newMode !== EMPTY_MODE));
-  return { paths, deleted, stale, changes, seen, contents };
+  const stale = new Set(byPath.size > 0 ? await checkCurrent(toplevel, [...byPath.values()], seen) : []);
+  const fresh = all.map((changes) => !changes.some((c) => stale.has(c.path)));
+  const contents = await readBlobs(
+    toplevel,
+    all.flatMap((changes, i) => (fresh[i] ? changes.filter((c) => c.newMode !== EMPTY_MODE) : [])),
+  );
+  return all.map((changes, i) => ({
+    paths: changes.map((c) => c.path),
+    deleted: changes.filter((c) => c.newMode === EMPTY_MODE).map((c) => c.path),
+    stale: changes.filter((c) => stale.has(c.path)).map((c) => c.path),
+    changes,
+    seen: new Map(changes.flatMap((c) => (seen.has(c.path) ? [[c.path, seen.get(c.path)!] as const] : []))),
+    contents: new Map(fresh[i] ? changes.flatMap((c) => (contents.has(c) ? [[c.path, contents.get(c)!] as const] : [])) : []),
+  }));
 }
 
 /** Writes a prepared diff whose check found nothing stale; a path changed since the check is left alone and returned. */
@@ -168,21 +187,21 @@ function blobSha(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
-/** New contents by path: files as git would check them out (filters applied), symlink targets as stored. */
-async function readBlobs(toplevel: string, changes: readonly Change[]): Promise<Map<string, Buffer>> {
-  const contents = new Map<string, Buffer>();
+/** New contents by change: files as git would check them out (filters applied), symlink targets as stored. */
+async function readBlobs(toplevel: string, changes: readonly Change[]): Promise<Map<Change, Buffer>> {
+  const contents = new Map<Change, Buffer>();
   const files = changes.filter((c) => c.newMode !== SYMLINK && !c.path.includes('\n'));
   const links = changes.filter((c) => c.newMode === SYMLINK);
   if (files.length > 0) {
     const out = await git(['cat-file', '--batch', '--filters'], { cwd: toplevel, input: files.map((c) => `${c.newSha} ${c.path}`).join('\n') + '\n' });
-    parseBatch(out.stdout).forEach((content, i) => contents.set(files[i]!.path, content));
+    parseBatch(out.stdout).forEach((content, i) => contents.set(files[i]!, content));
   }
   if (links.length > 0) {
     const out = await git(['cat-file', '--batch'], { cwd: toplevel, input: links.map((c) => c.newSha).join('\n') + '\n' });
-    parseBatch(out.stdout).forEach((content, i) => contents.set(links[i]!.path, content));
+    parseBatch(out.stdout).forEach((content, i) => contents.set(links[i]!, content));
   }
   for (const c of changes) {
-    if (!contents.has(c.path)) throw new Error(`Could not read the merged content of ${c.path}.`);
+    if (!contents.has(c)) throw new Error(`Could not read the merged content of ${c.path}.`);
   }
   return contents;
 }
