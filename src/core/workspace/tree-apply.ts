@@ -7,6 +7,8 @@
 // folder) with git's content filters applied and the executable bit as the tree says;
 // symlinks stay symlinks. Right before each write it checks the path again and leaves alone
 // any path changed in between, returning it. Never touches the index or HEAD.
+// `prepareTreeDiff` + `writePreparedDiff` are the same in two halves: the first (git calls only,
+// nothing written) may run for several diffs at once, the second writes.
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -17,7 +19,7 @@ const SYMLINK = '120000';
 const GITLINK = '160000';
 const EXECUTABLE = '100755';
 
-interface Change {
+export interface Change {
   path: string;
   oldMode: string;
   newMode: string;
@@ -48,19 +50,70 @@ export async function treeChanges(toplevel: string, from: string, to: string): P
   return changes;
 }
 
-interface Seen {
+export interface Seen {
   /** What was on disk when checked: compared again right before writing. */
   stamp: string;
 }
 
-export async function applyTreeDiff(toplevel: string, from: string, to: string): Promise<ApplyResult> {
-  const changes = await treeChanges(toplevel, from, to);
-  if (changes.length === 0) return { applied: [], changedMeanwhile: [] };
-  const seen = new Map<string, Seen>();
-  const stale = await checkCurrent(toplevel, changes, seen);
-  if (stale.length > 0) return { applied: [], changedMeanwhile: stale };
+/** A diff ready to be written: the parent's paths checked and the new contents read. */
+export interface PreparedDiff {
+  /** Every path the diff writes or removes. */
+  readonly paths: readonly string[];
+  /** Paths the diff removes. */
+  readonly deleted: readonly string[];
+  /** Paths that did not hold what `from` says when checked: a prepared diff with any is never written. */
+  readonly stale: readonly string[];
+  readonly changes: readonly Change[];
+  readonly seen: ReadonlyMap<string, Seen>;
+  readonly contents: ReadonlyMap<string, Buffer>;
+}
 
-  const contents = await readBlobs(toplevel, changes.filter((c) => c.newMode !== EMPTY_MODE));
+export async function applyTreeDiff(toplevel: string, from: string, to: string): Promise<ApplyResult> {
+  const prepared = await prepareTreeDiff(toplevel, from, to);
+  if (prepared.stale.length > 0) return { applied: [], changedMeanwhile: [...prepared.stale] };
+  return writePreparedDiff(toplevel, prepared);
+}
+
+/**
+ * The first half of applyTreeDiff, which writes nothing: the diff, the check of every path it
+ * touches, and the new contents. Its writes then go through writePreparedDiff, which checks
+ * each path again right before writing it.
+ */
+export async function prepareTreeDiff(toplevel: string, from: string, to: string): Promise<PreparedDiff> {
+  return (await prepareTreeDiffs(toplevel, from, [to]))[0]!;
+}
+
+/**
+ * prepareTreeDiff for several results computed from one tree, in four git calls whatever their
+ * number (the diffs at once, then one check of every path and one read of every new content):
+ * a path two diffs share is checked once, since both expect what `from` holds there. A diff with
+ * a stale path gets no contents; the others are unaffected by it.
+ */
+export async function prepareTreeDiffs(toplevel: string, from: string, tos: readonly string[]): Promise<PreparedDiff[]> {
+  const all = await Promise.all(tos.map((to) => treeChanges(toplevel, from, to)));
+  const byPath = new Map<string, Change>();
+  for (const changes of all) for (const change of changes) if (!byPath.has(change.path)) byPath.set(change.path, change);
+  const seen = new Map<string, Seen>();
+  const stale = new Set(byPath.size > 0 ? await checkCurrent(toplevel, [...byPath.values()], seen) : []);
+  const fresh = all.map((changes) => !changes.some((c) => stale.has(c.path)));
+  const contents = await readBlobs(
+    toplevel,
+    all.flatMap((changes, i) => (fresh[i] ? changes.filter((c) => c.newMode !== EMPTY_MODE) : [])),
+  );
+  return all.map((changes, i) => ({
+    paths: changes.map((c) => c.path),
+    deleted: changes.filter((c) => c.newMode === EMPTY_MODE).map((c) => c.path),
+    stale: changes.filter((c) => stale.has(c.path)).map((c) => c.path),
+    changes,
+    seen: new Map(changes.flatMap((c) => (seen.has(c.path) ? [[c.path, seen.get(c.path)!] as const] : []))),
+    contents: new Map(fresh[i] ? changes.flatMap((c) => (contents.has(c) ? [[c.path, contents.get(c)!] as const] : [])) : []),
+  }));
+}
+
+/** Writes a prepared diff whose check found nothing stale; a path changed since the check is left alone and returned. */
+export async function writePreparedDiff(toplevel: string, prepared: PreparedDiff): Promise<ApplyResult> {
+  const { changes, seen, contents } = prepared;
+  if (prepared.stale.length > 0) return { applied: [], changedMeanwhile: [...prepared.stale] };
   const applied: string[] = [];
   const changedMeanwhile: string[] = [];
   // Deletions first: a file may give way to a folder of the same name.
@@ -134,21 +187,21 @@ function blobSha(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
-/** New contents by path: files as git would check them out (filters applied), symlink targets as stored. */
-async function readBlobs(toplevel: string, changes: readonly Change[]): Promise<Map<string, Buffer>> {
-  const contents = new Map<string, Buffer>();
+/** New contents by change: files as git would check them out (filters applied), symlink targets as stored. */
+async function readBlobs(toplevel: string, changes: readonly Change[]): Promise<Map<Change, Buffer>> {
+  const contents = new Map<Change, Buffer>();
   const files = changes.filter((c) => c.newMode !== SYMLINK && !c.path.includes('\n'));
   const links = changes.filter((c) => c.newMode === SYMLINK);
   if (files.length > 0) {
     const out = await git(['cat-file', '--batch', '--filters'], { cwd: toplevel, input: files.map((c) => `${c.newSha} ${c.path}`).join('\n') + '\n' });
-    parseBatch(out.stdout).forEach((content, i) => contents.set(files[i]!.path, content));
+    parseBatch(out.stdout).forEach((content, i) => contents.set(files[i]!, content));
   }
   if (links.length > 0) {
     const out = await git(['cat-file', '--batch'], { cwd: toplevel, input: links.map((c) => c.newSha).join('\n') + '\n' });
-    parseBatch(out.stdout).forEach((content, i) => contents.set(links[i]!.path, content));
+    parseBatch(out.stdout).forEach((content, i) => contents.set(links[i]!, content));
   }
   for (const c of changes) {
-    if (!contents.has(c.path)) throw new Error(`Could not read the merged content of ${c.path}.`);
+    if (!contents.has(c)) throw new Error(`Could not read the merged content of ${c.path}.`);
   }
   return contents;
 }

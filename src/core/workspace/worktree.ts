@@ -286,21 +286,21 @@ export class Workspaces {
     const final = await commitWorktree(wt, warm);
     // The same tree as it started from: nothing to bring back, nothing to keep.
     if (final.tree === wt.base.tree) return { state: 'none', files: [] };
-    const branchMoved = git(['update-ref', `refs/heads/${wt.branch}`, final.commit], { cwd: wt.parent.toplevel });
+    const moveBranch = () => git(['update-ref', `refs/heads/${wt.branch}`, final.commit], { cwd: wt.parent.toplevel });
     const kept = { branch: wt.branch, base: wt.base.commit };
     if (how === 'keep') {
-      await branchMoved;
+      await moveBranch();
       return { state: 'none', files: await changedPaths(wt.parent.toplevel, wt.base.commit, final.commit), ...kept, reason: 'cancelled before it finished' };
     }
-    // The branch is moved while the merge runs. It only matters when the work stays on it: a
-    // conflict whose branch could not be moved leaves the work in the folder (finish()).
-    const moved = branchMoved.then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    const [merged, moveError] = await Promise.all([mergeIntoWorkingTree(wt.parent, wt.base.commit, final.tree), moved]);
+    const merged = await mergeIntoWorkingTree(wt.parent, wt.base.commit, final.tree).catch(async (err: unknown) => {
+      // The work stays in the folder (finish()), and on its branch too when it can be moved there.
+      await moveBranch().catch(() => undefined);
+      throw err;
+    });
     if (merged.state === 'conflict') {
-      if (moveError !== undefined) throw moveError;
+      // Only work that stays on the branch needs it moved; a merged child's branch is deleted.
+      // If it cannot be moved, the work stays in the folder (finish()).
+      await moveBranch();
       return { state: 'conflict', files: merged.files, ...kept, reason: merged.reason };
     }
     return { state: merged.state, files: merged.files };
