@@ -3,12 +3,16 @@
 
 import { addUsage, emptyUsage } from '../../core/messages.js';
 import type { Usage } from '../../core/messages.js';
+import { SKILL_TOOL } from '../../core/skills/tool.js';
 import { TASK_TOOL } from '../../core/subagents/gates.js';
 import type { AssistantItem, RetryWait, SessionNode, ToolCallItem, TranscriptItem, UiState } from './types.js';
 
-/** A `task` call: drawn as a sub-agent block rather than a tool line. */
+/**
+ * A call that runs a sub-agent, drawn as a sub-agent block rather than a tool line: every
+ * `task` call, and a `skill` call once it started one (a `context: fork` skill).
+ */
 export function isTaskCall(item: TranscriptItem): boolean {
-  return item.kind === 'tool' && item.tool === TASK_TOOL;
+  return item.kind === 'tool' && (item.tool === TASK_TOOL || (item.tool === SKILL_TOOL && item.childSessionId !== undefined));
 }
 
 export function childrenOf(state: UiState, sessionId: string): SessionNode[] {

@@ -229,6 +229,22 @@ describe('TranscriptItem', () => {
     expect(expanded).not.toContain('more lines');
   });
 
+  it('draws a skill call that forked a sub-agent as that sub-agent\'s block, and a skill call without one as a tool line', () => {
+    const rp = [ROOT];
+    const sp = [ROOT, B];
+    let s = run([
+      ev('session.created', ROOT, rp, 'build', { parent_id: null, title: 'Main', tool_call_id: null, task_description: null, depth: 0 }, 1),
+      ev('tool.started', ROOT, rp, 'build', { call_id: 'plain', tool: 'skill', input: { name: 'style-guide' } }, 2),
+      ev('tool.started', ROOT, rp, 'build', { call_id: 'forked', tool: 'skill', input: { name: 'deep-review', arguments: 'src/' } }, 3),
+    ]);
+    expect(render(<TranscriptItem item={call(s, ROOT, 'forked')} state={s} />).lastFrame()).toMatch(/^\S skill deep-review/);
+    s = reduce(s, ev('session.created', B, sp, 'explore', { parent_id: ROOT, title: 'Deep review (@explore)', tool_call_id: 'forked', task_description: 'Deep review', depth: 1 }, 4));
+    s = reduce(s, ev('session.status', B, sp, 'explore', { status: 'running' }, 5));
+    s = reduce(s, ev('message.started', B, sp, 'explore', { message_id: 'm1' }, 6));
+    expect(render(<TranscriptItem item={call(s, ROOT, 'forked')} state={s} now={6} />).lastFrame()).toMatch(/^\S explore Deep review · running/);
+    expect(render(<TranscriptItem item={call(s, ROOT, 'plain')} state={s} />).lastFrame()).toMatch(/^\S skill style-guide/);
+  });
+
   it('draws a task call as a sub-agent block when given state, and user/assistant items', () => {
     const s = run(treeEvents());
     const task = render(<TranscriptItem item={call(s, ROOT, 'callB')} state={s} />).lastFrame();

@@ -15,6 +15,7 @@ import { memo, useContext } from 'react';
 import { childOfCall, descendantsOf, isTaskCall, subtreeTotals, toolCallsOf } from '../../state/selectors.js';
 import { isRecord } from '../../state/reducer.js';
 import { FORK_SUBAGENT_TYPE, isForkCall } from '../../../core/subagents/fork.js';
+import { TASK_TOOL } from '../../../core/subagents/gates.js';
 import type { SessionStatus, ToolCallItem, UiState } from '../../state/types.js';
 import { MAX_WIDTH, agentColor, roleColor } from '../../theme.js';
 import { oneLine } from '../../render/text.js';
@@ -60,7 +61,8 @@ const INDENT = 2;
 export function TaskBlock(props: TaskBlockProps) {
   const { state, call, now, width = MAX_WIDTH, depth = 0, maxDepth = 2, maxChildren = 3, latestTools = 3, agentColors } = props;
   const child = childOfCall(state, call);
-  const input = isRecord(call.input) ? call.input : {};
+  // A forked skill's call (`skill`) names the skill, not a teammate: only `task` input counts here.
+  const input = isRecord(call.input) && call.tool === TASK_TOOL ? call.input : {};
   const type = typeof input['subagent_type'] === 'string' ? input['subagent_type'] : undefined;
   const isFork = isForkCall({ fork: input['fork'] === true, subagent_type: type });
   // A fork runs as its parent's agent, known once its session exists; until then it is just "fork".
