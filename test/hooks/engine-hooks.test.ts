@@ -2,7 +2,7 @@
 // fake server, with real hook commands (node scripts): what each event's hook is given on
 // stdin, and what its exit code and JSON answer do to the tool call, the prompt, the end of a
 // turn, a sub-agent and compaction, as the model sees it in the recorded requests.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -141,6 +141,45 @@ describe('PostToolUse', () => {
     expect(outcome.status).toBe('completed');
     expect(requestsOf(h.server, 'go')).toHaveLength(1);
     expect(notices(h.events)).toContainEqual(expect.objectContaining({ hook_event: 'PostToolUse', kind: 'stopped', message: 'Build is broken; stopping.' }));
+  });
+});
+
+describe('PostToolUseFailure, async and once', () => {
+  it('PostToolUseFailure runs after a failed call with its error, and what it says reaches the model; PostToolUse does not run', async () => {
+    const s = scripts();
+    const failed = s.command('failed', `process.stderr.write('Hint: the file was moved to docs/.'); process.exit(2);`);
+    const post = s.command('post', '');
+    h = await startHarness({ config: { hooks: { ...hookConfig('PostToolUseFailure', failed, 'Read'), ...hookConfig('PostToolUse', post) } } });
+    scriptConversations(h.server, { go: [reply(call('read', { file_path: 'missing.md' })), text('done')] });
+    await h.engine.prompt(h.engine.createSession().id, 'go');
+    const [result] = results(requestsOf(h.server, 'go')[1]!);
+    expect(result!.isError).toBe(true);
+    expect(result!.text).toContain('PostToolUseFailure hook feedback: Hint: the file was moved to docs/.');
+    expect(s.calls('failed')[0]).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_name: 'Read', error: expect.stringContaining('missing.md') });
+    expect(s.calls('post')).toHaveLength(0);
+  });
+
+  it('an async hook is not waited for and decides nothing; a once hook runs once in a session', async () => {
+    const s = scripts();
+    const release = join(scriptsDir!, 'release');
+    const slow = s.command('slow', `while (!fs.existsSync(${JSON.stringify(release)})) await new Promise((r) => setTimeout(r, 20)); process.stderr.write('too late'); process.exit(2);`);
+    const first = s.command('first', '');
+    h = await startHarness({
+      config: { hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: slow, async: true, timeout: 30 }] }], PreToolUse: [{ hooks: [{ type: 'command', command: first, once: true }] }] } },
+      files: { 'a.txt': 'a\n' },
+    });
+    scriptConversations(h.server, { go: [reply(call('read', { file_path: 'a.txt' }), call('read', { file_path: 'a.txt' })), text('done')] });
+    try {
+      // The turn ends while the async hook still waits for its release.
+      expect((await h.engine.prompt(h.engine.createSession().id, 'go')).status).toBe('completed');
+      await waitFor(() => s.calls('slow').length === 2, 'both async hooks to start', { timeoutMs: 10_000 });
+      const texts = results(requestsOf(h.server, 'go')[1]!).map((r) => r.text);
+      expect(texts).toHaveLength(2);
+      for (const text of texts) expect(text).not.toContain('hook feedback');
+      expect(s.calls('first')).toHaveLength(1);
+    } finally {
+      writeFileSync(release, '');
+    }
   });
 });
 

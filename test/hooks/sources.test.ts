@@ -85,7 +85,7 @@ describe('settings that this program cannot use', () => {
           hooks: {
             PreToolUse: [
               { matcher: '(', hooks: [{ type: 'command', command: 'true' }] },
-              { matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Is this safe?' }, { type: 'command', command: 'true', timeout: -1 }, { type: 'command', command: 'good' }] },
+              { matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Is this safe?' }, { type: 'command', command: 'true', timeout: -1 }, { type: 'command', command: 'good', statusMessage: 'Checking…', colour: 'red' }, { type: 'command', command: 'later', async: 'yes' }] },
             ],
             SessionEnd: [{ hooks: [{ type: 'command', command: 'true' }] }],
             Stop: 'not a list',
@@ -95,12 +95,15 @@ describe('settings that this program cannot use', () => {
       mkdirSync(join(dir, 'home', '.claude'), { recursive: true });
       writeFileSync(join(dir, 'home', '.claude', 'settings.json'), '{ "hooks": ');
       const loaded = loadHookSources({ configHooks: undefined, configSources: [], projectRoot: join(dir, 'project'), claudeUserDir: join(dir, 'home', '.claude'), narrowing: undefined });
-      expect(loaded.warnings).toHaveLength(6);
+      expect(loaded.warnings).toHaveLength(9);
       expect(loaded.warnings[0]).toMatch(new RegExp(`^Warning: ${join(dir, 'home', '.claude', 'settings.json')}: .*; its hooks are ignored\\.$`));
       expect(loaded.warnings.slice(1)).toEqual([
         expect.stringMatching(new RegExp(`^Warning: ${settings}: hooks\\.PreToolUse\\[0\\]\\.matcher is not a valid regular expression \\(.*\\); it is ignored\\.$`)),
         `Warning: ${settings}: hooks.PreToolUse[1].hooks[0].type is "prompt"; only "command" hooks run here; it is ignored.`,
         `Warning: ${settings}: hooks.PreToolUse[1].hooks[1].timeout must be a positive number of seconds; it is ignored.`,
+        `Warning: ${settings}: hooks.PreToolUse[1].hooks[2].statusMessage is not shown here (the hook runs without a spinner message); it is ignored.`,
+        `Warning: ${settings}: hooks.PreToolUse[1].hooks[2].colour is not a field of a command hook (it takes type, command, timeout, async, once and statusMessage); it is ignored.`,
+        `Warning: ${settings}: hooks.PreToolUse[1].hooks[3].async must be true or false; it is ignored.`,
         `Warning: ${settings}: hooks.SessionEnd is not an event this program fires (it fires ${HOOK_EVENTS.join(', ')}); it is ignored.`,
         `Warning: ${settings}: hooks.Stop must be a list of {"matcher", "hooks"} entries; it is ignored.`,
       ]);

@@ -166,6 +166,11 @@ async function executeWithHooks(session: LiveSession, call: ToolUsePart, opts: E
   }
   const result = await executeTool(session, call, { ...opts, ...(approval ? { hookApproval: approval } : {}) });
   const notes = pre.context ? [`PreToolUse hook context: ${pre.context}`] : [];
+  if (result.isError && !session.controller.signal.aborted && hooks.has('PostToolUseFailure')) {
+    const failed = await hooks.postToolUseFailure(call, result.content);
+    if (failed.stop) session.hookStop ??= { event: 'PostToolUseFailure', reason: failed.stop };
+    if (failed.feedback) notes.push(`PostToolUseFailure hook feedback: ${failed.feedback}`);
+  }
   if (!result.isError && !session.controller.signal.aborted) {
     // A PostToolUse hook is often a formatter: what it changes is the session's too (checkpoints, DESIGN §18).
     const runPost = () => hooks.postToolUse(call, result.content, result.metadata);

@@ -277,7 +277,7 @@ export const SessionDiffStatSchema = event('session.diff_stat', { stat: DiffStat
 /** A hook (DESIGN §20) blocked something, stopped the agent, or failed: what the user should know. */
 export const HookNoticeSchema = event('hook.notice', {
   hook_event: z
-    .enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification', 'TaskCreated', 'TaskCompleted', 'TeammateIdle'])
+    .enum(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'PreCompact', 'Notification', 'TaskCreated', 'TaskCompleted', 'TeammateIdle'])
     .describe("The hook event, in Claude Code's spelling."),
   kind: z
     .enum(['blocked', 'stopped', 'warning'])

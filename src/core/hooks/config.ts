@@ -14,6 +14,7 @@ import { isPlainObject } from '../config/merge.js';
 export const HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
+  'PostToolUseFailure',
   'UserPromptSubmit',
   'Stop',
   'SubagentStop',
@@ -34,6 +35,10 @@ export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 export interface HookCommand {
   command: string;
   timeoutSeconds: number;
+  /** `async: true`: started and not waited for; what it prints or exits with decides nothing. */
+  background?: boolean;
+  /** `once: true`: runs at most once while the program runs. */
+  once?: boolean;
   /** The file that configured it (or `config`), named in warnings. */
   source: string;
 }
@@ -127,6 +132,13 @@ function parseCommand(hook: unknown, at: string, source: string, warn: (key: str
     return void warn(`${at}.type`, `is ${type}; only "command" hooks run here`);
   }
   if (typeof hook.command !== 'string' || hook.command.trim() === '') return void warn(`${at}.command`, 'must be a non-empty string');
+  for (const key of Object.keys(hook)) {
+    if (key === 'statusMessage') warn(`${at}.statusMessage`, 'is not shown here (the hook runs without a spinner message)');
+    else if (!KNOWN_COMMAND_KEYS.has(key)) warn(`${at}.${key}`, 'is not a field of a command hook (it takes type, command, timeout, async, once and statusMessage)');
+  }
+  for (const key of ['async', 'once'] as const) {
+    if (hook[key] !== undefined && typeof hook[key] !== 'boolean') return void warn(`${at}.${key}`, 'must be true or false');
+  }
   let timeoutSeconds = DEFAULT_HOOK_TIMEOUT_SECONDS;
   if (hook.timeout !== undefined) {
     if (typeof hook.timeout !== 'number' || !Number.isFinite(hook.timeout) || hook.timeout <= 0) {
@@ -134,8 +146,11 @@ function parseCommand(hook: unknown, at: string, source: string, warn: (key: str
     }
     timeoutSeconds = hook.timeout;
   }
-  return { command: hook.command, timeoutSeconds, source };
+  return { command: hook.command, timeoutSeconds, source, ...(hook.async === true ? { background: true } : {}), ...(hook.once === true ? { once: true } : {}) };
 }
+
+/** The fields of a command hook in Claude Code's settings. */
+const KNOWN_COMMAND_KEYS: ReadonlySet<string> = new Set(['type', 'command', 'timeout', 'async', 'once', 'statusMessage']);
 
 /** Several sources' hooks together, in order: every source's groups run (Claude Code merges its settings files' hooks). */
 export function mergeHooks(sets: readonly HookSet[]): HookSet {

@@ -62,6 +62,9 @@ export function withAgentHooks(shared: HookRunner | undefined, own: HookSet | un
 }
 
 export class HookRunner {
+  /** `once` commands that already ran, by event and command line. */
+  private readonly ranOnce = new Set<string>();
+
   constructor(readonly set: HookSet) {}
 
   /** Whether any hook is configured for `event` (nothing is built or run otherwise). */
@@ -70,11 +73,23 @@ export class HookRunner {
   }
 
   async fire(event: HookEventName, options: FireOptions): Promise<HookVerdict> {
-    const commands = this.matching(event, options.subject);
+    const matched = this.matching(event, options.subject).filter((hook) => {
+      if (!hook.once) return true;
+      const key = `${event}\0${hook.command}`;
+      if (this.ranOnce.has(key)) return false;
+      this.ranOnce.add(key);
+      return true;
+    });
     const verdict: HookVerdict = { context: [], warnings: [] };
-    if (commands.length === 0) return verdict;
+    if (matched.length === 0) return verdict;
     const input = JSON.stringify(options.input);
     const env = childEnv({ CLAUDE_PROJECT_DIR: options.cwd });
+    // `async` hooks (Claude Code's): started, never waited for, and nothing they say counts; a
+    // cancel does not stop them, their own timeout does (and the program's exit).
+    for (const hook of matched.filter((h) => h.background)) {
+      void runHookProcess(hook.command, { cwd: options.cwd, env, input, timeoutMs: hook.timeoutSeconds * 1000, signal: new AbortController().signal }).catch(() => undefined);
+    }
+    const commands = matched.filter((hook) => !hook.background);
     const results = await Promise.all(
       commands.map(async (hook) => ({
         hook,

@@ -109,6 +109,14 @@ export class SessionHooks {
     return { ...(feedback.length ? { feedback: feedback.join('\n') } : {}), ...(verdict.stop ? { stop: verdict.stop } : {}) };
   }
 
+  /** After a tool call that failed (an error result): what its hooks add for the model, and whether one stops the agent. */
+  async postToolUseFailure(call: ToolCallInfo, error: string): Promise<PostToolVerdict> {
+    if (!this.has('PostToolUseFailure')) return {};
+    const verdict = await this.fire('PostToolUseFailure', { ...this.toolFields(call), error, is_interrupt: false }, matcherNames(call.name), call.id);
+    const feedback = [verdict.block, ...verdict.context].filter((t): t is string => Boolean(t));
+    return { ...(feedback.length ? { feedback: feedback.join('\n') } : {}), ...(verdict.stop ? { stop: verdict.stop } : {}) };
+  }
+
   async userPromptSubmit(prompt: string): Promise<PromptVerdict> {
     if (!this.has('UserPromptSubmit')) return {};
     const verdict = await this.fire('UserPromptSubmit', { prompt });
