@@ -112,12 +112,8 @@ export class ContainerRunner implements RemoteCommandRunner {
       await container.start();
       const made = await runner.exec(['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
       if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr.toString().trim() || `exit ${made.exitCode}`}`);
-      // The first command's shell starts while the workspace is copied in.
-      const firstServer = runner.startServer();
       await runner.syncIn();
       await runner.listContainer();
-      const server = await firstServer;
-      if (server) runner.releaseServer(server);
     } catch (err) {
       await runner.remove();
       throw err;
