@@ -4,7 +4,9 @@
 //   workspace folder at the same absolute path and copies the workspace in;
 // - `run` implements the runner interface (sandbox/runner.ts): before the command, what changed
 //   on this machine since the last sync is copied in (deleted files removed); the command runs in
-//   a shell in the container with the given environment minus this machine's own paths; after it
+//   a shell in the container with the given environment minus this machine's own paths (on a
+//   long-lived command shell, command-server.ts, when one starts; an exec of its own otherwise,
+//   or when the command has stdin of its own); after it
 //   ends, what it created, changed or deleted is copied back (modes kept, `.git` never, nothing
 //   outside the workspace); then `exited` resolves;
 // - `stop` ends every process the command started (found by a marker in their environment, as on
