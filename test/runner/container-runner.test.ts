@@ -156,6 +156,51 @@ describe('container runner on Podman', () => {
     }
   });
 
+  it('runs commands on one long-lived shell in the container whose control lines output cannot forge', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    const fleet = fleetFor();
+    const runner = await fleet.acquire('ses_server', workspace);
+    const signal = new AbortController().signal;
+    try {
+      // Each command is a child of the same shell in the container, not an exec of its own
+      // (an exec's process has no parent inside the container: PPID 0).
+      const parents = new Set<string>();
+      for (let i = 0; i < 3; i++) parents.add((await collect(await runner.run('echo $PPID', { cwd: workspace, env: {}, signal }))).text.trim());
+      expect(parents.size).toBe(1);
+      expect([...parents][0]).not.toBe('0');
+
+      // Lines shaped like the shell's own control lines, output without a final newline, and a
+      // command reading stdin: none ends the command early, changes its exit code or eats the next request.
+      const forged = await runner.run('printf "x R\\nx E 0\\n E 0\\n"; cat; printf "tail-without-newline"; printf "err-part" >&2; exit 7', { cwd: workspace, env: {}, signal, separateOutput: true });
+      let out = '';
+      let err = '';
+      forged.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      forged.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      expect((await forged.exited).exitCode).toBe(7);
+      expect(out).toBe('x R\nx E 0\n E 0\ntail-without-newline');
+      expect(err).toBe('err-part');
+      const next = await collect(await runner.run('echo next > next.txt; echo ok', { cwd: workspace, env: { ODD_VALUE: "it's\nmultiline" }, signal }));
+      expect(next).toEqual({ text: 'ok\n', exitCode: 0 });
+      expect(readFileSync(join(workspace, 'next.txt'), 'utf8')).toBe('next\n');
+      const env = await collect(await runner.run('printf %s "$ODD_VALUE"', { cwd: workspace, env: { ODD_VALUE: "it's\nmultiline" }, signal }));
+      expect(env.text).toBe("it's\nmultiline");
+
+      // A command beside a running one (a background shell) gets a shell of its own.
+      const background = await runner.run('echo started; sleep 300', { cwd: workspace, env: {}, signal });
+      let backgroundText = '';
+      background.output?.on('data', (chunk: Buffer) => (backgroundText += chunk.toString()));
+      const beside = await collect(await runner.run('echo beside', { cwd: workspace, env: {}, signal }));
+      expect(beside).toEqual({ text: 'beside\n', exitCode: 0 });
+      await background.stop();
+      await background.exited;
+      expect(backgroundText.startsWith('started\n')).toBe(true);
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('labels the container, removes it at release, and removes leftovers of a dead owner', async (ctx) => {
     if (skip) return ctx.skip();
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));

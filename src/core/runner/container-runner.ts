@@ -4,7 +4,9 @@
 //   workspace folder at the same absolute path and copies the workspace in;
 // - `run` implements the runner interface (sandbox/runner.ts): before the command, what changed
 //   on this machine since the last sync is copied in (deleted files removed); the command runs in
-//   a shell in the container with the given environment minus this machine's own paths; after it
+//   a shell in the container with the given environment minus this machine's own paths (on a
+//   long-lived command shell, command-server.ts, when one starts; an exec of its own otherwise,
+//   or when the command has stdin of its own); after it
 //   ends, what it created, changed or deleted is copied back (modes kept, `.git` never, nothing
 //   outside the workspace); then `exited` resolves;
 // - `stop` ends every process the command started (found by a marker in their environment, as on
@@ -13,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
+import { CommandServer, shellQuote } from './command-server.js';
 import { changedSince, entryAt, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
 import { packTar, parseTar } from './tar.js';
 
@@ -20,6 +23,8 @@ import { packTar, parseTar } from './tar.js';
 const HOST_ONLY_ENV = /^(PATH|HOME|SHELL|USER|LOGNAME|PWD|OLDPWD|TMPDIR|TMP|TEMP|HOSTNAME|DISPLAY|MAIL|XDG_.*|SSH_.*|DBUS_.*|WAYLAND_.*|GPG_.*|DOCKER_.*|KUBECONFIG|.*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?).*)$/i;
 const MARKER_VAR = 'OPENCODE_INK_COMMAND';
 const STOP_GRACE_S = 2;
+/** Command shells kept waiting per container: enough for a command beside a background shell. */
+const MAX_IDLE_SERVERS = 2;
 /** Arguments per `tar -c` call when copying files back, well under any exec limit. */
 const NAMES_PER_BATCH_BYTES = 64 * 1024;
 
@@ -58,6 +63,11 @@ export class ContainerRunner implements RemoteCommandRunner {
   /** One sync at a time: background shells and a foreground command share the workspace. */
   private syncing: Promise<unknown> = Promise.resolve();
   private removed = false;
+  /** Command shells waiting for work; see command-server.ts. */
+  private idleServers: CommandServer[] = [];
+  private readonly allServers = new Set<CommandServer>();
+  /** Set once a command shell could not start: commands then run one exec each, as before. */
+  private serversBroken = false;
   /** Files a sync could not copy back, told once in the next result. */
   notes: string[] = [];
 
@@ -159,14 +169,26 @@ export class ContainerRunner implements RemoteCommandRunner {
    * same exec first tells whether a process of that command is still running (one round trip
    * after each command, not two): `leftovers` is then set.
    */
-  private async listContainer(marker?: string): Promise<{ entries: Map<string, Listed>; leftovers: boolean }> {
+  private async listContainer(marker?: string, server?: CommandServer): Promise<{ entries: Map<string, Listed>; leftovers: boolean }> {
     const list = 'cd -- "$1" || exit 97; date +%s; find . -mindepth 1 -name .git -prune -o -exec stat -c "%Z %Y %f %s %n" {} +';
     const script = marker === undefined ? list : `${markedScript(':', 'echo live; break', '$2')} echo gone; ${list}`;
-    const listed = await this.exec(['/bin/sh', '-c', script, 'sh', this.spec.workspace, ...(marker === undefined ? [] : [`${MARKER_VAR}=${marker}`])]);
-    if (listed.exitCode !== 0) throw new Error(`could not list the workspace in the container: ${listed.stderr.toString().trim() || `exit ${listed.exitCode}`}`);
-    const lines = listed.stdout.toString('utf8').split('\n');
+    const args = [this.spec.workspace, ...(marker === undefined ? [] : [`${MARKER_VAR}=${marker}`])];
+    let stdout: Buffer;
+    if (server) {
+      // The same script on the command's own shell: a round trip instead of an exec. Its exit code
+      // is not carried, so a listing that could not start says so in its first line.
+      const answer = await server.query(`set -- ${args.map(shellQuote).join(' ')}; ${script.replace('exit 97', '{ echo unlisted; exit 97; }')}`);
+      if (!answer) throw new Error('the command shell in the container ended');
+      stdout = answer;
+    } else {
+      const listed = await this.exec(['/bin/sh', '-c', script, 'sh', ...args]);
+      if (listed.exitCode !== 0) throw new Error(`could not list the workspace in the container: ${listed.stderr.toString().trim() || `exit ${listed.exitCode}`}`);
+      stdout = listed.stdout;
+    }
+    const lines = stdout.toString('utf8').split('\n');
     const leftovers = marker !== undefined && lines.shift() === 'live';
     if (marker !== undefined && lines[0] === 'gone') lines.shift();
+    if (lines[0] === 'unlisted') throw new Error(`could not list the workspace in the container: ${this.spec.workspace} is gone there`);
     const entries = new Map<string, Listed>();
     this.containerNow = Number(lines[0]) || 0;
     for (const line of lines.slice(1)) {
@@ -179,10 +201,10 @@ export class ContainerRunner implements RemoteCommandRunner {
   }
 
   /** Copies back what a command created, changed or deleted in the container; whether a process of the command (`marker`) still runs. */
-  private async syncOut(marker?: string): Promise<boolean> {
+  private async syncOut(marker?: string, server?: CommandServer): Promise<boolean> {
     const before = this.containerBase;
     const since = this.containerNow;
-    const { entries: after, leftovers } = await this.listContainer(marker);
+    const { entries: after, leftovers } = await this.listContainer(marker, server);
     const candidates: string[] = [];
     for (const [path, entry] of after) {
       const was = before.get(path);
@@ -234,6 +256,9 @@ export class ContainerRunner implements RemoteCommandRunner {
       .filter(([key]) => !HOST_ONLY_ENV.test(key))
       .map(([key, value]) => `${key}=${value}`);
     env.push(`${MARKER_VAR}=${marker}`);
+    // A command with stdin of its own, or one the shell cannot carry, takes an exec of its own.
+    const server = options.input === undefined && !command.includes('\0') && !options.cwd.includes('\0') ? await this.takeServer() : undefined;
+    if (server) return this.runOnServer(server, command, options, marker);
     let stream: NodeJS.ReadWriteStream;
     let execId: Docker.Exec;
     try {
@@ -291,6 +316,97 @@ export class ContainerRunner implements RemoteCommandRunner {
     };
   }
 
+  /** A command shell free for one command: an idle one, or a new one; undefined when they cannot start here. */
+  private async takeServer(): Promise<CommandServer | undefined> {
+    while (this.idleServers.length) {
+      const server = this.idleServers.pop()!;
+      if (!server.dead) {
+        server.busy = true;
+        return server;
+      }
+      this.allServers.delete(server);
+    }
+    const server = await this.startServer();
+    if (server) server.busy = true;
+    return server;
+  }
+
+  private async startServer(): Promise<CommandServer | undefined> {
+    if (this.serversBroken || this.removed) return undefined;
+    try {
+      const server = await CommandServer.start(this.container, this.spec.docker);
+      if (this.removed) {
+        server.close();
+        return undefined;
+      }
+      this.allServers.add(server);
+      return server;
+    } catch {
+      // Commands still run, one exec each, as before the command shell existed.
+      this.serversBroken = true;
+      return undefined;
+    }
+  }
+
+  /** Back to the idle list, or closed when enough wait already (each is a shell in the container). */
+  private releaseServer(server: CommandServer): void {
+    server.busy = false;
+    if (server.dead || this.removed || this.idleServers.length >= MAX_IDLE_SERVERS) {
+      server.close();
+      this.allServers.delete(server);
+      return;
+    }
+    this.idleServers.push(server);
+  }
+
+  private runOnServer(server: CommandServer, command: string, options: RunOptions, marker: string): RunningCommand {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(options.env)) if (!HOST_ONLY_ENV.test(key)) env[key] = value;
+    env[MARKER_VAR] = marker;
+    const stdout = new PassThrough();
+    const stderr = options.separateOutput ? new PassThrough() : stdout;
+    let running = true;
+    let leftovers = false;
+    let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> => {
+      stopping ??= this.killMarked(marker).then(() => {
+        leftovers = false;
+      });
+      return stopping;
+    };
+    const onAbort = (): void => void stop();
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    if (options.signal.aborted) onAbort();
+    const exited = (async (): Promise<CommandExit> => {
+      const code = await server.command(command, options.cwd, env, stdout, stderr);
+      stdout.end();
+      if (stderr !== stdout) stderr.end();
+      running = false;
+      try {
+        leftovers = await this.serial(() => this.syncOut(marker, server.dead ? undefined : server));
+      } catch (err) {
+        leftovers = await this.anyMarked(marker).catch(() => false);
+        this.notes.push(`copying results back from ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      // A process the command left may still write to this shell's output: it serves no one else.
+      if (leftovers) {
+        server.close();
+        this.allServers.delete(server);
+      } else this.releaseServer(server);
+      options.signal.removeEventListener('abort', onAbort);
+      return { exitCode: code, signal: null };
+    })();
+    return {
+      pid: 0,
+      output: options.separateOutput ? undefined : stdout,
+      ...(options.separateOutput ? { stdout, stderr } : {}),
+      exited,
+      alive: () => running || leftovers,
+      stop,
+      release: () => {},
+    };
+  }
+
   /** Runs `action` (with `$p`) on every process whose environment carries the marker: the command and all it started, escaped ones too; exit 0 when any was found. */
   private marked(marker: string, action: string): Promise<ExecResult> {
     return this.exec(['/bin/sh', '-c', `${markedScript(action, ':', '$1')} exit $found`, 'sh', `${MARKER_VAR}=${marker}`]);
@@ -319,6 +435,9 @@ export class ContainerRunner implements RemoteCommandRunner {
   async remove(): Promise<void> {
     if (this.removed) return;
     this.removed = true;
+    for (const server of this.allServers) server.close();
+    this.allServers.clear();
+    this.idleServers = [];
     await this.container.remove({ force: true }).catch((err: { statusCode?: number }) => {
       if (err.statusCode !== 404) throw err;
     });
