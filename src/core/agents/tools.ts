@@ -120,13 +120,18 @@ export interface ToolSelection {
 
 /** Splits `Read, Bash(git add, git commit), Grep` on the commas outside parentheses. */
 export function splitList(text: string): string[] {
+  return splitOutsideParentheses(text, (ch) => ch === ',');
+}
+
+/** Splits `text` on the characters `isSeparator` accepts outside parentheses; trimmed, empty parts dropped. */
+export function splitOutsideParentheses(text: string, isSeparator: (ch: string) => boolean): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = '';
   for (const ch of text) {
     if (ch === '(') depth++;
     if (ch === ')') depth = Math.max(0, depth - 1);
-    if (ch === ',' && depth === 0) {
+    if (depth === 0 && isSeparator(ch)) {
       parts.push(current);
       current = '';
     } else {

@@ -9,6 +9,7 @@
 // - Grants only ever settle what would ask: the permission gate applies them after deny rules,
 //   the control-file guard, leaving the sandbox and plan mode have had their say
 //   (permission/gate.ts), and never for an untrusted project's skill (project-context.ts).
+import { splitOutsideParentheses } from '../agents/tools.js';
 import { settingsEntryRule } from '../claude-settings/permission-entry.js';
 import type { SkillGrant } from './definition.js';
 
@@ -24,21 +25,7 @@ export interface AllowedTools {
 
 /** Splits on commas and whitespace outside parentheses: `Bash(git add, git commit)` stays one entry. */
 export function splitAllowedTools(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of text) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += ch;
-    }
-  }
-  parts.push(current);
-  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
+  return splitOutsideParentheses(text, (ch) => ch === ',' || /\s/.test(ch));
 }
 
 export function allowedToolGrants(value: string | readonly string[] | undefined): AllowedTools {
