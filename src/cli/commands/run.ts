@@ -38,20 +38,19 @@ export async function runCommand(ctx: OpenedProject, prompt: string, opts: RunOp
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
   requireCredentials(ctx, opts.model);
   const restoreWasm = baselineWasmOnly();
-  // Set when the first sub-agent starts: a run without children never collects for memory's sake.
-  let restoreHeap: (() => void) | undefined;
-  const onFirstChild = () => {
-    restoreHeap ??= frugalHeap();
+  const restoreHeap = frugalHeap();
+  const restoreFlags = () => {
+    restoreHeap();
+    restoreWasm();
   };
   try {
-    return await runToCompletion(ctx, prompt, opts, io, onFirstChild);
+    return await runToCompletion(ctx, prompt, opts, io);
   } finally {
-    restoreHeap?.();
-    restoreWasm();
+    restoreFlags();
   }
 }
 
-async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOptions, io: RunIO, onFirstChild: () => void): Promise<number> {
+async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   const engine = new Engine({
     ...projectParts(ctx),
     interactive: false,
@@ -68,11 +67,6 @@ async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOpti
       if (!io.closed?.aborted) print(event);
     });
   }
-  const stopWatchingChildren = engine.on((event) => {
-    if (event.type !== 'session.created' || event.parent_id === null) return;
-    onFirstChild();
-    stopWatchingChildren();
-  });
   reportRefusedGuards(engine, io.stderr);
   if (opts.format === 'text') reportHookNotices(engine, io.stderr);
   // JSON carries the `request.retrying` event itself; text runs say it on stderr.
@@ -132,8 +126,7 @@ function baselineWasmOnly(): () => void {
 }
 
 /**
- * Set when a run starts its first sub-agent (a one-reply run never pays for it). A run that
- * fans out to many sub-agents allocates fast: each child's requests, streamed
+ * A run that fans out to many sub-agents allocates fast: each child's requests, streamed
  * replies and tool output live for its few turns, survive the young generation's collections
  * (the children run side by side) and die in the old generation, which V8 lets grow well
  * before collecting it. Finished children keep almost nothing (about 15 KB each, measured by
