@@ -46,6 +46,8 @@ export class ContainerFleet {
   private readonly instance = `${hostname()}:${process.pid}:${Date.now()}`;
   private readonly clients = new Map<string, Docker>();
   private readonly running = new Map<string, ContainerRunner>();
+  /** Containers being removed: a child that ended gives its place up at once, not when its host has removed it. */
+  private readonly releasing = new Set<string>();
   /** Containers being started, per host, so children starting together spread out. */
   private readonly starting = new Map<string, number>();
   private readonly told = new Set<string>();
@@ -71,7 +73,8 @@ export class ContainerFleet {
           const docker = await this.client(url);
           await withDeadline(docker.ping(), PING_MS, url);
           const listed = await withDeadline(docker.listContainers({ filters: { label: [LABEL_PROGRAM] } }), PING_MS, url);
-          return { url, docker, count: listed.length + (this.starting.get(url) ?? 0) };
+          const staying = listed.filter((container) => !this.releasing.has(container.Id));
+          return { url, docker, count: staying.length + (this.starting.get(url) ?? 0) };
         } catch (err) {
           return { url, count: 0, why: describeHostError(err, url) };
         }
@@ -138,7 +141,13 @@ export class ContainerFleet {
   async release(sessionId: string): Promise<void> {
     const runner = this.running.get(sessionId);
     this.running.delete(sessionId);
-    await runner?.remove().catch(() => undefined);
+    if (!runner) return;
+    this.releasing.add(runner.id);
+    try {
+      await runner.remove().catch(() => undefined);
+    } finally {
+      this.releasing.delete(runner.id);
+    }
   }
 
   async close(): Promise<void> {
