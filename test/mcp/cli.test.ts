@@ -18,7 +18,7 @@ afterEach(async () => {
 
 /** Any live process (ours or orphaned) whose command line holds `marker`. */
 function processesWith(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+  return execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
     .split('\n')
     .filter((line) => line.includes(marker) && !line.trim().startsWith('Z') && !line.includes('ps -eo'));
 }

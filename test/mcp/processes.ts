@@ -8,7 +8,8 @@ export const CRASHY = join(REPO_ROOT, 'test', 'support', 'mcp-crash-server.mjs')
 
 /** Pids of live children of this process whose command line contains `marker`. */
 export function childPids(marker: string): number[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' });
+  // Container runtimes' helpers (conmon) have command lines of kilobytes each: more than the default 1 MB buffer.
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   return out
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
