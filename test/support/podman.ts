@@ -97,7 +97,25 @@ export async function startPodman(): Promise<PodmanService | string> {
       await ended;
       // Whatever a failed test left in this storage goes with it.
       spawnSync('podman', [...storage, 'rm', '--all', '--force'], { env, stdio: 'ignore' });
-      rmSync(dir, { recursive: true, force: true });
+      removeStorage(dir);
     },
   };
+}
+
+/**
+ * Removes a Podman storage folder. Podman mounts its overlay folder on itself, and an exec's
+ * helper may still hold it for a moment after the service ended (EBUSY): unmount it lazily and
+ * try again; a folder that still cannot go is left in the temp dir rather than failing the tests.
+ */
+function removeStorage(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  } catch {
+    spawnSync('umount', ['-l', join(dir, 'storage', 'overlay')], { stdio: 'ignore' });
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {
+      // Left behind in the temp dir; nothing of it is read again.
+    }
+  }
 }
