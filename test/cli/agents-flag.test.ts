@@ -1,8 +1,9 @@
 // `--agents '<json>'` defines sub-agents for one start, as Claude Code's flag does: listed by
 // `agents` with their source, their fields applied and warned about like a file's; bad JSON
 // or an unknown field is one sentence naming the flag, exit 2.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
 
@@ -20,6 +21,34 @@ interface Listing {
   source: string;
   warnings?: string[];
 }
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'agent-fields');
+
+describe('agents --json', () => {
+  it("shows the fields of a trusted project's agent file that change how it runs", async () => {
+    mkdirSync(join(ctx.project, '.claude', 'agents'), { recursive: true });
+    copyFileSync(join(FIXTURES, 'every-field.md'), join(ctx.project, '.claude', 'agents', 'every-field.md'));
+    expect((await runCli(['trust'], { cwd: ctx.project, env: ctx.env })).code).toBe(0);
+    const result = await runCli(['agents', '--json'], { cwd: ctx.project, env: ctx.env });
+    expect(result.code).toBe(0);
+    const listed = (JSON.parse(result.stdout) as Array<Record<string, unknown>>).find((a) => a.name === 'every-field')!;
+    expect(listed).toMatchObject({
+      permissionMode: 'acceptEdits',
+      maxTurns: 7,
+      isolation: 'worktree',
+      background: true,
+      memory: 'project',
+      color: 'cyan',
+      effort: 'high',
+      skills: ['code-style'],
+      mcpServers: ['local'],
+      hooks: ['PreToolUse'],
+    });
+    // The built-in agents set none of them: nothing is listed that no file set.
+    const build = (JSON.parse(result.stdout) as Array<Record<string, unknown>>).find((a) => a.name === 'build')!;
+    expect(Object.keys(build).sort()).toEqual(['description', 'mode', 'model', 'name', 'source', 'tools']);
+  });
+});
 
 describe('--agents', () => {
   it('adds session sub-agents with every field applied, and names what it cannot apply', async () => {

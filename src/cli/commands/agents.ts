@@ -13,6 +13,21 @@ export interface AgentListing {
   model: string | null;
   tools: string[];
   source: string;
+  /** Claude Code's agent-file fields that change how it runs; each only present when its file or config sets it. */
+  permissionMode?: string;
+  maxTurns?: number;
+  isolation?: 'none' | 'worktree';
+  background?: boolean;
+  memory?: string;
+  color?: string;
+  effort?: string;
+  runner?: string;
+  /** Skills preloaded into its prompt. */
+  skills?: string[];
+  /** Names of the MCP servers its file defines for its own sessions. */
+  mcpServers?: string[];
+  /** Hook events its file sets hooks for. */
+  hooks?: string[];
   /** What loading its file warned about (unknown tools, scopes not applied, …); only present when something did. */
   warnings?: string[];
 }
@@ -31,9 +46,29 @@ export function agentListings(ctx: OpenedProject): AgentListing[] {
         model: agent.model ?? null,
         tools: agentToolNames(agent, ctx.config, hasSubagents, ctx.skills.skills.values()),
         source: agent.source,
+        ...runFields(agent),
         ...(warnings.length > 0 ? { warnings } : {}),
       };
     });
+}
+
+/** The fields of an agent's file beyond name, tools and model, as set (absent when not). */
+function runFields(agent: AgentDefinition): Partial<AgentListing> {
+  const hookEvents = Object.entries(agent.hooks ?? {}).filter(([, groups]) => (groups?.length ?? 0) > 0).map(([event]) => event);
+  const servers = Object.keys(agent.mcpServers ?? {});
+  return {
+    ...(agent.permissionMode !== undefined ? { permissionMode: agent.permissionMode } : {}),
+    ...(agent.maxTurns !== undefined ? { maxTurns: agent.maxTurns } : {}),
+    ...(agent.isolation !== undefined ? { isolation: agent.isolation } : {}),
+    ...(agent.background !== undefined ? { background: agent.background } : {}),
+    ...(agent.memory !== undefined ? { memory: agent.memory } : {}),
+    ...(agent.color !== undefined ? { color: agent.color } : {}),
+    ...(agent.effort !== undefined ? { effort: agent.effort } : {}),
+    ...(agent.runner !== undefined ? { runner: agent.runner } : {}),
+    ...(agent.skills !== undefined && agent.skills.length > 0 ? { skills: [...agent.skills] } : {}),
+    ...(servers.length > 0 ? { mcpServers: servers } : {}),
+    ...(hookEvents.length > 0 ? { hooks: hookEvents } : {}),
+  };
 }
 
 /** Skills an agent names exactly (to preload them) that no skills folder holds: nothing of theirs reaches its prompt. */
