@@ -1,11 +1,12 @@
 // The workspace as this machine holds it, for the container sync (DESIGN §25). Contract:
 // - `scanTree(root)` lists every file, folder and symbolic link under `root` (not following
-//   links, leaving out `.git`: the repository's control files never cross, either way);
+//   links, leaving out `.git` (the repository's control files never cross, either way) and, at
+//   its top, this program's and Claude Code's control files (`KEPT_HERE`);
 // - `changedSince(base, now)` names what was created, changed (size, time, mode, target) or
 //   deleted since `base`;
 // - `writeBack(root, entry)` puts an entry a container sent at its place, refusing names that
 //   leave `root` or pass through a link, so a command in a container can never write outside
-//   the workspace on this machine.
+//   the workspace on this machine, nor write a control file (also `AGENTS.md`, `CLAUDE.md`).
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { lstat, mkdir, readFile, readlink, rename, rm, symlink, chmod, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,20 @@ export type LocalTree = Map<string, LocalEntry>;
 export const NEVER_SYNCED = new Set(['.git']);
 
 /**
+ * At the workspace's top, this program's and Claude Code's project control files (DESIGN §15,
+ * §19) stay on this machine: they may hold provider keys and tokens (a provider's `apiKey`,
+ * settings' `env`, an MCP server's `env` or `headers`), which never enter a container, and what
+ * they say runs here (hooks, MCP servers, permissions), so nothing a command in a container
+ * writes may become one. Compared ignoring case, as the sandbox's guard does.
+ */
+const KEPT_HERE = new Set(['.opencoderc.json', '.mcp.json', '.claude', '.opencode']);
+
+/** Copied in for the commands that read them, never copied back: the sandbox keeps them read-only too. */
+const INSTRUCTIONS = new Set(['agents.md', 'claude.md']);
+
+const keptHere = (topName: string): boolean => KEPT_HERE.has(topName.toLowerCase());
+
+/**
  * Synchronous on purpose: it runs before every command, and thousands of threadpool round trips
  * (one `lstat` each) cost several times what the same calls cost inline (bench/container.bench.ts).
  */
@@ -38,7 +53,7 @@ export function scanTree(root: string): Promise<LocalTree> {
       return;
     }
     for (const name of names) {
-      if (NEVER_SYNCED.has(name)) continue;
+      if (NEVER_SYNCED.has(name) || (!rel && keptHere(name))) continue;
       const path = rel ? `${rel}/${name}` : name;
       const stats = lstatSync(join(root, path), { throwIfNoEntry: false });
       if (!stats) continue;
@@ -144,6 +159,10 @@ async function unsafeTarget(root: string, rel: string): Promise<string | undefin
   const parts = rel.split('/');
   if (!rel || rel.startsWith('/') || parts.some((part) => part === '..' || part === '.' || part === '' || part.includes('\0'))) return 'its name leaves the workspace';
   if (parts.some((part) => NEVER_SYNCED.has(part))) return 'the repository control files are never copied back';
+  const top = parts[0]!;
+  if (keptHere(top) || (parts.length === 1 && INSTRUCTIONS.has(top.toLowerCase()))) {
+    return "this program's and Claude Code's control files are never copied back (what they say runs on this machine)";
+  }
   let at = root;
   for (const part of parts.slice(0, -1)) {
     at = join(at, part);
