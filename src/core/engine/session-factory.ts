@@ -302,6 +302,7 @@ export class SessionFactory {
         chain: modeChain,
         readOnly: (name) => session.tools.find((t) => t.name === name)?.readOnly,
         onAuto,
+        onSkill: (name) => store.recordSessionSkill(row.id, name),
       }),
       sandboxSettings,
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
@@ -397,9 +398,11 @@ export class SessionFactory {
   /**
    * The skills active in a session as it opens: in the sub-agent of a `context: fork` skill,
    * that skill (its parent's gate knows the call; after a restart, the parent's stored call
-   * says); then, unless it is a fork (whose conversation starts as its caller's), each skill
-   * its own stored conversation loaded through the `skill` tool (a resume keeps them). Nothing
-   * is read unless some skill has `allowed-tools`.
+   * says); each skill the store says was made active in it (by the `skill` tool or the user's
+   * `/<name>`: a fact of the session, so a compaction or a restart keeps it); and, unless it
+   * is a fork (whose conversation starts as its caller's), each skill its own stored
+   * conversation loaded through the `skill` tool (sessions stored before the store kept them).
+   * Nothing is read unless some skill has `allowed-tools`.
    */
   private restoreSkills(session: LiveSession, row: SessionRow, offered: readonly SkillDefinition[], readOwn: boolean): void {
     const all = [...(this.deps.options.skills?.skills.values() ?? [])];
@@ -411,6 +414,11 @@ export class SessionFactory {
       const forked = stored === undefined ? undefined : findSkill(all, stored);
       if (noted) session.gate.activateSkill(noted);
       else if (forked?.fork) session.gate.activateSkill(activeSkill(forked));
+    }
+    // Names only: the grants are read from the skill's file as it is now (trust may have changed).
+    for (const name of this.deps.options.store.sessionSkills(row.id)) {
+      const skill = all.find((candidate) => candidate.name === name);
+      if (skill) session.gate.activateSkill(activeSkill(skill));
     }
     if (!readOwn) return;
     for (const name of skillCalls(session.history).loaded) {

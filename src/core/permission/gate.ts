@@ -136,6 +136,8 @@ export interface GateModes {
   readOnly(tool: string): boolean | undefined;
   /** Told of each request a mode allowed that would otherwise have asked. */
   onAuto(approval: AutoApproval): void;
+  /** Told of each skill with grants made active, so the session keeps it across restarts and compaction. */
+  onSkill?(name: string): void;
 }
 
 export class PermissionGate {
@@ -168,6 +170,7 @@ export class PermissionGate {
       skill.name,
       skill.grants.flatMap((grant) => grant.patterns.map((pattern): Rule => ({ permission: grant.permission, pattern, action: 'allow' }))),
     );
+    this.modes?.onSkill?.(skill.name);
   }
 
   /** The call `callId` runs `skill` in a sub-agent: that sub-agent's gate takes it with `forkedSkill`. */
