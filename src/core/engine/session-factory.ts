@@ -402,14 +402,18 @@ export class SessionFactory {
    * `/<name>`: a fact of the session, so a compaction or a restart keeps it); and, unless it
    * is a fork (whose conversation starts as its caller's), each skill its own stored
    * conversation loaded through the `skill` tool (sessions stored before the store kept them).
-   * Nothing is read unless some skill has `allowed-tools`.
+   * Nothing is read unless some skill has `allowed-tools` (or the parent noted this call).
    */
   private restoreSkills(session: LiveSession, row: SessionRow, offered: readonly SkillDefinition[], readOwn: boolean): void {
-    const all = [...(this.deps.options.skills?.skills.values() ?? [])];
-    if (!all.some((skill) => skill.grants)) return;
     const parent = session.parent;
+    // A subtask command's `allowed-tools` are noted the same way, whether or not any skill has grants.
+    const noted = parent && row.tool_call_id ? parent.gate.forkedSkill(row.tool_call_id) : undefined;
+    const all = [...(this.deps.options.skills?.skills.values() ?? [])];
+    if (!all.some((skill) => skill.grants)) {
+      if (noted) session.gate.activateSkill(noted);
+      return;
+    }
     if (parent && row.tool_call_id) {
-      const noted = parent.gate.forkedSkill(row.tool_call_id);
       const stored = noted ? undefined : skillCalls(parent.history).byCall.get(row.tool_call_id);
       const forked = stored === undefined ? undefined : findSkill(all, stored);
       if (noted) session.gate.activateSkill(noted);
