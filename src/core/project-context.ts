@@ -111,6 +111,10 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     if (problem) warnings.push({ source: agent.source, message: isAbsolute(agent.source) ? problem : `agent "${agent.name}": ${problem}` });
   }
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
+  for (const command of commands.commands.values()) {
+    const problem = command.model === undefined ? undefined : unknownModelWarning(command.model, config.provider);
+    if (problem) commands.warnings.push({ source: command.source, message: command.source === 'config' ? `command "${command.name}": ${problem}` : problem });
+  }
   const loadedSkills = withModelWarnings(loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd }), config.provider);
   // An untrusted project's skills keep their instructions and lose what `allowed-tools` would let run unasked.
   const skills = narrowing

@@ -52,3 +52,14 @@ describe('model: in agent and skill files', () => {
     ]);
   });
 });
+
+describe('model: in command files', () => {
+  it('names a bad id in the command warnings', () => {
+    const file = put(join(folder.project, '.claude', 'commands', 'quick.md'), '---\nmodel: haiku-4\n---\nQuick.\n');
+    put(join(folder.project, '.claude', 'commands', 'fine.md'), '---\nmodel: haiku\n---\nFine.\n');
+    const ctx = loadProject({ cwd: folder.project, env: folder.env, trustOnce: true });
+    expect(ctx.warnings.filter((line) => line.includes('"model: '))).toEqual([
+      expect.stringMatching(new RegExp(`^Warning: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: "model: haiku-4" names no model this program knows`)),
+    ]);
+  });
+});
