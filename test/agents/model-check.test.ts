@@ -21,6 +21,7 @@ describe('model: in agent and skill files', () => {
     }));
     agentFile('fabled', 'fable');
     agentFile('misplaced', 'llama3.1');
+    agentFile('newer', 'claude-opus-9');
     for (const [name, model] of [['aliased', 'opus'], ['inherited', 'inherit'], ['full', 'claude-sonnet-4-5'], ['dated', 'claude-haiku-4-5-20251001'],
       ['prefixed', 'anthropic/claude-opus-4-1'], ['configured', 'claude-internal-preview'], ['elsewhere', 'local/llama3.1'], ['other', 'openai/gpt-5']] as const) {
       agentFile(name, model);
@@ -36,6 +37,10 @@ describe('model: in agent and skill files', () => {
       {
         source: join(folder.project, '.claude', 'agents', 'misplaced.md'),
         message: '"model: llama3.1" is a model of provider "local": write "model: local/llama3.1" (a bare id means an Anthropic model), or this fails when it runs.',
+      },
+      {
+        source: join(folder.project, '.claude', 'agents', 'newer.md'),
+        message: '"model: claude-opus-9" is not a Claude model this program knows; it is sent as written, and fails when it runs unless Anthropic has that model.',
       },
     ]);
     expect(ctx.skills.warnings).toEqual([
