@@ -62,7 +62,7 @@ describe('allowed-tools of a command file', () => {
     expect(h.store.sessionSkills(root.id)).toEqual([]);
   });
 
-  it('never beats a deny rule or the control-file guard', async () => {
+  it('never beats a deny rule, the control-file guard or plan mode', async () => {
     h = await startHarness({
       config: { permission: { bash: { 'touch denied*': 'deny' } } },
       files: commandFile('loose', 'allowed-tools: Bash, Write\n', 'Loosely.'),
@@ -76,6 +76,32 @@ describe('allowed-tools of a command file', () => {
     expect(control!.isError).toBe(true);
     expect(readFileSync(join(h.projectDir, 'src/a.ts'), 'utf8')).toBe('new\n');
     expect(existsSync(join(h.projectDir, '.claude/settings.json'))).toBe(false);
+
+    // Plan mode keeps its asks and refusals.
+    await h.engine.close();
+    h.engine = h.newEngine({ permissionMode: 'plan' });
+    const planned = [reply(bash('touch planned'), write('src/b.ts')), text('done')];
+    h.server.setHandler(() => planned.shift() ?? text('unscripted'));
+    await h.engine.prompt(h.engine.createSession().id, '/loose');
+    const [cmd, edit] = results(h.server.requests.at(-1)!);
+    expect(cmd!.isError).toBe(true);
+    expect(edit).toMatchObject({ isError: true, text: expect.stringMatching(/^Plan mode is read-only/) });
+    expect(existsSync(join(h.projectDir, 'planned'))).toBe(false);
+    expect(existsSync(join(h.projectDir, 'src/b.ts'))).toBe(false);
+  });
+
+  it('applies when the command names another primary agent, which runs its turn', async () => {
+    h = await startHarness({
+      config: { agent: { helper: { mode: 'primary', description: 'Helps.', prompt: 'You help.' } } },
+      files: commandFile('assist', 'agent: helper\nallowed-tools: Bash(touch assisted:*)\n', 'Assist.'),
+    });
+    const script = [reply(bash('touch assisted')), text('done')];
+    h.server.setHandler(() => script.shift() ?? text('unscripted'));
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, '/assist');
+    expect(h.server.requests[0]!.body.system).toEqual(expect.arrayContaining([expect.objectContaining({ text: expect.stringContaining('You help.') })]));
+    expect(existsSync(join(h.projectDir, 'assisted'))).toBe(true);
+    expect(autos(h).map((a) => [a.skill, a.session_id])).toEqual([['/assist', root.id]]);
   });
 
   it('applies in the sub-agent of a subtask command, not in the session that started it', async () => {
