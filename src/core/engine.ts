@@ -19,7 +19,7 @@ import type { PeerUserDirs } from './config/paths.js';
 import { ConfigError, RunError, errorMessage } from './errors.js';
 import { EventBus, makeEvent, type EventListener, type EventPayloads, type EventType, type PermissionReply } from './events.js';
 import { emptyUsage, type Message, type ToolUsePart } from './messages.js';
-import { rememberKeptFile, settleKeptFile, type CommandDefinition, type InlineFile, type InlineIo } from './commands/index.js';
+import { parseSlashInput, rememberKeptFile, settleKeptFile, type CommandDefinition, type InlineFile, type InlineIo } from './commands/index.js';
 import { loadImageFile } from './images/pasted-path.js';
 import { storeImages } from './images/store.js';
 import { preparePromptImages, type PromptImage } from './images/attach.js';
@@ -405,8 +405,12 @@ export class Engine {
     let plan: PromptPlan;
     let hookContext: string[];
     let cancelled = false;
+    // A command file's `allowed-tools` hold from its `!`cmd`` lines to the end of its turn.
+    const granted = this.commandGrant(text);
+    let release: (() => void) | undefined;
     try {
       session = this.sessions.open(row);
+      if (granted) release = session.gate.grantForPrompt(granted);
       // A cancelled earlier turn leaves an aborted signal behind; inlining needs a live one.
       if (session.controller.signal.aborted) session.controller = new AbortController();
       const hooked = await this.promptHooks(session, text);
@@ -425,18 +429,24 @@ export class Engine {
         if (plan.kind === 'subtask') throw new RunError('Images can go with a message to the session\'s agent, not with a sub-agent task; send them without the command or @mention.');
         plan = { ...plan, images: [...plan.images, ...(await preparePromptImages(session.blobs, attachments.images))] };
       }
+    } catch (error) {
+      release?.();
+      throw error;
     } finally {
       this.preparing.delete(sessionId);
       // Read (and cleared) however preparing ended, so a refused prompt leaves nothing behind.
       cancelled = this.cancelledWhilePreparing.delete(sessionId);
     }
+    // A subtask command's grants go to its sub-agent (runPrompt), not to the rest of this turn.
+    if (plan.kind === 'subtask') release?.();
     // Started last and not waited for: the model request goes out while it is taken, and it is
     // written on the prompt's message once both exist. Tools that can change files wait for it.
     if (!cancelled) this.checkpoints.promptStarted(sessionId);
     const promptMark: PromptMark = { snapshot: null, stored: (messageId) => this.checkpoints.promptStored(sessionId, messageId) };
     try {
-      return await this.runPrompt(row, session, plan, text, promptMark, hookContext, cancelled);
+      return await this.runPrompt(row, session, plan, text, promptMark, hookContext, cancelled, granted);
     } finally {
+      release?.();
       await this.checkpoints.promptEnded(sessionId);
     }
   }
@@ -449,6 +459,7 @@ export class Engine {
     promptMark: PromptMark,
     hookContext: readonly string[],
     cancelled: boolean,
+    granted: ActiveSkill | undefined,
   ): Promise<TurnOutcome> {
     if (row.title === 'New session' && text.trim()) {
       this.options.store.updateSession(row.id, { title: titleFrom(text) });
@@ -470,7 +481,8 @@ export class Engine {
           ...(plan.command ? { command: plan.command } : {}),
         },
       };
-      const forked = this.skillOf(plan.skill);
+      // A forked skill's grants, or the command's, apply in the sub-agent that runs it.
+      const forked = this.skillOf(plan.skill) ?? granted;
       if (forked) session.gate.noteForkedSkill(call.id, forked);
       return this.turns.runLive(session, userText(text, hookContext), undefined, { presetCalls: [call], prompt: promptMark, cancelled });
     }
@@ -487,9 +499,11 @@ export class Engine {
       // A command's own agent runs this one turn; the session keeps its agent afterwards.
       this.live.delete(row.id);
       const guest = this.sessions.open(row, undefined, undefined, plan.agent);
+      const releaseGuest = granted ? guest.gate.grantForPrompt(granted) : undefined;
       try {
         return await this.turns.runLive(guest, input, undefined, turn);
       } finally {
+        releaseGuest?.();
         this.live.delete(row.id);
       }
     };
@@ -803,6 +817,13 @@ export class Engine {
       readFile: (path) => run('read', { file_path: path }),
       runShell: async (command) => (await run('bash', { command })).text,
     };
+  }
+
+  /** A command file's `allowed-tools` when `text` runs that command (`/review …`), as the gate applies them. */
+  private commandGrant(text: string): ActiveSkill | undefined {
+    const slash = parseSlashInput(text);
+    const command = slash ? this.options.commands?.get(slash.name) : undefined;
+    return command?.grants ? { name: `/${command.name}`, grants: command.grants, command: true } : undefined;
   }
 
   /** The skill a slash command starts, as its `allowed-tools` apply (skills/allowed-tools.ts). */

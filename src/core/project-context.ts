@@ -4,7 +4,7 @@
 // ConfigErrors) or as warning lines the front end shows its own way: nothing here prints or
 // prompts. This is also where project trust is decided (DESIGN §15): the loaders get a
 // narrowing for an untrusted project, and what it cut becomes one notice line.
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { instructionFileWarnings } from './agent/system-prompt.js';
 import { loadAgents, type AgentDefinition, type AgentWarning, type LoadAgentsOptions } from './agents/index.js';
 import type { AgentConfigEntry } from './agents/schema.js';
@@ -26,6 +26,7 @@ import type { PermissionMode } from './permission/modes.js';
 import type { Rule } from './permission/rules.js';
 import { addSkillCommands, loadSkills, SKILL_SKIPPED, type SkillCatalogue } from './skills/index.js';
 import { packageRoot } from './package-root.js';
+import { unknownModelWarning } from './agents/model-check.js';
 
 /** Project trust as the UI needs it: what an untrusted project had ignored, and what changed since it was trusted. */
 export interface TrustState extends ProjectTrust {
@@ -104,8 +105,17 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     extraTools,
     sessionAgents,
   });
+  // A bad `model:` would otherwise fail only when that agent runs.
+  for (const agent of agents.values()) {
+    const problem = agent.model === undefined ? undefined : unknownModelWarning(agent.model, config.provider);
+    if (problem) warnings.push({ source: agent.source, message: isAbsolute(agent.source) ? problem : `agent "${agent.name}": ${problem}` });
+  }
   const commands = loadCommands({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd, configCommands: config.command, narrowing });
-  const loadedSkills = loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd });
+  for (const command of commands.commands.values()) {
+    const problem = command.model === undefined ? undefined : unknownModelWarning(command.model, config.provider);
+    if (problem) commands.warnings.push({ source: command.source, message: command.source === 'config' ? `command "${command.name}": ${problem}` : problem });
+  }
+  const loadedSkills = withModelWarnings(loadSkills({ configDir: configDir(env), peerDirs: peerUserDirs(env), cwd }), config.provider);
   // An untrusted project's skills keep their instructions and lose what `allowed-tools` would let run unasked.
   const skills = narrowing
     ? { ...loadedSkills, skills: new Map([...loadedSkills.skills].map(([name, skill]) => [name, narrowing.skill(skill)])) }
@@ -185,6 +195,15 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     toolEnv: settings.env,
     permissionMode: config.permission_mode ?? settings.defaultMode ?? 'default',
   };
+}
+
+/** The catalogue with a warning for each skill whose `model:` names no model that can run. */
+function withModelWarnings(catalogue: SkillCatalogue, providers: Config['provider']): SkillCatalogue {
+  const found = [...catalogue.skills.values()].flatMap((skill) => {
+    const problem = skill.model === undefined ? undefined : unknownModelWarning(skill.model, providers);
+    return problem ? [{ source: skill.file, message: `skill "${skill.name}": ${problem}` }] : [];
+  });
+  return found.length === 0 ? catalogue : { ...catalogue, warnings: [...catalogue.warnings, ...found] };
 }
 
 /**

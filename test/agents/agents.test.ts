@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgents, type AgentDefinition, type LoadAgentsOptions } from '../../src/core/agents/index.js';
+import { TOOL_NAMES } from '../../src/core/agents/tools.js';
 
 const BUILTIN_DIR = join(import.meta.dirname, '..', '..', 'agents');
 
@@ -113,6 +114,24 @@ describe('Claude Code agent files', () => {
     expect(warnings[0]?.message).toContain('"NotebookEdit"');
     expect(warnings[0]?.message).not.toContain('WebSearch');
     expect(warnings[0]?.unknownTools).toEqual(['NotebookEdit']);
+  });
+
+  it('take Claude Code\'s team tools as task and send_message, and say which of its tools have no counterpart here', () => {
+    const file = write(
+      join(project, '.claude', 'agents', 'team-lead.md'),
+      ['---', 'name: team-lead', 'description: Leads.', 'tools: Read, TeamCreate, TeamDelete, NotebookEdit, ToolSearch, Teleport', '---', 'Lead.', ''].join('\n'),
+    );
+    const { agents, warnings } = load();
+    expect(agent(agents, 'team-lead').tools).toEqual(['read', 'task', 'send_message']);
+    expect(warnings).toEqual([
+      {
+        source: file,
+        message:
+          'ignoring "NotebookEdit" has no counterpart here (notebooks are edited as text by edit and write); "ToolSearch" has no counterpart here (every tool is offered to the model at once, so there is nothing to search for); ' +
+          `unknown tool "Teleport" (known tools: ${TOOL_NAMES.join(', ')}).`,
+        unknownTools: ['NotebookEdit', 'ToolSearch', 'Teleport'],
+      },
+    ]);
   });
 
   it('accept a YAML list of tools, Agent as task, and a description with an unquoted colon', () => {

@@ -171,10 +171,10 @@ describe('the corpus of real agent files', () => {
 
   it('gives every tool the corpus names that has an equivalent here, and names only the others', () => {
     const unknown = new Set(warnings.flatMap((w) => w.unknownTools ?? []));
-    // Plugin and agent names written as tools, Claude Code's team set-up tools (a team starts from `task` here),
-    // its notebook editor and its deferred-tool search, which this program has no counterpart for.
+    // Plugin and agent names written as tools, Claude Code's notebook editor and its deferred-tool search,
+    // which this program has no counterpart for (its team set-up tools are `task` and `send_message` here).
     expect([...unknown].sort()).toEqual([
-      'NotebookEdit', 'Playwright', 'TeamCreate', 'TeamDelete', 'ToolSearch', 'airis-mcp-gateway', 'chrome-mcp', 'computer-use', 'context-manager',
+      'NotebookEdit', 'Playwright', 'ToolSearch', 'airis-mcp-gateway', 'chrome-mcp', 'computer-use', 'context-manager',
       'error-coordinator', 'pied-piper', 'subagent-catalog:fetch', 'subagent-catalog:search',
     ]);
   });

@@ -38,14 +38,15 @@ it('shows a session named by a unique prefix of its id', () => {
   expect(() => sessionShow({ store } as unknown as OpenedProject, 'ses_Z', { json: false })).toThrow('No session with id "ses_Z"');
 });
 
-it('lists what ran unasked under its mode, or the skill whose allowed-tools let it run', () => {
+it('lists what ran unasked under its mode, or the skill or command whose allowed-tools let it run', () => {
   dir = mkdtempSync(join(tmpdir(), 'oci-list-'));
   store = SessionStore.open(dir);
   const root = store.createSession({ status: 'completed', model: 'anthropic/claude-sonnet-4-6', cwd: dir, agent: 'build', title: 'unasked', depth: 0 });
   store.recordAutoApproval({ session_id: root.id, mode: 'acceptEdits', tool: 'write', permission: 'edit', subject: 'a.txt', call_id: 'toolu_1' });
   store.recordAutoApproval({ session_id: root.id, mode: 'default', tool: 'bash', permission: 'bash', subject: 'git add a.txt', call_id: 'toolu_2', skill: 'committer' });
+  store.recordAutoApproval({ session_id: root.id, mode: 'default', tool: 'bash', permission: 'bash', subject: 'git status', call_id: 'toolu_3', skill: '/review' });
   const shown = sessionShow({ store } as unknown as OpenedProject, root.id, { json: false });
-  expect(shown).toContain('Ran without asking (permission mode):\n  [acceptEdits] write a.txt\n  [skill committer] bash git add a.txt');
+  expect(shown).toContain('Ran without asking (permission mode):\n  [acceptEdits] write a.txt\n  [skill committer] bash git add a.txt\n  [command /review] bash git status');
   const json = JSON.parse(sessionShow({ store } as unknown as OpenedProject, root.id, { json: true })) as { permission_auto: unknown[] };
-  expect(json.permission_auto).toEqual([expect.objectContaining({ skill: null, mode: 'acceptEdits' }), expect.objectContaining({ skill: 'committer', subject: 'git add a.txt' })]);
+  expect(json.permission_auto).toEqual([expect.objectContaining({ skill: null, mode: 'acceptEdits' }), expect.objectContaining({ skill: 'committer', subject: 'git add a.txt' }), expect.objectContaining({ skill: '/review' })]);
 });

@@ -14,7 +14,7 @@ import { createProvider } from '../../src/core/provider/index.js';
 import type { CommandDefinition } from '../../src/core/commands/index.js';
 import { addSkillCommands, loadSkills } from '../../src/core/skills/index.js';
 import { requestsOf, scriptConversations, taskUse, toolUse } from '../support/conversations.js';
-import { reply, systemText, text, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
+import { lastUserText, reply, systemText, text, toolResults, type RecordedRequest } from '../support/fake-anthropic.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { projectFixtureForEachTest, put } from '../support/project-fixture.js';
 
@@ -224,6 +224,63 @@ describe('a skill the user starts with its slash command', () => {
     expect(results(requestsOf(h.server, '/forky now')[1]!)[0]!.isError).toBe(true);
     const child = h.store.tree(forkRoot.id).children[0]!.session;
     expect(autos(h).map((a) => [a.skill, a.session_id])).toEqual([['maker', root.id], ['forky', child.id]]);
+  });
+});
+
+describe('a skill the user started with its slash command, in a session opened again', () => {
+  it('stays active after a restart, and after a compaction that summarised the turn that started it', async () => {
+    const limit = { provider: { anthropic: { models: { 'claude-test': { limit: { context: 100_000 } } } } }, model: 'anthropic/claude-test' };
+    h = await withSkills({ config: limit, files: skillFile('maker', 'allowed-tools: Bash(touch:*)\n') });
+    const long = 'and more '.repeat(1_000);
+    // `touch <file>` asks for that command; anything else gets a long answer, so there is something to summarise.
+    h.server.setHandler((req) => {
+      if (systemText(req).includes('You summarise a coding session')) return text('The user started the maker skill.');
+      if (toolResults(req).length > 0) return text('ran');
+      const last = lastUserText(req);
+      return last.startsWith('touch ') ? reply(bash(last)) : text(`noted ${long}`);
+    });
+    const restart = async () => {
+      await h!.engine.close();
+      h!.engine = h!.newEngine({ skills: loadSkills({ configDir: join(h!.dir, 'config'), cwd: h!.projectDir }) });
+    };
+    const root = h.engine.createSession();
+    await h.engine.prompt(root.id, '/maker');
+    for (const p of ['second question', 'third question']) await h.engine.prompt(root.id, p);
+
+    await restart();
+    await h.engine.prompt(root.id, 'touch after-restart');
+    expect(existsSync(join(h.projectDir, 'after-restart'))).toBe(true);
+
+    const compacted = await h.engine.compact(root.id);
+    if ('skipped' in compacted) throw new Error(`compaction skipped: ${compacted.skipped}`);
+    await h.engine.prompt(root.id, 'touch after-compaction');
+    await restart();
+    await h.engine.prompt(root.id, 'touch after-both');
+    expect(existsSync(join(h.projectDir, 'after-compaction'))).toBe(true);
+    expect(existsSync(join(h.projectDir, 'after-both'))).toBe(true);
+    expect(h.store.autoApprovals(root.id).map((a) => [a.skill, a.subject])).toEqual([
+      ['maker', 'touch after-restart'],
+      ['maker', 'touch after-compaction'],
+      ['maker', 'touch after-both'],
+    ]);
+  });
+
+  it('is active again in the sub-agent of a forked skill the user started, when that is resumed after a restart', async () => {
+    h = await withSkills({ files: skillFile('forky', 'context: fork\nallowed-tools: Bash(touch forked:*)\n', 'Fork work.') });
+    const childPrompt = instructions(h, 'forky', 'Fork work.');
+    const root = h.engine.createSession();
+    const childId = () => h!.store.tree(root.id).children[0]!.session.id;
+    scriptConversations(h.server, {
+      '/forky': [text('parent done'), () => reply(toolUse('task', { description: 'more', prompt: 'touch it', subagent_type: 'general', session_id: childId() })), text('done')],
+      [childPrompt]: [text('first report'), reply(bash('touch forked')), text('second report')],
+    });
+    await h.engine.prompt(root.id, '/forky');
+    await h.engine.close();
+    h.engine = h.newEngine({ skills: loadSkills({ configDir: join(h.dir, 'config'), cwd: h.projectDir }) });
+    await h.engine.prompt(root.id, 'again');
+    expect(results(requestsOf(h.server, childPrompt)[2]!)[0]!.isError).toBe(false);
+    expect(existsSync(join(h.projectDir, 'forked'))).toBe(true);
+    expect(autos(h).map((a) => [a.skill, a.session_id])).toEqual([['forky', childId()]]);
   });
 });
 

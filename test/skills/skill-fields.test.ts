@@ -63,6 +63,19 @@ describe('skill file fields', () => {
     expect(of('nobody')).toEqual([expect.stringMatching(/nobody can use this skill/)]);
   });
 
+  it('grants Claude Code\'s team tools as their counterparts here, and says which tools have none', () => {
+    skill('teamwork', 'allowed-tools: TeamCreate, TeamDelete, NotebookEdit, ToolSearch\n');
+    const { skills, warnings } = load();
+    expect(skills.get('teamwork')!.grants).toEqual([
+      { permission: 'task', patterns: ['*'] },
+      { permission: 'send_message', patterns: ['*'] },
+    ]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      'skill "teamwork": "allowed-tools": "NotebookEdit" is a Claude Code tool with no counterpart here (notebooks are edited as text by edit and write), so it grants nothing.',
+      'skill "teamwork": "allowed-tools": "ToolSearch" is a Claude Code tool with no counterpart here (every tool is offered to the model at once, so there is nothing to search for), so it grants nothing.',
+    ]);
+  });
+
   it('forks a skill naming Claude Code\'s built-in sub-agents into ours', () => {
     skill('cc-general', 'context: fork\nagent: general-purpose\n');
     skill('cc-explore', 'context: fork\nagent: Explore\n');

@@ -290,7 +290,7 @@ describe('the system_prompt column', () => {
       db.exec('DROP TABLE file_changes');
       for (const column of ['snapshot_start', 'snapshot_end', 'snapshot_start_at', 'snapshot_end_at']) db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
       db.exec('DROP TABLE team_tasks; DROP TABLE team_task_counters; DROP TABLE team_messages; DROP TABLE team_members');
-      db.exec('DROP TABLE permission_auto');
+      db.exec('DROP TABLE permission_auto; DROP TABLE session_skills');
       db.pragma('user_version = 1');
       db.close();
 

@@ -54,7 +54,7 @@ export function sessionShow(ctx: OpenedProject, idOrPrefix: string, opts: { json
   // What a permission mode let run without asking (DESIGN §26), so it can be told apart afterwards.
   const autos = ctx.store.autoApprovals(id);
   if (autos.length) {
-    lines.push('', 'Ran without asking (permission mode):', ...autos.map((a) => `  [${a.skill !== null ? `skill ${a.skill}` : a.mode}] ${a.tool} ${truncate(a.subject, 100)}`));
+    lines.push('', 'Ran without asking (permission mode):', ...autos.map((a) => `  [${a.skill === null ? a.mode : a.skill.startsWith('/') ? `command ${a.skill}` : `skill ${a.skill}`}] ${a.tool} ${truncate(a.subject, 100)}`));
   }
   if (tree.children.length) lines.push('', 'Sub-agent sessions:', ...renderTree(tree.children, 1));
   const tasks = session.parent_id === null ? teamSnapshot(ctx.store, id).tasks : [];

@@ -56,7 +56,25 @@ const ALIASES: Record<string, string> = {
   // Claude Code's agent-team messages: a team member has `send_message` whatever its list says (subagents/gates.ts).
   sendmessage: 'send_message',
   send_message: 'send_message',
+  // Claude Code's team set-up (DESIGN §24): a teammate starts as a `task` with `name`, and a
+  // team ends as each teammate is sent `send_message` with `shutdown: true`.
+  teamcreate: 'task',
+  teamdelete: 'send_message',
 };
+
+/**
+ * Claude Code tools with no counterpart here, by lowercase name, with what to do instead: a
+ * file naming one is told so in those words rather than that the tool is unknown.
+ */
+const NO_COUNTERPART: Record<string, string> = {
+  notebookedit: 'notebooks are edited as text by edit and write',
+  toolsearch: 'every tool is offered to the model at once, so there is nothing to search for',
+};
+
+/** Why a Claude Code tool name has no counterpart here, or undefined when it is simply not known. */
+export function noCounterpart(raw: string): string | undefined {
+  return NO_COUNTERPART[splitScope(raw).tool.toLowerCase()];
+}
 
 /** MCP tools exist only once their server connects, so their names cannot be checked when a file loads. */
 const MCP_PREFIX = 'mcp__';
@@ -274,8 +292,13 @@ export function selectTools(field: AgentToolsField, extraTools: readonly string[
   return selection;
 }
 
+/** One sentence for the names a file gives that we lack: those of Claude Code tools without a counterpart first, each with why. */
 export function unknownToolsWarning(unknown: readonly string[]): string {
-  return `ignoring unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (known tools: ${TOOL_NAMES.join(', ')}).`;
+  const absent = unknown.filter((name) => noCounterpart(name) !== undefined);
+  const other = unknown.filter((name) => noCounterpart(name) === undefined);
+  const parts = absent.map((name) => `"${name}" has no counterpart here (${noCounterpart(name)})`);
+  if (other.length > 0) parts.push(`unknown tool${other.length > 1 ? 's' : ''} ${other.map((n) => `"${n}"`).join(', ')} (known tools: ${TOOL_NAMES.join(', ')})`);
+  return `ignoring ${parts.join('; ')}.`;
 }
 
 /** The load warnings a selection deserves: unknown names, scopes not applied, an empty list. */

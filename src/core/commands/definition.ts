@@ -1,5 +1,6 @@
 // What a slash command is, wherever it came from (DESIGN §10).
 import { z } from 'zod';
+import type { SkillGrant } from '../skills/definition.js';
 
 export interface CommandDefinition {
   /** Typed as `/name`: the file name without `.md`, or the config key. */
@@ -24,11 +25,19 @@ export interface CommandDefinition {
   untrusted?: boolean;
   /** The skill this command starts (skills/commands.ts): its `allowed-tools` apply where it runs. */
   skill?: string;
+  /** A command file's `allowed-tools:` as written, one entry each (`Bash(git add:*)`). */
+  allowedTools?: string[];
+  /**
+   * What `allowed-tools` lets run unasked while this command's prompt runs (its `` !`cmd` ``
+   * lines and the turn, or the sub-agent of a subtask), read as a skill's are
+   * (skills/allowed-tools.ts). Absent for an untrusted project's command (DESIGN §15).
+   */
+  grants?: SkillGrant[];
 }
 
 /**
- * Front-matter of a command file. Claude Code's extra keys (`allowed-tools`,
- * `disable-model-invocation`...) are accepted and ignored, so its files load unchanged.
+ * Front-matter of a command file: OpenCode's keys and Claude Code's (`allowed-tools`,
+ * `argument-hint`, `disable-model-invocation`). Any other key loads with a warning naming it.
  */
 export const CommandFrontMatterSchema = z.looseObject({
   description: z.string().optional(),
@@ -36,7 +45,12 @@ export const CommandFrontMatterSchema = z.looseObject({
   model: z.string().min(1).optional(),
   subtask: z.boolean().optional(),
   'argument-hint': z.union([z.string(), z.array(z.string())]).optional(),
+  'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+  'disable-model-invocation': z.boolean().optional(),
 });
+
+/** The keys a command file's front-matter is read for. */
+export const COMMAND_FIELDS: ReadonlySet<string> = new Set(Object.keys(CommandFrontMatterSchema.shape));
 
 /** Commands the interactive UI carries out itself; `run` has no use for them. */
 export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string }> = [

@@ -14,7 +14,8 @@ import { projectConfigDirs } from '../config/load.js';
 import { readFrontMatter } from '../frontmatter.js';
 import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
-import { BUILTIN_COMMANDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
+import { allowedToolGrants } from '../skills/allowed-tools.js';
+import { BUILTIN_COMMANDS, COMMAND_FIELDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
 import { INIT_COMMAND } from './init.js';
 
 export interface LoadCommandsOptions {
@@ -85,7 +86,7 @@ export function commandFolders(opts: Pick<LoadCommandsOptions, 'configDir' | 'cw
   ].flatMap((folder) => withSubfolders(folder));
 }
 
-export type ParsedCommandFile = { ok: true; command: CommandDefinition } | { ok: false; reason: string };
+export type ParsedCommandFile = { ok: true; command: CommandDefinition; warnings: string[] } | { ok: false; reason: string };
 
 export function parseCommandMarkdown(text: string, file: string): ParsedCommandFile {
   const read = readFrontMatter(text);
@@ -99,8 +100,18 @@ export function parseCommandMarkdown(text: string, file: string): ParsedCommandF
   if (!template) return { ok: false, reason: 'the file has no template (the text after the front-matter is empty)' };
   const fields = result.data;
   const hint = fields['argument-hint'];
+  const allowed = allowedToolGrants(fields['allowed-tools']);
+  const warnings = [...allowed.warnings];
+  // Here the model never starts a slash command, so `true` is what happens anyway.
+  if (fields['disable-model-invocation'] === false) warnings.push('"disable-model-invocation: false" is not applied: the model cannot start slash commands here; only you can.');
+  const unknown = Object.keys(read.data).filter((key) => !COMMAND_FIELDS.has(key));
+  if (unknown.length > 0) {
+    const known = [...COMMAND_FIELDS].join(', ');
+    warnings.push(`ignoring unknown field${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).map((key) => JSON.stringify(key.slice(0, 60))).join(', ')} (a command file may set ${known}).`);
+  }
   return {
     ok: true,
+    warnings,
     command: {
       name: basename(file).replace(/\.md$/i, ''),
       template,
@@ -110,6 +121,8 @@ export function parseCommandMarkdown(text: string, file: string): ParsedCommandF
       ...(fields.model ? { model: fields.model } : {}),
       ...(fields.subtask !== undefined ? { subtask: fields.subtask } : {}),
       ...(hint ? { argumentHint: Array.isArray(hint) ? hint.join(' ') : hint } : {}),
+      ...(allowed.entries.length > 0 ? { allowedTools: allowed.entries } : {}),
+      ...(allowed.grants.length > 0 ? { grants: allowed.grants } : {}),
     },
   };
 }
@@ -127,7 +140,7 @@ export function loadCommands(opts: LoadCommandsOptions): LoadedCommands {
       const parsed = parseCommandMarkdown(text, file);
       if (!parsed.ok) return parsed;
       const named = folder.namespace ? { ...parsed.command, name: `${folder.namespace}:${parsed.command.name}` } : parsed.command;
-      return { ok: true, value: folder.project && narrowing ? narrowing.command(named) : named };
+      return { ok: true, value: folder.project && narrowing ? narrowing.command(named) : named, warnings: parsed.warnings };
     },
     (command) => commands.set(command.name, command),
     warnings,

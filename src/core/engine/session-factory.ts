@@ -302,6 +302,7 @@ export class SessionFactory {
         chain: modeChain,
         readOnly: (name) => session.tools.find((t) => t.name === name)?.readOnly,
         onAuto,
+        onSkill: (name) => store.recordSessionSkill(row.id, name),
       }),
       sandboxSettings,
       sandbox: commandSandbox(this.deps.sandbox, sandboxSettings, row.cwd),
@@ -397,20 +398,31 @@ export class SessionFactory {
   /**
    * The skills active in a session as it opens: in the sub-agent of a `context: fork` skill,
    * that skill (its parent's gate knows the call; after a restart, the parent's stored call
-   * says); then, unless it is a fork (whose conversation starts as its caller's), each skill
-   * its own stored conversation loaded through the `skill` tool (a resume keeps them). Nothing
-   * is read unless some skill has `allowed-tools`.
+   * says); each skill the store says was made active in it (by the `skill` tool or the user's
+   * `/<name>`: a fact of the session, so a compaction or a restart keeps it); and, unless it
+   * is a fork (whose conversation starts as its caller's), each skill its own stored
+   * conversation loaded through the `skill` tool (sessions stored before the store kept them).
+   * Nothing is read unless some skill has `allowed-tools` (or the parent noted this call).
    */
   private restoreSkills(session: LiveSession, row: SessionRow, offered: readonly SkillDefinition[], readOwn: boolean): void {
-    const all = [...(this.deps.options.skills?.skills.values() ?? [])];
-    if (!all.some((skill) => skill.grants)) return;
     const parent = session.parent;
+    // A subtask command's `allowed-tools` are noted the same way, whether or not any skill has grants.
+    const noted = parent && row.tool_call_id ? parent.gate.forkedSkill(row.tool_call_id) : undefined;
+    const all = [...(this.deps.options.skills?.skills.values() ?? [])];
+    if (!all.some((skill) => skill.grants)) {
+      if (noted) session.gate.activateSkill(noted);
+      return;
+    }
     if (parent && row.tool_call_id) {
-      const noted = parent.gate.forkedSkill(row.tool_call_id);
       const stored = noted ? undefined : skillCalls(parent.history).byCall.get(row.tool_call_id);
       const forked = stored === undefined ? undefined : findSkill(all, stored);
       if (noted) session.gate.activateSkill(noted);
       else if (forked?.fork) session.gate.activateSkill(activeSkill(forked));
+    }
+    // Names only: the grants are read from the skill's file as it is now (trust may have changed).
+    for (const name of this.deps.options.store.sessionSkills(row.id)) {
+      const skill = all.find((candidate) => candidate.name === name);
+      if (skill) session.gate.activateSkill(activeSkill(skill));
     }
     if (!readOwn) return;
     for (const name of skillCalls(session.history).loaded) {

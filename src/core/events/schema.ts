@@ -229,7 +229,7 @@ export const PermissionAutoSchema = event('permission.auto', {
   skill: z
     .string()
     .optional()
-    .describe('Set when an active skill\'s allowed-tools let it run rather than the mode: the skill\'s name.'),
+    .describe('Set when an active skill\'s allowed-tools let it run rather than the mode: the skill\'s name; for a command file\'s allowed-tools, `/` and the command\'s name (`/review`).'),
 });
 /** The user's prompt carries images (`@shot.png`, a pasted image path); sent before the turn starts. */
 export const PromptImagesSchema = event('prompt.images', { images: z.array(ImageRefSchema).min(1) });

@@ -124,8 +124,11 @@ export interface AutoApproval {
 
 /** A skill whose `allowed-tools` apply in a session: what it lets run unasked. */
 export interface ActiveSkill {
+  /** The skill's name; for a command file's `allowed-tools`, `/` and the command's name (`/review`). */
   name: string;
   grants: ReadonlyArray<{ permission: string; patterns: readonly string[] }>;
+  /** A command file's grants: they hold while its prompt runs and are not kept as a fact of the session. */
+  command?: true;
 }
 
 /** The permission modes a gate applies, read at every check (a mode may change while a turn runs). */
@@ -136,6 +139,8 @@ export interface GateModes {
   readOnly(tool: string): boolean | undefined;
   /** Told of each request a mode allowed that would otherwise have asked. */
   onAuto(approval: AutoApproval): void;
+  /** Told of each skill with grants made active, so the session keeps it across restarts and compaction. */
+  onSkill?(name: string): void;
 }
 
 export class PermissionGate {
@@ -164,10 +169,17 @@ export class PermissionGate {
   /** From now on, the skill's `allowed-tools` settle this session's requests that would ask (not its sub-agents'). */
   activateSkill(skill: ActiveSkill): void {
     if (skill.grants.length === 0) return;
-    this.skills.set(
-      skill.name,
-      skill.grants.flatMap((grant) => grant.patterns.map((pattern): Rule => ({ permission: grant.permission, pattern, action: 'allow' }))),
-    );
+    this.skills.set(skill.name, grantRules(skill));
+    if (!skill.command) this.modes?.onSkill?.(skill.name);
+  }
+
+  /** A command's `allowed-tools` while its prompt runs: settle requests that would ask until the returned function is called. */
+  grantForPrompt(skill: ActiveSkill): () => void {
+    if (skill.grants.length === 0 || this.skills.has(skill.name)) return () => {};
+    this.skills.set(skill.name, grantRules(skill));
+    return () => {
+      this.skills.delete(skill.name);
+    };
   }
 
   /** The call `callId` runs `skill` in a sub-agent: that sub-agent's gate takes it with `forkedSkill`. */
@@ -253,6 +265,11 @@ export class PermissionGate {
       if (request.controlFiles?.length) this.approvals.grantControlFiles(request.controlFiles.filter((f) => !f.unknownName).map((f) => f.path));
     }
   }
+}
+
+/** A skill's grants as allow rules. */
+function grantRules(skill: ActiveSkill): Rule[] {
+  return skill.grants.flatMap((grant) => grant.patterns.map((pattern): Rule => ({ permission: grant.permission, pattern, action: 'allow' })));
 }
 
 /** The chain with the built-in defaults' asks for bash turned into allow: what a sandbox that auto-allows decides on. */

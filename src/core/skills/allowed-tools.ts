@@ -9,7 +9,7 @@
 // - Grants only ever settle what would ask: the permission gate applies them after deny rules,
 //   the control-file guard, leaving the sandbox and plan mode have had their say
 //   (permission/gate.ts), and never for an untrusted project's skill (project-context.ts).
-import { splitOutsideParentheses } from '../agents/tools.js';
+import { noCounterpart, splitOutsideParentheses } from '../agents/tools.js';
 import { settingsEntryRule } from '../claude-settings/permission-entry.js';
 import type { SkillGrant } from './definition.js';
 
@@ -38,7 +38,9 @@ export function allowedToolGrants(value: string | readonly string[] | undefined)
   const unknown: string[] = [];
   for (const entry of entries) {
     const rule = settingsEntryRule(entry);
+    const absent = rule ? undefined : noCounterpart(entry);
     if (rule) grants.push({ permission: rule.permission, patterns: rule.patterns });
+    else if (absent) warnings.push(`"allowed-tools": ${JSON.stringify(entry)} is a Claude Code tool with no counterpart here (${absent}), so it grants nothing.`);
     else unknown.push(entry);
   }
   if (unknown.length > 0) {

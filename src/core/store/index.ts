@@ -314,6 +314,8 @@ export class SessionStore {
         'INSERT INTO permission_auto (session_id, at, mode, tool, permission, subject, call_id, skill) VALUES (@session_id, @at, @mode, @tool, @permission, @subject, @call_id, @skill)',
       ),
       autos: () => db.prepare<[string], AutoApprovalRow>('SELECT session_id, at, mode, tool, permission, subject, call_id, skill FROM permission_auto WHERE session_id = ? ORDER BY at, rowid'),
+      insertSkill: () => db.prepare('INSERT OR IGNORE INTO session_skills (session_id, name, started_at) VALUES (@session_id, @name, @at)'),
+      skills: () => db.prepare<[string], { name: string }>('SELECT name FROM session_skills WHERE session_id = ? ORDER BY started_at, rowid'),
       deleteTodos: () => db.prepare('DELETE FROM todos WHERE session_id = ?'),
       deleteLease: () => db.prepare('DELETE FROM leases WHERE session_id = ?'),
       deleteSession: () => db.prepare('DELETE FROM sessions WHERE id = ?'),
@@ -495,6 +497,16 @@ export class SessionStore {
   /** Records a request a permission mode (DESIGN §26) or a skill's `allowed-tools` let run without asking. */
   recordAutoApproval(row: Omit<AutoApprovalRow, 'at' | 'skill'> & { skill?: string | undefined }): void {
     this.stmt.insertAuto.run({ ...row, skill: row.skill ?? null, at: this.now() });
+  }
+
+  /** Records that a skill's `allowed-tools` apply in a session from now on (once per skill). */
+  recordSessionSkill(sessionId: string, name: string): void {
+    this.stmt.insertSkill.run({ session_id: sessionId, name, at: this.now() });
+  }
+
+  /** The skills made active in a session, first started first. */
+  sessionSkills(sessionId: string): string[] {
+    return this.stmt.skills.all(sessionId).map((row) => row.name);
   }
 
   /** What ran unasked in a session, oldest first. */

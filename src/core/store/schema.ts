@@ -162,6 +162,17 @@ const MIGRATIONS: readonly string[] = [
   // 9: the skill whose `allowed-tools` let a request run unasked (skills/allowed-tools.ts), so
   // `sessions show` names it; NULL where the permission mode did.
   `ALTER TABLE permission_auto ADD COLUMN skill TEXT NULL;`,
+  // 10: the skills active in a session (skills/allowed-tools.ts): loaded through the `skill`
+  // tool or started by the user as `/<name>`. Their grants are a fact of the session, not of
+  // its visible transcript, so a resume or a compaction keeps them.
+  `
+  CREATE TABLE session_skills (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, name)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

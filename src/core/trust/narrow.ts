@@ -357,9 +357,18 @@ export class ProjectNarrowing {
     return out;
   }
 
-  /** A project command: it loads, but its `` !`cmd` `` lines will be refused. */
+  /**
+   * A project command: it loads, but its `` !`cmd` `` lines will be refused, and its
+   * `allowed-tools` let nothing run unasked (named once; the entries stay listed).
+   */
   command(command: CommandDefinition): CommandDefinition {
-    return SHELL_INLINE.test(command.template) ? { ...command, untrusted: true } : command;
+    let out = command;
+    if (out.grants) {
+      this.ignore(`allowed-tools of /${out.name}`, out.source);
+      const { grants: _dropped, ...rest } = out;
+      out = rest;
+    }
+    return SHELL_INLINE.test(out.template) ? { ...out, untrusted: true } : out;
   }
 
   /**
