@@ -11,10 +11,10 @@ beforeEach(async () => {
   ctx = await startCliProject();
   const dir = join(ctx.project, '.claude', 'agents');
   mkdirSync(dir, { recursive: true });
-  // 40 files as Claude Code users write them: 30 name ExitPlanMode, 20 NotebookEdit, one TeamCreate.
+  // 40 files as Claude Code users write them: 30 name ExitPlanMode, 20 NotebookEdit, one Teleport (no tool of any program).
   for (let i = 0; i < 40; i++) {
     const extra = i % 4 !== 0 ? ['ExitPlanMode', ...(i % 3 === 0 ? ['NotebookEdit'] : [])] : ['NotebookEdit'];
-    const tools = ['Read', 'Grep', ...extra, ...(i === 7 ? ['TeamCreate'] : [])];
+    const tools = ['Read', 'Grep', ...extra, ...(i === 7 ? ['Teleport'] : [])];
     const name = `agent-${String(i).padStart(2, '0')}`;
     writeFileSync(join(dir, `${name}.md`), `---\nname: ${name}\ndescription: Agent number ${i}.\ntools: ${tools.join(', ')}\n---\nYou are agent ${i}.\n`);
   }
@@ -32,7 +32,7 @@ describe('agent file warnings', () => {
     const result = await runCli(['agents'], { cwd: ctx.project, env: ctx.env });
     expect(result.code).toBe(0);
     const lines = warningLines(result.stderr);
-    expect(lines[0]).toBe('Warning: 40 agent files name tools this program does not have (e.g. ExitPlanMode, NotebookEdit, TeamCreate); see `opencode-ink agents`.');
+    expect(lines[0]).toBe('Warning: 40 agent files name tools this program does not have (e.g. ExitPlanMode, NotebookEdit, Teleport); see `opencode-ink agents`.');
     expect(lines.filter((l) => l.includes('broken.md'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('scoped.md') && l.includes('"Read(src/**)"'))).toHaveLength(1);
     expect(lines).toHaveLength(3);
@@ -44,7 +44,7 @@ describe('agent file warnings', () => {
     const [, details = ''] = text.stdout.split('\nWarnings:\n');
     const detail = details.split('\n').filter((l) => l.trim().length > 0);
     expect(detail).toHaveLength(42);
-    expect(detail.find((l) => l.includes('agent-07.md'))).toMatch(/unknown tools "ExitPlanMode", "TeamCreate"/);
+    expect(detail.find((l) => l.includes('agent-07.md'))).toMatch(/unknown tools "ExitPlanMode", "Teleport"/);
     expect(detail.some((l) => l.includes('broken.md') && l.includes('skipped'))).toBe(true);
 
     const json = await runCli(['agents', '--json'], { cwd: ctx.project, env: ctx.env });
@@ -53,7 +53,7 @@ describe('agent file warnings', () => {
     expect(Array.isArray(agents)).toBe(true);
     const seven = agents.find((a) => a.name === 'agent-07')!;
     expect(Object.keys(seven).sort()).toEqual(['description', 'mode', 'model', 'name', 'source', 'tools', 'warnings']);
-    expect(seven.warnings).toEqual([expect.stringContaining('"ExitPlanMode", "TeamCreate"')]);
+    expect(seven.warnings).toEqual([expect.stringContaining('"ExitPlanMode", "Teleport"')]);
     expect(agents.find((a) => a.name === 'scoped')!.warnings).toEqual([expect.stringContaining('"Read(src/**)"')]);
     // An agent without warnings keeps exactly the documented keys.
     expect(Object.keys(agents.find((a) => a.name === 'build')!).sort()).toEqual(['description', 'mode', 'model', 'name', 'source', 'tools']);
