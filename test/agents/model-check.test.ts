@@ -23,7 +23,7 @@ describe('model: in agent and skill files', () => {
     agentFile('misplaced', 'llama3.1');
     agentFile('newer', 'claude-opus-9');
     for (const [name, model] of [['aliased', 'opus'], ['inherited', 'inherit'], ['full', 'claude-sonnet-4-5'], ['dated', 'claude-haiku-4-5-20251001'],
-      ['prefixed', 'anthropic/claude-opus-4-1'], ['configured', 'claude-internal-preview'], ['elsewhere', 'local/llama3.1'], ['other', 'openai/gpt-5']] as const) {
+      ['prefixed', 'anthropic/claude-opus-4-1'], ['current', 'claude-opus-4-6'], ['configured', 'claude-internal-preview'], ['elsewhere', 'local/llama3.1'], ['other', 'openai/gpt-5']] as const) {
       agentFile(name, model);
     }
     put(join(folder.project, '.claude', 'skills', 'fast', 'SKILL.md'), '---\nname: fast\ndescription: Quick.\nmodel: haiku-fast\n---\nGo.\n');

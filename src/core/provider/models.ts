@@ -40,6 +40,7 @@ export interface Price {
 // Keyed by id prefix so dated snapshots (`claude-sonnet-4-5-20250929`) price like their
 // family; the longest matching prefix wins, so `claude-opus-4-1` beats `claude-opus-4`.
 const PRICES: Readonly<Record<string, Price>> = {
+  'claude-opus-4-6': { input: 5, output: 25 },
   'claude-opus-4-5': { input: 5, output: 25 },
   'claude-opus-4-1': { input: 15, output: 75 },
   'claude-opus-4': { input: 15, output: 75 },
@@ -91,6 +92,7 @@ export const DEFAULT_LIMIT: ModelLimit = { context: 128_000, output: 8_192 };
 
 // Keyed by id prefix like PRICES (longest match wins).
 const LIMITS: Readonly<Record<string, ModelLimit>> = {
+  'claude-opus-4-6': { context: 200_000, output: 128_000 },
   'claude-opus-4-5': { context: 200_000, output: 64_000 },
   'claude-opus-4-1': { context: 200_000, output: 32_000 },
   'claude-opus-4': { context: 200_000, output: 32_000 },
