@@ -241,7 +241,9 @@ export class SessionFactory {
       askUserTool,
     ];
     // The agent's own servers (inline `mcpServers`): built now, started only when a turn first needs tools.
-    const ownServers = agent.mcpServers && !fork ? this.agentServersFor(agent, row.cwd) : undefined;
+    // A fork runs as its caller's agent with its caller's tools, so it gets that agent's servers
+    // too — a set of its own, since a server's state (and its life) belongs to one session.
+    const ownServers = agent.mcpServers ? this.agentServersFor(agent, row.cwd) : undefined;
     // Its own server wins over a configured one of the same name, for this agent alone.
     const ownPrefixes = Object.keys(agent.mcpServers ?? {}).map((name) => `${MCP_TOOL_PREFIX}${sanitizeName(name)}__`);
     const sharedTools = () => (ownServers ? mcp.tools().filter((t) => !ownPrefixes.some((prefix) => t.name.startsWith(prefix))) : mcp.tools());
@@ -263,7 +265,7 @@ export class SessionFactory {
       return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
     };
     const forkTools = (shape: ForkShape) => () => {
-      const candidates = new Map([...base, sendMessage, ...mcp.tools()].map((t) => [t.name, t]));
+      const candidates = new Map([...base, sendMessage, ...sharedTools(), ...(ownServers?.tools() ?? [])].map((t) => [t.name, t]));
       return { tools: shape.toolNames.flatMap((name) => candidates.get(name) ?? []), hints: {} };
     };
     const select = fork ? forkTools(fork) : selectTools;
