@@ -29,7 +29,7 @@ import { HookRunner, isEmptyHookSet, parseHooks, type HookSet } from './hooks/in
 import { planPrompt, type PromptPlan } from './prompt-plan.js';
 import { findProject, type ProjectInfo } from './project.js';
 import type { McpServerConfig } from './mcp/config.js';
-import { McpManager, type McpServerState } from './mcp/manager.js';
+import { McpManager, type McpServerState, type SessionMcpServers } from './mcp/manager.js';
 import { LiveSessions } from './engine/live-sessions.js';
 import { providerKeys, registerSecrets } from './tools/child-env.js';
 import { costFunction, knownModels, limitOf, modelTakesImages, resolveModelName, parseModelRef, type ModelLimit } from './provider/index.js';
@@ -891,6 +891,11 @@ export class Engine {
   async mcpStatus(): Promise<McpServerState[]> {
     await this.mcp.start();
     return this.mcp.states();
+  }
+
+  /** The own MCP servers of each session in memory whose agent file defines some (`/mcp`); starts nothing. */
+  agentMcpStatus(): SessionMcpServers[] {
+    return this.sessions.agentServerStates();
   }
 
   /** Stops the MCP servers this engine started; the engine is not used afterwards. */

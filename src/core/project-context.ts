@@ -153,6 +153,14 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
     }
   }
   const notice = narrowing?.notice();
+  const mcp = { ...mcpJson.servers, ...config.mcp };
+  // A name in an agent's `mcpServers` that no configuration defines gives it nothing: said, not dropped silently.
+  for (const agent of agents.values()) {
+    for (const name of agent.mcpServerNames ?? []) {
+      if (mcp[name] !== undefined) continue;
+      warnings.push({ source: agent.source, message: `agent "${agent.name}": "mcpServers" names the server "${name}", which no configuration defines (the "mcp" key of .opencoderc.json, or a trusted project's .mcp.json); it is left out.` });
+    }
+  }
   // Everything below reaches a terminal (stderr, the TUI, an editor's log) and much of it
   // was written by the repository: file and key names, agent and command names and
   // descriptions. It is made terminal-safe here, the one place all front ends load through.
@@ -173,7 +181,7 @@ export function loadProject({ cwd, env, trustOnce, sandboxMode, agents: programA
       changedFiles: (narrowing?.changed ?? []).map(terminalSafe),
       ...(notice ? { notice: terminalSafe(notice) } : {}),
     },
-    mcp: { ...mcpJson.servers, ...config.mcp },
+    mcp,
     peerDirs: peerUserDirs(env),
     warnings: [
       ...(trust.warning ? [trust.warning] : []),

@@ -701,7 +701,7 @@ function Screen(props: ScreenProps) {
         />
       ) : null}
       {overlay?.kind === 'help' ? <HelpView keymap={props.keybinds} commands={commands} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
-      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
+      {overlay?.kind === 'mcp' ? <McpView states={overlay.states} agentStates={overlay.agentStates} maxRows={overlayRows} onClose={() => setOverlay(undefined)} /> : null}
       {overlay?.kind === 'shell-output' ? (
         <ShellOutputView
           core={core}

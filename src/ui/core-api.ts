@@ -35,6 +35,7 @@ export type UiCore = Pick<
     Pick<
       Engine,
       | 'mcpStatus'
+      | 'agentMcpStatus'
       | 'modelChoices'
       | 'skills'
       | 'runningShells'

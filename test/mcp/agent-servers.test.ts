@@ -90,6 +90,37 @@ describe('mcpServers in an agent file', () => {
     await waitUntilGone(marker);
   });
 
+  it("gives a fork of the agent's session servers of its own, started for the fork and stopped with it", async () => {
+    const marker = `own-${randomUUID()}`;
+    h = await startHarness({
+      config: { permission: { 'mcp__own__*': 'allow' }, subagents: { max_depth: 2 } },
+      files: { '.claude/agents/helper.md': ownServerAgent('helper', marker) },
+    });
+    let whileForkRan: number[] = [];
+    // The fork inherits the child's conversation, so both are one script, served in order.
+    scriptConversations(h.server, {
+      'delegate': [toolUse('task', { description: 'use it', prompt: 'child work', subagent_type: 'helper' }), text('done')],
+      'child work': [
+        toolUse('mcp__own__ok', { word: 'child' }),
+        toolUse('task', { description: 'copy', prompt: 'fork work', subagent_type: 'fork' }),
+        toolUse('mcp__own__ok', { word: 'fork' }),
+        () => {
+          whileForkRan = childPids(marker);
+          return text('fork done');
+        },
+        text('child done'),
+      ],
+    });
+    expect((await h.engine.prompt(h.engine.createSession().id, 'delegate')).status).toBe('completed');
+    const [, , forkFirst, forkSecond] = requestsOf(h.server, 'child work');
+    // The fork runs as the same agent: the same tools, its own server's among them, and they work.
+    expect(toolNames(forkFirst!)).toContain('mcp__own__ok');
+    expect(toolResults(forkSecond!).map((r) => JSON.stringify(r.content))).toEqual([expect.stringContaining('ok fork')]);
+    // One server for the child, one for its fork (each session has its own set).
+    expect(whileForkRan).toHaveLength(2);
+    await waitUntilGone(marker);
+  });
+
   it("uses the agent's own server over a configured one of the same name, for that agent only, and says so", async () => {
     const marker = `own-${randomUUID()}`;
     const warnings: string[] = [];

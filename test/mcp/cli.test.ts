@@ -82,6 +82,44 @@ describe('opencode-ink mcp list', () => {
     expect(processesWith(marker)).toEqual([]);
   });
 
+  it("lists each agent's own servers with the agent and its file, and leaves none running", async () => {
+    p = await startCliProject();
+    const marker = `marker-${randomUUID()}`;
+    mkdirSync(join(p.project, '.claude', 'agents'), { recursive: true });
+    writeFileSync(
+      join(p.project, '.claude', 'agents', 'reviewer.md'),
+      [
+        '---',
+        'name: reviewer',
+        'description: Has servers of its own',
+        'mcpServers:',
+        '  - own:',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        `      args: [${JSON.stringify(CRASHY)}, ${marker}]`,
+        '  - gone:',
+        '      command: /nonexistent/server',
+        '---',
+        'Review.',
+      ].join('\n'),
+    );
+    expect((await runCli(['trust'], { cwd: p.project, env: p.env })).code).toBe(0);
+    const result = await runCli(['mcp', 'list', '--json'], { cwd: p.project, env: p.env });
+    expect(result.code).toBe(0);
+    const states = JSON.parse(result.stdout) as Array<{ name: string; status: string; agent?: { name: string; file: string }; tools: Array<{ name: string }> }>;
+    const file = join(p.project, '.claude', 'agents', 'reviewer.md');
+    expect(states.map((s) => [s.name, s.status, s.agent])).toEqual([
+      ['own', 'connected', { name: 'reviewer', file }],
+      ['gone', 'failed', { name: 'reviewer', file }],
+    ]);
+    expect(states[0]!.tools.map((t) => t.name)).toContain('mcp__own__ok');
+    expect(processesWith(marker)).toEqual([]);
+
+    const text = await runCli(['mcp', 'list'], { cwd: p.project, env: p.env });
+    expect(text.stdout).toMatch(/^agent reviewer \(\.claude\/agents\/reviewer\.md\):\n {2}own\s+connected \(6 tools\)\s+local$/m);
+    expect(text.stdout).toMatch(/^ {2}gone\s+failed\s+local$/m);
+    expect(processesWith(marker)).toEqual([]);
+  });
+
   it('stops the servers when a run is ended with SIGTERM mid-turn', async () => {
     p = await startCliProject();
     const marker = `marker-${randomUUID()}`;

@@ -203,6 +203,8 @@ function applyMcpServers(agent: AgentDefinition, field: unknown): string[] {
   const ownNames = Object.keys(own);
   if (ownNames.length > 0) agent.mcpServers = own;
   else delete agent.mcpServers;
+  if (names.length > 0) agent.mcpServerNames = names;
+  else delete agent.mcpServerNames;
   const listed = [...names, ...ownNames];
   if (agent.tools && listed.length > 0) agent.tools = [...new Set([...agent.tools, ...listed.map((name) => `mcp__${sanitizeName(name).toLowerCase()}__*`)])];
   return warnings;

@@ -62,6 +62,8 @@ export interface AgentDefinition {
    * no other agent or session sees them.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /** `mcpServers:` names of configured servers it uses; one no configuration defines is named in a warning (project-context.ts). */
+  mcpServerNames?: string[];
   /** `effort:` — how hard its model thinks, where the model takes it (provider/effort.ts). */
   effort?: Effort;
   hidden: boolean;

@@ -17,7 +17,7 @@ import { PermissionGate, TreeApprovals, type AutoApproval, type PermissionQuesti
 import { effectiveMode, type PermissionMode } from '../permission/modes.js';
 import { DEFAULT_RULES, evaluateChain, rulesFromConfig, type Rule, type Ruleset } from '../permission/rules.js';
 import { findProject, type ProjectInfo } from '../project.js';
-import { McpManager } from '../mcp/manager.js';
+import { McpManager, type SessionMcpServers } from '../mcp/manager.js';
 import { MCP_TOOL_PREFIX, sanitizeName } from '../mcp/names.js';
 import { effortOnWire } from '../provider/effort.js';
 import type { LiveSessions } from './live-sessions.js';
@@ -98,7 +98,8 @@ export class SessionFactory {
    * session, as Claude Code connects them per sub-agent run; stopped when the session leaves memory.
    */
   private readonly agentServers = new WeakMap<LiveSession, { manager: McpManager; warned: boolean }>();
-  private readonly openAgentServers = new Set<McpManager>();
+  /** The own server sets not stopped yet, with the session and agent each belongs to (`/mcp` lists them). */
+  private readonly openAgentServers = new Map<McpManager, { sessionId: string; agent: string }>();
   /** Warnings said once per engine (an agent's `effort` its model does not take, a server name clash). */
   private readonly warnedOnce = new Set<string>();
 
@@ -241,7 +242,9 @@ export class SessionFactory {
       askUserTool,
     ];
     // The agent's own servers (inline `mcpServers`): built now, started only when a turn first needs tools.
-    const ownServers = agent.mcpServers && !fork ? this.agentServersFor(agent, row.cwd) : undefined;
+    // A fork runs as its caller's agent with its caller's tools, so it gets that agent's servers
+    // too — a set of its own, since a server's state (and its life) belongs to one session.
+    const ownServers = agent.mcpServers ? this.agentServersFor(agent, row) : undefined;
     // Its own server wins over a configured one of the same name, for this agent alone.
     const ownPrefixes = Object.keys(agent.mcpServers ?? {}).map((name) => `${MCP_TOOL_PREFIX}${sanitizeName(name)}__`);
     const sharedTools = () => (ownServers ? mcp.tools().filter((t) => !ownPrefixes.some((prefix) => t.name.startsWith(prefix))) : mcp.tools());
@@ -263,7 +266,7 @@ export class SessionFactory {
       return { tools: candidates.filter((t) => chosen.has(t.name)), hints: gate.hints };
     };
     const forkTools = (shape: ForkShape) => () => {
-      const candidates = new Map([...base, sendMessage, ...mcp.tools()].map((t) => [t.name, t]));
+      const candidates = new Map([...base, sendMessage, ...sharedTools(), ...(ownServers?.tools() ?? [])].map((t) => [t.name, t]));
       return { tools: shape.toolNames.flatMap((name) => candidates.get(name) ?? []), hints: {} };
     };
     const select = fork ? forkTools(fork) : selectTools;
@@ -354,7 +357,7 @@ export class SessionFactory {
   }
 
   /** A session's own servers, not started yet; the configured ones of the same names are named once as set aside. */
-  private agentServersFor(agent: AgentDefinition, cwd: string): McpManager {
+  private agentServersFor(agent: AgentDefinition, { id, cwd }: Pick<SessionRow, 'id' | 'cwd'>): McpManager {
     const configured = new Set(this.deps.mcp.states().map((state) => state.name));
     const clashes = Object.keys(agent.mcpServers ?? {}).filter((name) => configured.has(name));
     for (const name of clashes) {
@@ -364,7 +367,7 @@ export class SessionFactory {
       );
     }
     const manager = new McpManager(agent.mcpServers ?? {}, { cwd, sandbox: () => serverSandbox(this.deps.sandbox, cwd) });
-    this.openAgentServers.add(manager);
+    this.openAgentServers.set(manager, { sessionId: id, agent: agent.name });
     return manager;
   }
 
@@ -375,7 +378,12 @@ export class SessionFactory {
 
   /** Stops the own servers of every session still held (the engine closes). */
   async closeAgentServers(): Promise<void> {
-    await Promise.all([...this.openAgentServers].map((manager) => this.stopAgentServers(manager)));
+    await Promise.all([...this.openAgentServers.keys()].map((manager) => this.stopAgentServers(manager)));
+  }
+
+  /** The own servers of the sessions in memory, as they are now (`pending` until a turn needed them); starts nothing. */
+  agentServerStates(): SessionMcpServers[] {
+    return [...this.openAgentServers].map(([manager, owner]) => ({ session_id: owner.sessionId, agent: owner.agent, servers: manager.states() }));
   }
 
   /**

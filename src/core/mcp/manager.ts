@@ -25,6 +25,13 @@ export interface McpServerState {
   tools: Array<{ name: string; server_tool: string; description?: string }>;
 }
 
+/** One live session's own servers (its agent file's inline `mcpServers`), as `/mcp` shows them. */
+export interface SessionMcpServers {
+  session_id: string;
+  agent: string;
+  servers: McpServerState[];
+}
+
 export interface McpManagerOptions {
   cwd: string;
   /**

@@ -8,7 +8,7 @@
 import type { CompactSkipped } from '../../core/context/index.js';
 import type { PromptEntry, RevertOutcome, RewindMode } from '../../core/engine.js';
 import { errorMessage } from '../../core/errors.js';
-import type { McpServerState } from '../../core/mcp/manager.js';
+import type { McpServerState, SessionMcpServers } from '../../core/mcp/manager.js';
 import { modelProblem } from '../../core/provider/models.js';
 import type { SessionRow } from '../../core/store/index.js';
 import type { UiCore } from '../core-api.js';
@@ -22,7 +22,7 @@ export type Overlay =
   | { kind: 'help' }
   | { kind: 'agents' }
   | { kind: 'skills' }
-  | { kind: 'mcp'; states?: McpServerState[] }
+  | { kind: 'mcp'; states?: McpServerState[]; agentStates?: SessionMcpServers[] }
   | { kind: 'shells'; back?: { sessionId: string; shellId: string } }
   | { kind: 'shell-output'; sessionId: string; shellId: string; command: string }
   | { kind: 'tasks' }
@@ -85,7 +85,8 @@ export function runBuiltinCommand(name: string, args: string, ctx: SlashContext)
       // The panel opens at once; the servers' states fill it in once they have started.
       ctx.setOverlay({ kind: 'mcp' });
       void (core.mcpStatus?.() ?? Promise.resolve([])).then(
-        (states) => ctx.setOverlay({ kind: 'mcp', states }),
+        // Agents' own servers are listed as they are: a session's start only when its turn needs them.
+        (states) => ctx.setOverlay({ kind: 'mcp', states, agentStates: core.agentMcpStatus?.() ?? [] }),
         (err: unknown) => ctx.notify(errorMessage(err)),
       );
       return true;

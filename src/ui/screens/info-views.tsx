@@ -4,7 +4,7 @@
 import { Box, Text } from 'ink';
 import type { AgentDefinition } from '../../core/agents/index.js';
 import { mcpStateLines } from '../../core/mcp/format.js';
-import type { McpServerState } from '../../core/mcp/manager.js';
+import type { McpServerState, SessionMcpServers } from '../../core/mcp/manager.js';
 import type { SkillCatalogue } from '../../core/skills/index.js';
 import { useState, type ReactElement } from 'react';
 import { useKeys } from '../keys/key-router.js';
@@ -135,16 +135,30 @@ export function SkillsView({ catalogue, onClose, maxRows }: PanelProps & { catal
   return <Panel title="Skills" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }
 
-/** `/mcp`: each server's state and tools; `states` is undefined while the servers start. */
-export function McpView({ states, onClose, maxRows }: PanelProps & { states: readonly McpServerState[] | undefined }) {
+/**
+ * `/mcp`: each configured server's state and tools (`states` is undefined while they start),
+ * then the own servers of each live session whose agent file defines some, under that agent and session.
+ */
+export function McpView({
+  states,
+  agentStates = [],
+  onClose,
+  maxRows,
+}: PanelProps & { states: readonly McpServerState[] | undefined; agentStates?: readonly SessionMcpServers[] }) {
+  const serverLines = (state: McpServerState, key: string, indent: string) =>
+    mcpStateLines(state).map((text, j) => line(`${key}:${j}`, j === 0 ? <Text bold>{indent + text}</Text> : indent + text));
   let lines: ReactElement[];
   if (!states) lines = [line('starting', 'Starting MCP servers…')];
-  else if (states.length === 0) lines = [line('none', 'No MCP servers configured (the "mcp" key of .opencoderc.json, or a trusted project\'s .mcp.json).')];
-  else
-    lines = states.flatMap((state, i) => [
-      ...(i > 0 ? [line(`gap:${state.name}`, ' ')] : []),
-      ...mcpStateLines(state).map((text, j) => line(`${state.name}:${j}`, j === 0 ? <Text bold>{text}</Text> : text)),
-    ]);
+  else if (states.length === 0 && agentStates.length === 0)
+    lines = [line('none', 'No MCP servers configured (the "mcp" key of .opencoderc.json, or a trusted project\'s .mcp.json).')];
+  else {
+    lines = states.flatMap((state, i) => [...(i > 0 ? [line(`gap:${state.name}`, ' ')] : []), ...serverLines(state, state.name, '')]);
+    for (const owner of agentStates) {
+      if (lines.length > 0) lines.push(line(`gap:${owner.session_id}`, ' '));
+      lines.push(line(`owner:${owner.session_id}`, <Text bold>{`agent ${terminalSafe(owner.agent)} · session ${owner.session_id}`}</Text>));
+      owner.servers.forEach((state) => lines.push(...serverLines(state, `${owner.session_id}:${state.name}`, '  ')));
+    }
+  }
   return <Panel title="MCP servers" lines={lines} maxRows={maxRows} onClose={onClose} />;
 }
 
