@@ -49,6 +49,8 @@ const NEEDS_ISOLATION = [
   'test/ui/transcript/markdown-loading.test.tsx',
   // Replaces the timers with fake ones while it runs.
   'test/ui/state/frame-scheduler.test.ts',
+  // Sets the build's parsed built-in agents as a global and reloads the agent modules.
+  'test/agents/builtin-cache.test.ts',
 ];
 
 export default defineConfig({

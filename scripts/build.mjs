@@ -13,6 +13,7 @@ import { graphemeShims } from './grapheme-plugins.mjs';
 import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
 import { buildInputsHash, writeDistStamp } from './dist-stamp.mjs';
+import { parseBuiltinAgents } from './builtin-agents.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -71,6 +72,9 @@ const common = {
   minifySyntax: true,
   plugins: [zodEnglishOnly, shims.plugin],
 };
+
+// The built-in agents, parsed once here rather than at every start (src/core/agents/builtin-cache.ts).
+common.define.__OC_BUILTIN_AGENTS__ = JSON.stringify(await parseBuiltinAgents(root, common));
 
 const esm = await build({
   ...common,

@@ -125,7 +125,8 @@ export async function buildCliScript({ name, options, esmMetafile, entry, outdir
  * but the stateless text shims, which esbuild places with its runtime helpers.
  */
 function assertNoSharedModules(file, esmMetafile, lazyChunks, scriptMetafile) {
-  const stateless = (input) => input.startsWith('src/shims/') || input.startsWith('grapheme-shims:');
+  // Build-time data (a JSON `define`, such as the parsed built-in agents) is constant: a copy holds no state.
+  const stateless = (input) => input.startsWith('src/shims/') || input.startsWith('grapheme-shims:') || input.startsWith('<define:');
   const bundledInputs = new Set(Object.keys(scriptMetafile.inputs).filter((input) => !stateless(input)));
   const seen = new Set();
   const visit = (chunk) => {

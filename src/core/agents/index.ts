@@ -7,6 +7,7 @@ import { projectConfigDirs } from '../config/load.js';
 import type { PeerUserDirs } from '../config/paths.js';
 import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import { applyFields, skeleton } from './build.js';
+import { cachedBuiltinAgent } from './builtin-cache.js';
 import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
@@ -104,6 +105,9 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
     (folder) => folder.dir,
     'agent',
     (text, file, folder) => {
+      // Tools a program added could change how a tools list reads, so only a plain start uses the build's parse.
+      const cached = folder.origin === 'builtin' && !opts.extraTools?.length ? cachedBuiltinAgent(basename(file), text, folder.defaultMode, file) : undefined;
+      if (cached) return { ok: true, value: { agent: cached, folder, file }, warnings: [] };
       const parsed = parseAgentMarkdown(text, { file, fallbackName: basename(file).replace(/\.md$/i, ''), defaultMode: folder.defaultMode, extraTools: opts.extraTools });
       if (!parsed.ok) return parsed;
       // Pushed here rather than returned, to keep the names with the message (same order as before the file's other warnings).
