@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { LABEL_ROLE } from '../../src/core/runner/base-image.js';
 import { LABEL_SESSION } from '../../src/core/runner/docker-hosts.js';
 import { ContainerFleet } from '../../src/core/runner/fleet.js';
 import type { RunningCommand } from '../../src/core/sandbox/runner.js';
@@ -263,12 +264,77 @@ describe('container runner on Podman', () => {
     await docker.getContainer(leftoverId).remove({ force: true });
     const orphan = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/sh', '-c', 'sleep 600'], Labels: { ...labels, 'opencode-ink.owner-pid': '999999', 'opencode-ink.instance': 'gone' } });
     const alive = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/sh', '-c', 'sleep 600'], Labels: { ...labels, 'opencode-ink.owner-pid': String(process.pid), 'opencode-ink.instance': 'other-live' } });
+    // A base image left by the same killed instance, and one of a live instance, which stays.
+    const loader = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/true'], Labels: { ...labels, [LABEL_ROLE]: 'base', 'opencode-ink.owner-pid': '999999', 'opencode-ink.instance': 'gone' } });
+    const deadBase = ((await loader.commit({ repo: 'opencode-ink-base', tag: 'dead-owner', pause: false })) as { Id: string }).Id;
+    await loader.remove({ force: true });
+    const liveLoader = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/true'], Labels: { ...labels, [LABEL_ROLE]: 'base', 'opencode-ink.owner-pid': String(process.pid), 'opencode-ink.instance': 'other-live' } });
+    const liveBase = ((await liveLoader.commit({ repo: 'opencode-ink-base', tag: 'live-owner', pause: false })) as { Id: string }).Id;
+    await liveLoader.remove({ force: true });
     const later = fleetFor();
-    expect(await later.removeLeftovers()).toBeGreaterThanOrEqual(1);
+    const swept = await later.removeLeftovers();
+    expect(swept.containers).toBeGreaterThanOrEqual(1);
+    expect(swept.images).toBeGreaterThanOrEqual(1);
+    const imageIds = (await docker.listImages()).map((image) => image.Id);
+    expect(imageIds.filter((id) => id.endsWith(deadBase.replace(/^sha256:/, '')))).toHaveLength(0);
+    expect(imageIds.filter((id) => id.endsWith(liveBase.replace(/^sha256:/, '')))).toHaveLength(1);
+    await docker.getImage(liveBase).remove();
     await expect(docker.getContainer(orphan.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
     expect((await docker.getContainer(alive.id).inspect()).Id).toBe(alive.id);
     await docker.getContainer(alive.id).remove({ force: true });
     rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('starts children asking together from one base image of the workspace, each isolated, and removes it with the last', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    writeFileSync(join(workspace, 'a.txt'), 'first\n');
+    writeFileSync(join(workspace, 'gone.txt'), 'delete me\n');
+    mkdirSync(join(workspace, 'src'));
+    writeFileSync(join(workspace, 'src/tool.sh'), '#!/bin/sh\necho tool ran\n');
+    chmodSync(join(workspace, 'src/tool.sh'), 0o755);
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
+    const before = await baseImages();
+    const fleet = fleetFor({ max_per_host: 10 });
+    const signal = new AbortController().signal;
+    try {
+      const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_base_${i}`, workspace)));
+      const made = (await baseImages()).filter((id) => !before.includes(id));
+      expect(made).toHaveLength(1);
+      for (const child of children) expect((await docker.getContainer(child.id).inspect()).Image).toBe(made[0]);
+      // The loader that made it is gone, and the children carry their own role, not the base's.
+      expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_ROLE}=base`] } })).toHaveLength(0);
+      expect((await docker.getContainer(children[0]!.id).inspect()).Config.Labels[LABEL_ROLE]).toBe('session');
+      for (const child of children) {
+        const seen = await collect(await child.run('cat a.txt; ./src/tool.sh; ls gone.txt', { cwd: workspace, env: {}, signal }));
+        expect(seen.text).toBe('first\ntool ran\ngone.txt\n');
+      }
+      // One child's container is its own: what it leaves outside the workspace no sibling sees.
+      await collect(await children[0]!.run('echo secret > /tmp/left-by-0', { cwd: workspace, env: {}, signal }));
+      expect((await collect(await children[1]!.run('cat /tmp/left-by-0 || echo absent', { cwd: workspace, env: {}, signal }))).text).toContain('absent');
+
+      // A child starting while the base is held starts from it too, and gets what changed here since.
+      writeFileSync(join(workspace, 'a.txt'), 'second, longer\n');
+      rmSync(join(workspace, 'gone.txt'));
+      writeFileSync(join(workspace, 'new.txt'), 'new\n');
+      const late = await fleet.acquire('ses_base_late', workspace);
+      expect((await docker.getContainer(late.id).inspect()).Image).toBe(made[0]);
+      const caught = await collect(await late.run('cat a.txt new.txt; test -e gone.txt && echo still-there; true', { cwd: workspace, env: {}, signal }));
+      expect(caught.text).toBe('second, longer\nnew\n');
+
+      for (const i of [0, 1, 2]) await fleet.release(`ses_base_${i}`);
+      expect((await docker.getImage(made[0]!).inspect()).Id).toBe(made[0]);
+      await fleet.release('ses_base_late');
+      expect(await baseImages()).not.toContain(made[0]);
+
+      // A lone child makes no base.
+      await fleet.acquire('ses_alone', workspace);
+      expect((await baseImages()).filter((id) => !before.includes(id))).toHaveLength(0);
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 
   it('skips an unreachable host with a notice and fails naming every host when none can take the child', async (ctx) => {

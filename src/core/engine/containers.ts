@@ -19,8 +19,12 @@ export class ChildContainers {
     if (config.kind === 'docker') {
       void this.load()
         .then((fleet) => fleet.removeLeftovers())
-        .then((count) => {
-          if (count > 0) this.notice(`Removed ${count} container${count === 1 ? '' : 's'} left by an earlier run that did not exit cleanly.`);
+        .then(({ containers, images }) => {
+          const what = [
+            ...(containers > 0 ? [`${containers} container${containers === 1 ? '' : 's'}`] : []),
+            ...(images > 0 ? [`${images} base image${images === 1 ? '' : 's'}`] : []),
+          ];
+          if (what.length) this.notice(`Removed ${what.join(' and ')} left by an earlier run that did not exit cleanly.`);
         })
         .catch(() => undefined);
     }

@@ -1,7 +1,8 @@
 // One sub-agent's container and the command runner on it (DESIGN §25). Contract:
 // - `ContainerRunner.create` starts a container from the image (network `none` unless allowed,
 //   cpu and memory limits, labels naming this program's instance and the session), makes the
-//   workspace folder at the same absolute path and copies the workspace in;
+//   workspace folder at the same absolute path and copies the workspace in — or, started from a
+//   batch's base image that holds it already (base-image.ts), copies in only what changed since;
 // - `run` implements the runner interface (sandbox/runner.ts): before the command, what changed
 //   on this machine since the last sync is copied in (deleted files removed); the command runs in
 //   a shell in the container with the given environment minus this machine's own paths (on a
@@ -38,6 +39,8 @@ export interface ContainerSpec {
   memoryMb?: number | undefined;
   labels: Record<string, string>;
   name: string;
+  /** Set when `image` is a base (base-image.ts) holding the workspace as this tree: only what changed since is copied in. */
+  baseTree?: LocalTree | undefined;
 }
 
 interface Listed {
@@ -112,8 +115,11 @@ export class ContainerRunner implements RemoteCommandRunner {
     const runner = new ContainerRunner(container, spec);
     try {
       await container.start();
-      const made = await runner.exec(['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
-      if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr.toString().trim() || `exit ${made.exitCode}`}`);
+      if (spec.baseTree) runner.localBase = new Map(spec.baseTree);
+      else {
+        const made = await runner.exec(['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
+        if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr.toString().trim() || `exit ${made.exitCode}`}`);
+      }
       await runner.syncIn();
       await runner.listContainer();
     } catch (err) {

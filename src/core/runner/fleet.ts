@@ -5,10 +5,15 @@
 //   (each told once through `notice`); when none can take it, it throws one error naming every
 //   host and why — it never falls back to running on this machine;
 // - `release` removes a child's container; `close` removes all of them (the program's exit);
-// - `removeLeftovers` deletes containers a killed instance of this program left on the hosts
-//   (owner on this machine, owner process gone).
+// - children that start together (three or more) on one host and workspace share one base image of it
+//   (base-image.ts): the tree is uploaded once, not once per child; a lone child has its
+//   workspace copied in as before; a host where a base cannot be made is told once and its
+//   children are copied in one by one;
+// - `removeLeftovers` deletes containers and base images a killed instance of this program left
+//   on the hosts (owner on this machine, owner process gone).
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
+import { BaseImages, LABEL_ROLE, makeBase, type BaseImage } from './base-image.js';
 import type { RunnerConfig } from './config.js';
 import { ContainerRunner } from './container-runner.js';
 import {
@@ -24,6 +29,11 @@ import {
 } from './docker-hosts.js';
 
 const PING_MS = 5_000;
+/**
+ * Children asking at once for one workspace from which they share a base image: making one costs
+ * about what two uploads do (one upload, then a commit), so it pays from the third child on.
+ */
+const SHARE_FROM = 3;
 
 export interface FleetOptions {
   config: RunnerConfig;
@@ -51,6 +61,14 @@ export class ContainerFleet {
   /** Containers being started, per host, so children starting together spread out. */
   private readonly starting = new Map<string, number>();
   private readonly told = new Set<string>();
+  /** Children asking for a container now, per workspace: `SHARE_FROM` or more at once share a base. */
+  private readonly asking = new Map<string, number>();
+  private readonly bases = new BaseImages();
+  /** Each child's base, given back when its container goes. */
+  private readonly baseOf = new Map<string, { host: string; docker: Docker; workspace: string; base: BaseImage }>();
+  /** Hosts where a base could not be made, and why: their children are copied in one by one. */
+  private readonly noBase = new Map<string, string>();
+  private baseCount = 0;
 
   constructor(private readonly options: FleetOptions) {
     this.hosts = runnerHosts(options.config, options.env);
@@ -73,7 +91,8 @@ export class ContainerFleet {
           const docker = await this.client(url);
           await withDeadline(docker.ping(), PING_MS, url);
           const listed = await withDeadline(docker.listContainers({ filters: { label: [LABEL_PROGRAM] } }), PING_MS, url);
-          const staying = listed.filter((container) => !this.releasing.has(container.Id));
+          // A base's loader lives for a moment and runs nothing of a child's: it takes no place.
+          const staying = listed.filter((container) => !this.releasing.has(container.Id) && container.Labels?.[LABEL_ROLE] !== 'base');
           return { url, docker, count: staying.length + (this.starting.get(url) ?? 0) };
         } catch (err) {
           return { url, count: 0, why: describeHostError(err, url) };
@@ -84,6 +103,45 @@ export class ContainerFleet {
 
   /** `who` names the session in the error: "this sub-agent" (default) or "the main session". */
   async acquire(sessionId: string, workspace: string, who = 'this sub-agent'): Promise<ContainerRunner> {
+    this.asking.set(workspace, (this.asking.get(workspace) ?? 0) + 1);
+    try {
+      return await this.acquireOn(sessionId, workspace, who);
+    } finally {
+      const left = (this.asking.get(workspace) ?? 1) - 1;
+      if (left > 0) this.asking.set(workspace, left);
+      else this.asking.delete(workspace);
+    }
+  }
+
+  private ownerLabels(): Record<string, string> {
+    return {
+      [LABEL_PROGRAM]: 'opencode-ink',
+      [LABEL_INSTANCE]: this.instance,
+      [LABEL_OWNER_HOST]: hostname(),
+      [LABEL_OWNER_PID]: String(process.pid),
+    };
+  }
+
+  /**
+   * The batch's base on this host when other children ask for the same workspace now, or one is
+   * still held by children started earlier; undefined for a lone child.
+   */
+  private async baseFor(url: string, docker: Docker, workspace: string): Promise<BaseImage | undefined> {
+    if (this.noBase.has(url) || ((this.asking.get(workspace) ?? 0) < SHARE_FROM && !this.bases.has(url, workspace))) return undefined;
+    const image = this.options.config.image!;
+    return this.bases.take(url, docker, workspace, () =>
+      makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}` }).catch((err: unknown) => {
+        const why = describeHostError(err, url);
+        if (!this.noBase.has(url)) {
+          this.noBase.set(url, why);
+          this.options.notice(`Container host ${url}: no shared base image for sub-agents started together (${why}); each copies its workspace in on its own.`);
+        }
+        throw err;
+      }),
+    );
+  }
+
+  private async acquireOn(sessionId: string, workspace: string, who: string): Promise<ContainerRunner> {
     const { config } = this.options;
     const image = config.image!;
     const survey = await this.survey();
@@ -104,25 +162,25 @@ export class ContainerFleet {
         continue;
       }
       this.starting.set(host.url, (this.starting.get(host.url) ?? 0) + 1);
+      let base: BaseImage | undefined;
       try {
+        base = await this.baseFor(host.url, host.docker!, workspace);
         const runner = await ContainerRunner.create({
           docker: host.docker!,
           host: host.url,
-          image,
+          image: base?.image ?? image,
+          baseTree: base?.tree,
           workspace,
           network: config.network,
           cpus: config.cpus,
           memoryMb: config.memory_mb,
           name: `opencode-ink-${sessionId.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}-${Date.now().toString(36)}`,
-          labels: {
-            [LABEL_PROGRAM]: 'opencode-ink',
-            [LABEL_INSTANCE]: this.instance,
-            [LABEL_OWNER_HOST]: hostname(),
-            [LABEL_OWNER_PID]: String(process.pid),
-            [LABEL_SESSION]: sessionId,
-          },
+          // The role is set for every child: one started from a base would otherwise inherit the loader's.
+          labels: { ...this.ownerLabels(), [LABEL_SESSION]: sessionId, [LABEL_ROLE]: 'session' },
         });
         this.running.set(sessionId, runner);
+        if (base) this.baseOf.set(sessionId, { host: host.url, docker: host.docker!, workspace, base });
+        base = undefined;
         return runner;
       } catch (err) {
         const error = err as { statusCode?: number; json?: { message?: string } };
@@ -133,6 +191,7 @@ export class ContainerFleet {
         reasons.push(`${host.url}: ${why}`);
       } finally {
         this.starting.set(host.url, (this.starting.get(host.url) ?? 1) - 1);
+        if (base) void this.bases.drop(host.url, host.docker!, workspace, base);
       }
     }
     throw new Error(`No container host could take ${who}: ${reasons.join('; ')}.`);
@@ -147,29 +206,49 @@ export class ContainerFleet {
       await runner.remove().catch(() => undefined);
     } finally {
       this.releasing.delete(runner.id);
+      // After the container is gone: the host refuses to remove an image a container still uses.
+      const held = this.baseOf.get(sessionId);
+      this.baseOf.delete(sessionId);
+      if (held) await this.bases.drop(held.host, held.docker, held.workspace, held.base);
     }
   }
 
   async close(): Promise<void> {
     const all = [...this.running.keys()];
     await Promise.all(all.map((id) => this.release(id)));
+    await this.bases.close();
   }
 
-  /** Removes containers of instances of this program on this machine whose process is gone; how many. */
-  async removeLeftovers(): Promise<number> {
-    let removed = 0;
+  /** Removes containers and base images of instances of this program on this machine whose process is gone; how many of each. */
+  async removeLeftovers(): Promise<{ containers: number; images: number }> {
+    let containers = 0;
+    let images = 0;
+    const deadOwner = (labels: Record<string, string> | undefined): boolean => {
+      const pid = Number(labels?.[LABEL_OWNER_PID]);
+      return labels?.[LABEL_INSTANCE] !== this.instance && Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+    };
     await Promise.all(
       this.hosts.map(async (url) => {
         try {
           const docker = await this.client(url);
-          const listed = await withDeadline(docker.listContainers({ all: true, filters: { label: [`${LABEL_OWNER_HOST}=${hostname()}`] } }), PING_MS, url);
+          const mine = { label: [`${LABEL_OWNER_HOST}=${hostname()}`] };
+          const listed = await withDeadline(docker.listContainers({ all: true, filters: mine }), PING_MS, url);
           for (const container of listed) {
-            const pid = Number(container.Labels[LABEL_OWNER_PID]);
-            if (container.Labels[LABEL_INSTANCE] === this.instance || !Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+            if (!deadOwner(container.Labels)) continue;
             await docker
               .getContainer(container.Id)
               .remove({ force: true })
-              .then(() => removed++)
+              .then(() => containers++)
+              .catch(() => undefined);
+          }
+          // Base images after the containers that were made from them (the host refuses an image in use).
+          const bases = await withDeadline(docker.listImages({ filters: mine }), PING_MS, url);
+          for (const image of bases) {
+            if (image.Labels?.[LABEL_ROLE] !== 'base' || !deadOwner(image.Labels)) continue;
+            await docker
+              .getImage(image.Id)
+              .remove()
+              .then(() => images++)
               .catch(() => undefined);
           }
         } catch {
@@ -177,6 +256,6 @@ export class ContainerFleet {
         }
       }),
     );
-    return removed;
+    return { containers, images };
   }
 }

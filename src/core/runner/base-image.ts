@@ -1,0 +1,176 @@
+// One shared starting point for the containers of a batch of sub-agents (DESIGN §25). Contract:
+// - `BaseImages.take(host, workspace, make)` gives a base image holding `workspace` (at the same
+//   absolute path) and the tree it was made from, shared by every child on that host and path
+//   while one of them still runs: ten children started together upload the tree once and start
+//   from one image layer instead of each unpacking thousands of files into its own container;
+// - `makeBase` makes one: a short-lived loader container (labelled as this program's, role
+//   `base`) gets the workspace by one upload, is committed to an image (its labels kept, so the
+//   next start's sweep of a dead owner finds it), and is removed;
+// - the image is removed when the last child that took it gives it back (`drop`), or at `close`;
+//   what a dead instance left is removed by the fleet's sweep (fleet.ts). A child starting from
+//   a base copies in only what changed on this machine since the base's tree was read, so an
+//   older base is never wrong, only larger to catch up with.
+import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
+import { readEntries, scanTree, type LocalTree } from './local-tree.js';
+import { packTar } from './tar.js';
+
+export const LABEL_ROLE = 'opencode-ink.role';
+/** The repository name base images are committed under (a tag per base). */
+const BASE_REPOSITORY = 'opencode-ink-base';
+
+export interface BaseImage {
+  /** Image id to create a child's container from. */
+  image: string;
+  /** The workspace as this machine held it when the base was read. */
+  tree: LocalTree;
+}
+
+interface Entry {
+  ready: Promise<BaseImage | undefined>;
+  users: number;
+}
+
+export interface BaseSpec {
+  docker: Docker;
+  image: string;
+  workspace: string;
+  labels: Record<string, string>;
+  tag: string;
+}
+
+/** Runs `argv` in `container` to its end; its exit code and stderr. */
+async function execIn(docker: Docker, container: Docker.Container, argv: string[]): Promise<{ exitCode: number | null; stderr: string }> {
+  const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const stderr: Buffer[] = [];
+  out.resume();
+  err.on('data', (chunk: Buffer) => stderr.push(chunk));
+  docker.modem.demuxStream(stream, out, err);
+  await new Promise<void>((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+  const info = await exec.inspect();
+  return { exitCode: info.ExitCode ?? null, stderr: Buffer.concat(stderr).toString().trim() };
+}
+
+/**
+ * Makes a base image of `workspace` on one host. The loader starts while the tree is read and
+ * packed here; it is removed before this returns, whatever happens.
+ */
+export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
+  const labels = { ...spec.labels, [LABEL_ROLE]: 'base' };
+  const loaderReady = (async () => {
+    const loader = await spec.docker.createContainer({
+      name: `opencode-ink-base-${spec.tag}`,
+      Image: spec.image,
+      Entrypoint: ['/bin/sh'],
+      Cmd: ['-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'],
+      Labels: labels,
+      Env: [],
+      HostConfig: { NetworkMode: 'none' },
+    });
+    try {
+      await loader.start();
+      const made = await execIn(spec.docker, loader, ['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
+      if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr || `exit ${made.exitCode}`}`);
+    } catch (err) {
+      await loader.remove({ force: true }).catch(() => undefined);
+      throw err;
+    }
+    return loader;
+  })();
+  const packed = (async () => {
+    const tree = await scanTree(spec.workspace);
+    const archive = packTar(await readEntries(spec.workspace, tree, [...tree.keys()].sort()));
+    return { tree, archive };
+  })();
+  // Both run at once; a failure of one still waits for the other, so no loader is left behind.
+  const [loaderResult, packResult] = await Promise.allSettled([loaderReady, packed]);
+  if (loaderResult.status === 'rejected') throw loaderResult.reason;
+  const loader = loaderResult.value;
+  try {
+    if (packResult.status === 'rejected') throw packResult.reason;
+    await loader.putArchive(packResult.value.archive, { path: spec.workspace });
+    const committed = (await loader.commit({ repo: BASE_REPOSITORY, tag: spec.tag, pause: false })) as { Id?: string; id?: string };
+    const image = committed.Id ?? committed.id;
+    if (!image) throw new Error('the host did not name the committed image');
+    return { image, tree: packResult.value.tree };
+  } finally {
+    await loader.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** Removes a base image; one another process (or a child still being removed) holds is left for the sweep. */
+export async function removeBase(docker: Docker, image: string): Promise<void> {
+  await docker
+    .getImage(image)
+    .remove()
+    .catch(() => undefined);
+}
+
+export class BaseImages {
+  private readonly entries = new Map<string, Entry>();
+  private readonly removals = new Set<Promise<void>>();
+  private closed = false;
+
+  /** Whether a base for `workspace` on `host` is made or being made (a child starting now may share it). */
+  has(host: string, workspace: string): boolean {
+    return this.entries.has(`${host}\0${workspace}`);
+  }
+
+  /**
+   * The base for `workspace` on `host`, made by `make` when none is there; undefined when it
+   * could not be made (the child then gets its workspace copied in on its own). Every base
+   * given must be given back once with `drop`.
+   */
+  async take(host: string, docker: Docker, workspace: string, make: () => Promise<BaseImage>): Promise<BaseImage | undefined> {
+    const key = `${host}\0${workspace}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const made: Entry = { users: 0, ready: make().catch(() => undefined) };
+      entry = made;
+      this.entries.set(key, made);
+      // A base made after `close` (or that no one waits for any more) is removed at once.
+      void made.ready.then((base) => {
+        if (base && (this.closed || made.users === 0)) void this.forget(key, made, docker, base);
+      });
+    }
+    entry.users++;
+    const base = await entry.ready;
+    if (!base || this.closed) {
+      void this.drop(host, docker, workspace, base);
+      return undefined;
+    }
+    return base;
+  }
+
+  /** Gives back a base `take` gave (or the undefined it gave); the last user's drop removes the image. */
+  drop(host: string, docker: Docker, workspace: string, base: BaseImage | undefined): Promise<void> {
+    const key = `${host}\0${workspace}`;
+    const entry = this.entries.get(key);
+    if (!entry) return Promise.resolve();
+    entry.users--;
+    if (entry.users > 0) return Promise.resolve();
+    if (base) return this.forget(key, entry, docker, base);
+    if (this.entries.get(key) === entry) this.entries.delete(key);
+    return Promise.resolve();
+  }
+
+  private forget(key: string, entry: Entry, docker: Docker, base: BaseImage): Promise<void> {
+    if (this.entries.get(key) === entry) this.entries.delete(key);
+    const removal = removeBase(docker, base.image).finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
+    return removal;
+  }
+
+  /** Removes every base still held; later takes give none. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.removals]);
+  }
+}
