@@ -277,47 +277,44 @@ export class ContainerRunner implements RemoteCommandRunner {
     const stdout = new PassThrough();
     const stderr = options.separateOutput ? new PassThrough() : stdout;
     this.spec.docker.modem.demuxStream(stream, stdout, stderr);
-    let running = true;
-    let leftovers = false;
     const streamDone = new Promise<void>((resolve) => {
       stream.once('end', resolve);
       stream.once('close', resolve);
       stream.once('error', () => resolve());
     });
-    let stopping: Promise<void> | undefined;
-    const stop = (): Promise<void> => {
-      stopping ??= this.killMarked(marker).then(() => {
-        leftovers = false;
-      });
-      return stopping;
-    };
-    const onAbort = (): void => void stop();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    if (options.signal.aborted) onAbort();
+    const life = new CommandLife(() => this.killMarked(marker), options.signal);
     const exited = (async (): Promise<CommandExit> => {
       await streamDone;
       stdout.end();
       if (stderr !== stdout) stderr.end();
       const info = await execId.inspect().catch(() => undefined);
-      running = false;
-      try {
-        leftovers = await this.serial(() => this.syncOut(marker));
-      } catch (err) {
-        leftovers = await this.anyMarked(marker).catch(() => false);
-        this.notes.push(`copying results back from ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      options.signal.removeEventListener('abort', onAbort);
-      const code = info?.ExitCode ?? null;
-      return { exitCode: code, signal: null };
+      await this.settle(life, marker);
+      return { exitCode: info?.ExitCode ?? null, signal: null };
     })();
+    return this.running(life, exited, stdout, stderr, options);
+  }
+
+  /** After a command's end: what it wrote comes back, and whether it left processes running. */
+  private async settle(life: CommandLife, marker: string, server?: CommandServer): Promise<void> {
+    life.running = false;
+    try {
+      life.leftovers = await this.serial(() => this.syncOut(marker, server));
+    } catch (err) {
+      life.leftovers = await this.anyMarked(marker).catch(() => false);
+      this.notes.push(`copying results back from ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    life.done();
+  }
+
+  private running(life: CommandLife, exited: Promise<CommandExit>, stdout: PassThrough, stderr: PassThrough, options: RunOptions): RunningCommand {
     const output: Readable = stdout;
     return {
       pid: 0,
       output: options.separateOutput ? undefined : output,
       ...(options.separateOutput ? { stdout, stderr } : {}),
       exited,
-      alive: () => running || leftovers,
-      stop,
+      alive: () => life.alive(),
+      stop: () => life.stop(),
       release: () => {},
     };
   }
@@ -371,46 +368,20 @@ export class ContainerRunner implements RemoteCommandRunner {
     env[MARKER_VAR] = marker;
     const stdout = new PassThrough();
     const stderr = options.separateOutput ? new PassThrough() : stdout;
-    let running = true;
-    let leftovers = false;
-    let stopping: Promise<void> | undefined;
-    const stop = (): Promise<void> => {
-      stopping ??= this.killMarked(marker).then(() => {
-        leftovers = false;
-      });
-      return stopping;
-    };
-    const onAbort = (): void => void stop();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    if (options.signal.aborted) onAbort();
+    const life = new CommandLife(() => this.killMarked(marker), options.signal);
     const exited = (async (): Promise<CommandExit> => {
       const code = await server.command(command, options.cwd, env, stdout, stderr);
       stdout.end();
       if (stderr !== stdout) stderr.end();
-      running = false;
-      try {
-        leftovers = await this.serial(() => this.syncOut(marker, server.dead ? undefined : server));
-      } catch (err) {
-        leftovers = await this.anyMarked(marker).catch(() => false);
-        this.notes.push(`copying results back from ${this.description} failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      await this.settle(life, marker, server.dead ? undefined : server);
       // A process the command left may still write to this shell's output: it serves no one else.
-      if (leftovers) {
+      if (life.leftovers) {
         server.close();
         this.allServers.delete(server);
       } else this.releaseServer(server);
-      options.signal.removeEventListener('abort', onAbort);
       return { exitCode: code, signal: null };
     })();
-    return {
-      pid: 0,
-      output: options.separateOutput ? undefined : stdout,
-      ...(options.separateOutput ? { stdout, stderr } : {}),
-      exited,
-      alive: () => running || leftovers,
-      stop,
-      release: () => {},
-    };
+    return this.running(life, exited, stdout, stderr, options);
   }
 
   /** Runs `action` (with `$p`) on every process whose environment carries the marker: the command and all it started, escaped ones too; exit 0 when any was found. */
@@ -447,6 +418,40 @@ export class ContainerRunner implements RemoteCommandRunner {
     await this.container.remove({ force: true }).catch((err: { statusCode?: number }) => {
       if (err.statusCode !== 404) throw err;
     });
+  }
+}
+
+/**
+ * One command's life as its caller sees it: running until it ends, then alive while processes it
+ * left run; `stop` (also when the signal aborts) ends them all, once.
+ */
+class CommandLife {
+  running = true;
+  leftovers = false;
+  private stopping: Promise<void> | undefined;
+  private readonly onAbort = (): void => void this.stop();
+
+  constructor(
+    private readonly kill: () => Promise<void>,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    if (signal.aborted) this.onAbort();
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.kill().then(() => {
+      this.leftovers = false;
+    });
+    return this.stopping;
+  }
+
+  alive(): boolean {
+    return this.running || this.leftovers;
+  }
+
+  done(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
   }
 }
 
