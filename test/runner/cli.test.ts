@@ -64,6 +64,17 @@ describe('opencode-ink runners', () => {
       expect(listed.stdout).toMatch(new RegExp(`${podman!.url.replace(/[/.]/g, '\\$&')}: reachable, image present, \\d+ containers? of opencode-ink`));
       expect(listed.stdout).toContain(`opencode-ink-listed-${process.pid} (${ours.id.slice(0, 12)}) created, session ses_listed`);
       expect(listed.stdout).toContain(`${missing}: unreachable — no socket`);
+      // A base image a batch of children starts from is listed too.
+      const loader = await docker.createContainer({ Image: podman!.image, Cmd: ['/bin/true'], Labels: { 'opencode-ink.program': 'opencode-ink', 'opencode-ink.role': 'base' } });
+      const base = ((await loader.commit({ repo: 'opencode-ink-base', tag: `listed-${process.pid}`, pause: false })) as { Id: string }).Id;
+      await loader.remove({ force: true });
+      try {
+        const withBase = await runCli(['runners'], { cwd: p.project, env: p.env });
+        expect(withBase.stdout).toMatch(/of opencode-ink, 1 base image\n/);
+        expect(withBase.stdout).toMatch(new RegExp(`\n  base image \\S*opencode-ink-base:listed-${process.pid} \\(${base.replace(/^sha256:/, '').slice(0, 12)}\\)\n`));
+      } finally {
+        await docker.getImage(base).remove();
+      }
       userConfig(p, { runner: { kind: 'docker', image: 'localhost/opencode-ink-test-absent:1', hosts: [podman!.url] } });
       const absent = await runCli(['runners', '--json'], { cwd: p.project, env: p.env });
       expect(JSON.parse(absent.stdout).hosts[0]).toMatchObject({ url: podman!.url, reachable: true, imagePresent: false });

@@ -1,6 +1,6 @@
 // `opencode-ink runners [--json]`: the container hosts sub-agents' commands may run on (DESIGN
-// §25): for each host, reachable or why not, whether the image is there, and the containers of
-// this program on it. Only this command and a child that needs a container contact a host.
+// §25): for each host, reachable or why not, whether the image is there, and the containers and
+// base images of this program on it. Only this command and a child that needs a container contact a host.
 import { probeHost, runnerHosts } from '../../core/runner/docker-hosts.js';
 import type { OpenedProject } from '../../core/project-context.js';
 
@@ -19,8 +19,13 @@ export async function runnersCommand(ctx: OpenedProject, opts: { json: boolean }
       continue;
     }
     const image = probe.imagePresent === undefined ? '' : probe.imagePresent ? ', image present' : `, image ${runner.image} missing (pull or load it there)`;
-    lines.push(`${probe.url}: reachable${image}, ${probe.containers.length} container${probe.containers.length === 1 ? '' : 's'} of opencode-ink`);
-    for (const container of probe.containers) lines.push(`  ${container.name} (${container.id}) ${container.state}${container.session ? `, session ${container.session}` : ''}`);
+    const bases = probe.bases.length ? `, ${probe.bases.length} base image${probe.bases.length === 1 ? '' : 's'}` : '';
+    lines.push(`${probe.url}: reachable${image}, ${probe.containers.length} container${probe.containers.length === 1 ? '' : 's'} of opencode-ink${bases}`);
+    for (const container of probe.containers) {
+      const what = container.role === 'base' ? ', making a base image' : container.session ? `, session ${container.session}` : '';
+      lines.push(`  ${container.name} (${container.id}) ${container.state}${what}`);
+    }
+    for (const base of probe.bases) lines.push(`  base image ${base.name || '(untagged)'} (${base.id})`);
   }
   return lines.join('\n');
 }

@@ -12,12 +12,13 @@
 //   older base is never wrong, only larger to catch up with.
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
+import { LABEL_ROLE } from './docker-hosts.js';
 import { readEntries, scanTree, type LocalTree } from './local-tree.js';
 import { packTar } from './tar.js';
 
-export const LABEL_ROLE = 'opencode-ink.role';
+export { LABEL_ROLE };
 /** The repository name base images are committed under (a tag per base). */
-const BASE_REPOSITORY = 'opencode-ink-base';
+const BASE_REPOSITORY = 'localhost/opencode-ink-base';
 
 export interface BaseImage {
   /** Image id to create a child's container from. */

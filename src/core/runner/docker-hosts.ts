@@ -21,6 +21,8 @@ export const LABEL_INSTANCE = 'opencode-ink.instance';
 export const LABEL_OWNER_HOST = 'opencode-ink.owner-host';
 export const LABEL_OWNER_PID = 'opencode-ink.owner-pid';
 export const LABEL_SESSION = 'opencode-ink.session';
+/** `base` on a base image and its loader (base-image.ts), `session` on a session's container. */
+export const LABEL_ROLE = 'opencode-ink.role';
 
 const PROBE_MS = 5_000;
 
@@ -185,8 +187,10 @@ export interface HostProbe {
   /** Why it cannot be used; set when unreachable. */
   reason?: string;
   imagePresent?: boolean;
-  /** Containers of this program (any instance) on the host. */
-  containers: Array<{ id: string; name: string; state: string; session?: string; instance?: string }>;
+  /** Containers of this program (any instance) on the host; `role: "base"` for a base image's loader. */
+  containers: Array<{ id: string; name: string; state: string; session?: string; instance?: string; role?: string }>;
+  /** Base images of this program (base-image.ts) on the host: children of a batch start from them. */
+  bases: Array<{ id: string; name: string; instance?: string }>;
 }
 
 export async function probeHost(
@@ -200,6 +204,7 @@ export async function probeHost(
     const docker = await connect(url, env, settings);
     await withDeadline(docker.ping(), deadlineMs, url);
     const listed = await withDeadline(docker.listContainers({ all: true, filters: { label: [LABEL_PROGRAM] } }), deadlineMs, url);
+    const bases = await withDeadline(docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } }), deadlineMs, url);
     let imagePresent: boolean | undefined;
     if (image) {
       imagePresent = await withDeadline(
@@ -224,9 +229,17 @@ export async function probeHost(
         state: c.State,
         ...(c.Labels[LABEL_SESSION] ? { session: c.Labels[LABEL_SESSION] } : {}),
         ...(c.Labels[LABEL_INSTANCE] ? { instance: c.Labels[LABEL_INSTANCE] } : {}),
+        ...(c.Labels[LABEL_ROLE] === 'base' ? { role: 'base' } : {}),
       })),
+      bases: bases
+        .filter((image) => image.Labels?.[LABEL_PROGRAM])
+        .map((image) => ({
+          id: image.Id.replace(/^sha256:/, '').slice(0, 12),
+          name: (image.RepoTags ?? []).find((tag) => tag !== '<none>:<none>') ?? '',
+          ...(image.Labels?.[LABEL_INSTANCE] ? { instance: image.Labels[LABEL_INSTANCE] } : {}),
+        })),
     };
   } catch (err) {
-    return { url, reachable: false, reason: describeHostError(err, url), containers: [] };
+    return { url, reachable: false, reason: describeHostError(err, url), containers: [], bases: [] };
   }
 }
