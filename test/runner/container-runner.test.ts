@@ -314,14 +314,25 @@ describe('container runner on Podman', () => {
       await collect(await children[0]!.run('echo secret > /tmp/left-by-0', { cwd: workspace, env: {}, signal }));
       expect((await collect(await children[1]!.run('cat /tmp/left-by-0 || echo absent', { cwd: workspace, env: {}, signal }))).text).toContain('absent');
 
+      // What a child started from the base creates, changes or deletes comes back here.
+      await collect(await children[2]!.run('echo back > back.txt; echo changed > src/tool.sh; chmod 700 src/tool.sh; rm gone.txt', { cwd: workspace, env: {}, signal }));
+      expect(readFileSync(join(workspace, 'back.txt'), 'utf8')).toBe('back\n');
+      expect(readFileSync(join(workspace, 'src/tool.sh'), 'utf8')).toBe('changed\n');
+      expect(statSync(join(workspace, 'src/tool.sh')).mode & 0o777).toBe(0o700);
+      expect(existsSync(join(workspace, 'gone.txt'))).toBe(false);
+
       // A child starting while the base is held starts from it too, and gets what changed here since.
       writeFileSync(join(workspace, 'a.txt'), 'second, longer\n');
+      writeFileSync(join(workspace, 'gone.txt'), 'back again\n');
       rmSync(join(workspace, 'gone.txt'));
       writeFileSync(join(workspace, 'new.txt'), 'new\n');
       const late = await fleet.acquire('ses_base_late', workspace);
       expect((await docker.getContainer(late.id).inspect()).Image).toBe(made[0]);
-      const caught = await collect(await late.run('cat a.txt new.txt; test -e gone.txt && echo still-there; true', { cwd: workspace, env: {}, signal }));
-      expect(caught.text).toBe('second, longer\nnew\n');
+      const caught = await collect(await late.run('cat a.txt new.txt back.txt src/tool.sh; test -e gone.txt && echo still-there; true', { cwd: workspace, env: {}, signal }));
+      expect(caught.text).toBe('second, longer\nnew\nback\nchanged\n');
+      // And what it writes over a file of the base comes back.
+      await collect(await late.run('echo late > a.txt', { cwd: workspace, env: {}, signal }));
+      expect(readFileSync(join(workspace, 'a.txt'), 'utf8')).toBe('late\n');
 
       for (const i of [0, 1, 2]) await fleet.release(`ses_base_${i}`);
       expect((await docker.getImage(made[0]!).inspect()).Id).toBe(made[0]);

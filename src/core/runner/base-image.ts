@@ -20,11 +20,31 @@ export { LABEL_ROLE };
 /** The repository name base images are committed under (a tag per base). */
 const BASE_REPOSITORY = 'localhost/opencode-ink-base';
 
+/** One entry of a container's workspace as its `stat` shows it (container-runner.ts). */
+export interface ListedEntry {
+  ctime: number;
+  mtime: number;
+  rawMode: number;
+  size: number;
+}
+
+/** A container's workspace listing and the container's clock (whole seconds) when it was taken. */
+export interface ContainerListing {
+  entries: Map<string, ListedEntry>;
+  now: number;
+}
+
 export interface BaseImage {
   /** Image id to create a child's container from. */
   image: string;
   /** The workspace as this machine held it when the base was read. */
   tree: LocalTree;
+  /**
+   * The workspace as a fresh container from this image lists it, taken once by the first child
+   * before anything of its own is copied in: every container from the image sees the same files
+   * of the image's layer, so the others need not walk thousands of files again.
+   */
+  listing?: Promise<ContainerListing>;
 }
 
 interface Entry {

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
+import type { BaseImage, ContainerListing, ListedEntry } from './base-image.js';
 import { CommandServer, shellQuote } from './command-server.js';
 import { changedSince, entryAt, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
 import { packTar, parseTar } from './tar.js';
@@ -39,16 +40,11 @@ export interface ContainerSpec {
   memoryMb?: number | undefined;
   labels: Record<string, string>;
   name: string;
-  /** Set when `image` is a base (base-image.ts) holding the workspace as this tree: only what changed since is copied in. */
-  baseTree?: LocalTree | undefined;
+  /** Set when `image` is this base (base-image.ts): only what changed since its tree was read is copied in. */
+  base?: BaseImage | undefined;
 }
 
-interface Listed {
-  ctime: number;
-  mtime: number;
-  rawMode: number;
-  size: number;
-}
+type Listed = ListedEntry;
 
 export interface ExecResult {
   stdout: Buffer;
@@ -115,13 +111,13 @@ export class ContainerRunner implements RemoteCommandRunner {
     const runner = new ContainerRunner(container, spec);
     try {
       await container.start();
-      if (spec.baseTree) runner.localBase = new Map(spec.baseTree);
+      if (spec.base) await runner.startFromBase(spec.base);
       else {
         const made = await runner.exec(['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
         if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr.toString().trim() || `exit ${made.exitCode}`}`);
+        await runner.syncIn();
+        await runner.listContainer();
       }
-      await runner.syncIn();
-      await runner.listContainer();
     } catch (err) {
       await runner.remove();
       throw err;
@@ -155,8 +151,30 @@ export class ContainerRunner implements RemoteCommandRunner {
     return next;
   }
 
-  /** Copies in what changed on this machine since the last sync, and removes what was deleted here. */
-  private async syncIn(): Promise<void> {
+  /**
+   * A container from a base already holds the workspace as the base's tree: copy in what changed
+   * here since, and take the container's view from the base's one listing, corrected for what
+   * was just copied in (left for the next comparison to read) or removed.
+   */
+  private async startFromBase(base: BaseImage): Promise<void> {
+    this.localBase = new Map(base.tree);
+    const shared: Promise<ContainerListing> = (base.listing ??= this.listContainer().then(({ entries }) => ({ entries, now: this.containerNow })));
+    const listing = await shared.catch(() => undefined);
+    const { changed, deleted } = await this.syncIn();
+    if (!listing) {
+      await this.listContainer();
+      return;
+    }
+    const entries = new Map(listing.entries);
+    for (const gone of deleted) for (const key of [...entries.keys()]) if (key === gone || key.startsWith(`${gone}/`)) entries.delete(key);
+    // Unknown times: whatever the first command leaves there is compared by content.
+    for (const path of changed) entries.set(path, { ctime: -1, mtime: -1, rawMode: -1, size: -1 });
+    this.containerBase = entries;
+    this.containerNow = listing.now;
+  }
+
+  /** Copies in what changed on this machine since the last sync, and removes what was deleted here; what it copied and removed. */
+  private async syncIn(): Promise<{ changed: string[]; deleted: string[] }> {
     const now = await scanTree(this.spec.workspace);
     const { changed, deleted } = changedSince(this.localBase, now);
     if (deleted.length) {
@@ -168,6 +186,7 @@ export class ContainerRunner implements RemoteCommandRunner {
       await this.container.putArchive(archive, { path: this.spec.workspace });
     }
     this.localBase = now;
+    return { changed, deleted };
   }
 
   /**

@@ -169,7 +169,7 @@ export class ContainerFleet {
           docker: host.docker!,
           host: host.url,
           image: base?.image ?? image,
-          baseTree: base?.tree,
+          base,
           workspace,
           network: config.network,
           cpus: config.cpus,
