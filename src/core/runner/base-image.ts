@@ -5,7 +5,7 @@
 //   from one image layer instead of each unpacking thousands of files into its own container;
 // - `makeBase` makes one: a short-lived loader container (labelled as this program's, role
 //   `base`) gets the workspace by one upload, is committed to an image (its labels kept, so the
-//   next start's sweep of a dead owner finds it), and is removed;
+//   next start's sweep of a dead owner finds it), and is removed (`close` waits for that);
 // - the image is removed when the last child that took it gives it back (`drop`), or at `close`;
 //   what a dead instance left is removed by the fleet's sweep (fleet.ts). A child starting from
 //   a base copies in only what changed on this machine since the base's tree was read, so an
@@ -45,6 +45,8 @@ export interface BaseImage {
    * of the image's layer, so the others need not walk thousands of files again.
    */
   listing?: Promise<ContainerListing>;
+  /** Settles when the loader the base was made in is removed. */
+  loaderGone?: Promise<unknown>;
 }
 
 interface Entry {
@@ -81,7 +83,8 @@ async function execIn(docker: Docker, container: Docker.Container, argv: string[
 
 /**
  * Makes a base image of `workspace` on one host. The loader starts while the tree is read and
- * packed here; it is removed before this returns, whatever happens.
+ * packed here; it is removed whatever happens: before this throws, or in the background
+ * (`loaderGone`) once the image is made.
  */
 export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
   const labels = { ...spec.labels, [LABEL_ROLE]: 'base' };
@@ -120,9 +123,11 @@ export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
     const committed = (await loader.commit({ repo: BASE_REPOSITORY, tag: spec.tag, pause: false })) as { Id?: string; id?: string };
     const image = committed.Id ?? committed.id;
     if (!image) throw new Error('the host did not name the committed image');
-    return { image, tree: packResult.value.tree };
-  } finally {
+    // The children need not wait for the loader to go (a second or more on a busy host); `close` does.
+    return { image, tree: packResult.value.tree, loaderGone: loader.remove({ force: true }).catch(() => undefined) };
+  } catch (err) {
     await loader.remove({ force: true }).catch(() => undefined);
+    throw err;
   }
 }
 
@@ -158,6 +163,7 @@ export class BaseImages {
       this.entries.set(key, made);
       // A base made after `close` (or that no one waits for any more) is removed at once.
       void made.ready.then((base) => {
+        if (base?.loaderGone) this.track(base.loaderGone.then(() => undefined));
         if (base && (this.closed || made.users === 0)) void this.forget(key, made, docker, base);
       });
     }
@@ -184,9 +190,13 @@ export class BaseImages {
 
   private forget(key: string, entry: Entry, docker: Docker, base: BaseImage): Promise<void> {
     if (this.entries.get(key) === entry) this.entries.delete(key);
-    const removal = removeBase(docker, base.image).finally(() => this.removals.delete(removal));
-    this.removals.add(removal);
-    return removal;
+    return this.track(removeBase(docker, base.image));
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    const tracked = work.finally(() => this.removals.delete(tracked));
+    this.removals.add(tracked);
+    return tracked;
   }
 
   /** Removes every base still held; later takes give none. */
