@@ -365,8 +365,12 @@ describe('container runner on Podman', () => {
       await expect(fleet.acquire('ses_two', workspace)).rejects.toThrow(
         new RegExp(`No container host could take this sub-agent: .*${missing.replace(/[/.]/g, '\\$&')}: no socket.*${podman!.url.replace(/[/.]/g, '\\$&')}: full \\(1 of max_per_host 1\\)`),
       );
-      const noImage = fleetFor({ image: 'localhost/opencode-ink-test-nonexistent:1' });
+      const noImage = fleetFor({ image: 'localhost/opencode-ink-test-nonexistent:1', max_per_host: 10 }, notices);
       await expect(noImage.acquire('ses_img', workspace)).rejects.toThrow(/the image localhost\/opencode-ink-test-nonexistent:1 is not there/);
+      // Children asking together for a missing image each fail naming it; no base is spoken of.
+      const together = await Promise.allSettled([1, 2, 3].map((i) => noImage.acquire(`ses_img_${i}`, workspace)));
+      for (const result of together) expect(result).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/the image localhost\/opencode-ink-test-nonexistent:1 is not there/) } });
+      expect(notices.join('\n')).not.toContain('base image');
     } finally {
       await fleet.close();
       rmSync(workspace, { recursive: true, force: true });

@@ -131,6 +131,8 @@ export class ContainerFleet {
     const image = this.options.config.image!;
     return this.bases.take(url, docker, workspace, () =>
       makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}` }).catch((err: unknown) => {
+        // A missing image is each child's own error to tell (it names the image); it says nothing of bases here.
+        if ((err as { statusCode?: number }).statusCode === 404) throw err;
         const why = describeHostError(err, url);
         if (!this.noBase.has(url)) {
           this.noBase.set(url, why);
