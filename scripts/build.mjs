@@ -14,6 +14,7 @@ import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
 import { buildInputsHash, writeDistStamp } from './dist-stamp.mjs';
 import { parseBuiltinAgents } from './builtin-agents.mjs';
+import { configDefaults } from './config-defaults.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -75,6 +76,8 @@ const common = {
 
 // The built-in agents, parsed once here rather than at every start (src/core/agents/builtin-cache.ts).
 common.define.__OC_BUILTIN_AGENTS__ = JSON.stringify(await parseBuiltinAgents(root, common));
+// The configuration's defaults, so that a start builds the schema of the keys its files set only (src/core/config/sections.ts).
+common.define.__OC_CONFIG_DEFAULTS__ = JSON.stringify(await configDefaults(root, common));
 
 const esm = await build({
   ...common,
