@@ -15,6 +15,7 @@ import { writeEventsSchema } from './events-schema.mjs';
 import { buildInputsHash, writeDistStamp } from './dist-stamp.mjs';
 import { parseBuiltinAgents } from './builtin-agents.mjs';
 import { configDefaults } from './config-defaults.mjs';
+import { toolSchemas } from './tool-schemas.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -78,6 +79,8 @@ const common = {
 common.define.__OC_BUILTIN_AGENTS__ = JSON.stringify(await parseBuiltinAgents(root, common));
 // The configuration's defaults, so that a start builds the schema of the keys its files set only (src/core/config/sections.ts).
 common.define.__OC_CONFIG_DEFAULTS__ = JSON.stringify(await configDefaults(root, common));
+// The built-in tools' input schemas, so that a request need not convert them (src/core/tools/input-schemas.ts).
+common.define.__OC_TOOL_SCHEMAS__ = JSON.stringify(await toolSchemas(root, common));
 
 const esm = await build({
   ...common,
