@@ -1,5 +1,6 @@
 // Bundles the CLI into dist/ with esbuild. Dependencies are bundled (fewer files to resolve
-// at start-up) except native better-sqlite3; dynamic imports (the SDK, the TUI) become
+// at start-up), better-sqlite3's JavaScript too (its native addon is loaded by path:
+// src/core/store/native-addon.ts); dynamic imports (the SDK, the TUI) become
 // separate chunks loaded only when used. Beside them: dist/tui.js and dist/run.js, the same
 // CLI as one script each for the interactive UI and for `run`, compiled with V8's code cache
 // (scripts/cli-script.mjs), and dist/boot.js, which bin/opencode-ink.js loads to pick one.
@@ -55,7 +56,7 @@ const common = {
   sourcemap: 'linked',
   // dockerode (container runners, DESIGN §25) is loaded only when a sub-agent needs a container; its ssh
   // transport has optional native parts a bundle cannot carry.
-  external: ['better-sqlite3', 'react-devtools-core', 'sharp', 'dockerode'],
+  external: ['react-devtools-core', 'sharp', 'dockerode'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __ocCreateRequire } from 'node:module'; const require = __ocCreateRequire(import.meta.url);",

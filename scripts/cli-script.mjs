@@ -52,7 +52,7 @@ export async function buildCliScript({ name, options, esmMetafile, entry, outdir
     },
   };
 
-  // Packages left out of the bundle (native better-sqlite3, Ink's optional devtools) are
+  // Packages left out of the bundle (Ink's optional devtools, sharp, dockerode) are
   // required where they are imported, not hoisted to the top as a script's imports would be.
   const externalPackages = {
     name: 'external-packages',
