@@ -3,13 +3,13 @@
 // src/core/store/native-addon.ts); dynamic imports (the SDK, the TUI) become
 // separate chunks loaded only when used. Beside them: dist/tui.js and dist/run.js, the same
 // CLI as one script each for the interactive UI and for `run`, compiled with V8's code cache
-// (scripts/cli-script.mjs), and dist/boot.js, which bin/opencode-ink.js loads to pick one.
+// (scripts/cli-script.mjs), and dist/boot.cjs, which bin/opencode-ink.js loads to pick one.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { graphemeShims } from './grapheme-plugins.mjs';
 import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
@@ -95,7 +95,7 @@ const esm = await build({
 const script = { options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' };
 // marked is imported lazily (after the first frame) but belongs with the UI's cached code.
 await buildCliScript({ ...script, name: 'tui', inline: ['marked'] });
-// `run` and `-p` (dist/boot.js picks this script for nothing else) never need the UI or the
+// `run` and `-p` (dist/boot.cjs picks this script for nothing else) never need the UI or the
 // editor protocol.
 const unreachable = (what) => `throw new Error('dist/run.js does not include ${what}: start it from dist/cli.js');`;
 await buildCliScript({
@@ -107,12 +107,15 @@ await buildCliScript({
   },
 });
 
-// Small and self-contained: the `run` path pays for it before loading dist/cli.js.
+// Small and self-contained: the `run` path pays for it before loading dist/cli.js. CommonJS,
+// required by bin/opencode-ink.js (also CommonJS), so that a start sets up Node's ES module
+// loader only when it imports an ES module (dist/cli.js and its chunks), never for `run`.
 await build({
   entryPoints: { boot: 'src/boot/index.ts' },
+  outExtension: { '.js': '.cjs' },
   outdir: 'dist',
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
@@ -120,12 +123,14 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
+  define: { 'import.meta.url': '__ocBootUrl' },
+  banner: { js: '"use strict";var __ocBootUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 
 // The scripts' code caches for the first start after installing (src/boot seedCodeCache),
 // each made in a Node process of its own with default flags, as the program starts.
 for (const name of ['tui', 'run']) {
-  const made = spawnSync(process.execPath, ['--input-type=module', '-e', `const boot = await import(${JSON.stringify(pathToFileURL(join('dist', 'boot.js')).href)}); if (!boot.seedCodeCache(${JSON.stringify(join('dist', `${name}.js`))})) process.exit(1);`], {
+  const made = spawnSync(process.execPath, ['-e', `const boot = require(${JSON.stringify(resolve(root, 'dist', 'boot.cjs'))}); if (!boot.seedCodeCache(${JSON.stringify(join('dist', `${name}.js`))})) process.exit(1);`], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: '' },
   });

@@ -1,4 +1,4 @@
-// Loaded by bin/opencode-ink.js (as dist/boot.js) to pick how the CLI starts. The
+// Loaded by bin/opencode-ink.js (as dist/boot.cjs, CommonJS) to pick how the CLI starts. The
 // interactive UI runs from dist/tui.js and `run` (or `-p`) from dist/run.js: the CLI as one
 // classic script each, which V8 can compile from a code cache (Node 20 has none for ES
 // modules). The first start stores the compiled code once the UI's first frame is drawn, or
