@@ -222,8 +222,8 @@ export class SessionStore {
         db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonFile() });
         // Switching to WAL needs an exclusive lock: only ask when the file is not in WAL yet.
         if (file !== ':memory:' && String(db.pragma('journal_mode', { simple: true })) !== 'wal') db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
-        db.pragma('foreign_keys = ON');
+        // One call for both (each pragma() call prepares a statement of its own).
+        db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
         migrate(db, file);
         return new SessionStore(file, db);
       } catch (err) {
