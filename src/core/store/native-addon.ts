@@ -12,7 +12,14 @@ let found: string | undefined;
 /** The addon file of the better-sqlite3 package this program resolves, for `new Database(file, { nativeBinding })`; a clear error when it is not built. */
 export function sqliteAddonFile(): string {
   if (found) return found;
-  const packageDir = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+  const require = createRequire(import.meta.url);
+  let packageDir: string;
+  try {
+    packageDir = dirname(require.resolve('better-sqlite3/package.json'));
+  } catch {
+    // A package whose `exports` hides package.json: its main file is lib/index.js.
+    packageDir = dirname(dirname(require.resolve('better-sqlite3')));
+  }
   const candidates = ['Release', 'Debug'].map((build) => join(packageDir, 'build', build, 'better_sqlite3.node'));
   found = candidates.find((file) => existsSync(file));
   if (!found) throw new Error(`better-sqlite3 is not built: ${candidates[0]} does not exist (reinstall opencode-ink, or run \`npm rebuild better-sqlite3\`).`);
