@@ -13,6 +13,12 @@ export default tseslint.config(
     },
   },
   {
+    // The launcher is CommonJS (bin/package.json), so that `run` never sets up the ES module loader.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // src/core stays headless: no UI or terminal packages.
     files: ['src/core/**/*.ts'],
     rules: {

@@ -6,7 +6,7 @@
 // (test/support/trace-loads.mjs), how many of dist/'s files it loads and their size, and
 // whether any of them holds the engine, SQLite, the UI or the model SDKs (from each chunk's
 // source map). `run` is served by dist/run.js, one code-cached script, so its trace shows
-// only dist/boot.js and the chunks that script imports lazily.
+// only dist/boot.cjs and the chunks that script imports lazily.
 import { spawn } from 'node:child_process';
 import { readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -77,7 +77,7 @@ function traced(args: string[], input: string | undefined): Promise<{ files: num
     const urls = readFileSync(file, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
     const paths = [...new Set(urls.map((u) => fileURLToPath(u)))];
     const ours = paths.filter((p) => dirname(p) === dist && p.endsWith('.js'));
-    // dist/run.js is compiled by dist/boot.js, not imported: count it when `run` uses it.
+    // dist/run.js is compiled by dist/boot.cjs, not imported: count it when `run` uses it.
     if (args[0] === 'run') ours.push(join(dist, 'run.js'));
     const sources = new Set<string>();
     for (const chunk of ours) {

@@ -31,7 +31,7 @@ const traced = await timeAsync(process.execPath, ['--import', join(REPO, 'test',
 });
 if (traced.code !== 0) throw new Error(`traced run failed: ${traced.stderr}`);
 const loaded = readFileSync(traceFile, 'utf8').split('\n').filter(Boolean);
-if (!loaded.some((u) => u.endsWith('/dist/boot.js'))) throw new Error('the import tracer recorded nothing from dist/');
+if (!loaded.some((u) => u.endsWith('/dist/boot.cjs'))) throw new Error('the import tracer recorded nothing from dist/');
 const uiLoaded = uiChunksAmong(loaded, join(REPO, 'dist'));
 await server.close();
 rmSync(dir, { recursive: true, force: true });

@@ -142,7 +142,7 @@ function printPhases(label: string, jsonl: string): void {
     .map((line) => JSON.parse(line) as Record<string, number>);
   const phases: [string, string | undefined, string][] = [
     ['Node start-up, CLI and core code loaded', undefined, 'cli:loaded'],
-    ['… of which Node start-up and loading dist/boot.js', undefined, 'boot:start'],
+    ['… of which Node start-up and loading dist/boot.cjs', undefined, 'boot:start'],
     ['… of which reading and compiling dist/tui.js', 'boot:start', 'boot:compiled'],
     ['… of which running the CLI and core code', 'boot:compiled', 'cli:loaded'],
     ['argument parsing', 'cli:loaded', 'cli:main'],

@@ -1,19 +1,22 @@
 // Bundles the CLI into dist/ with esbuild. Dependencies are bundled (fewer files to resolve
-// at start-up) except native better-sqlite3; dynamic imports (the SDK, the TUI) become
+// at start-up), better-sqlite3's JavaScript too (its native addon is loaded by path:
+// src/core/store/native-addon.ts); dynamic imports (the SDK, the TUI) become
 // separate chunks loaded only when used. Beside them: dist/tui.js and dist/run.js, the same
 // CLI as one script each for the interactive UI and for `run`, compiled with V8's code cache
-// (scripts/cli-script.mjs), and dist/boot.js, which bin/opencode-ink.js loads to pick one.
+// (scripts/cli-script.mjs), and dist/boot.cjs, which bin/opencode-ink.js loads to pick one.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { graphemeShims } from './grapheme-plugins.mjs';
 import { buildCliScript } from './cli-script.mjs';
 import { writeEventsSchema } from './events-schema.mjs';
 import { buildInputsHash, writeDistStamp } from './dist-stamp.mjs';
 import { parseBuiltinAgents } from './builtin-agents.mjs';
+import { configDefaults } from './config-defaults.mjs';
+import { toolSchemas } from './tool-schemas.mjs';
 
 /**
  * zod re-exports every translation of its error messages (`z.locales`, 60-odd modules,
@@ -53,7 +56,7 @@ const common = {
   sourcemap: 'linked',
   // dockerode (container runners, DESIGN §25) is loaded only when a sub-agent needs a container; its ssh
   // transport has optional native parts a bundle cannot carry.
-  external: ['better-sqlite3', 'react-devtools-core', 'sharp', 'dockerode'],
+  external: ['react-devtools-core', 'sharp', 'dockerode'],
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __ocCreateRequire } from 'node:module'; const require = __ocCreateRequire(import.meta.url);",
@@ -75,6 +78,10 @@ const common = {
 
 // The built-in agents, parsed once here rather than at every start (src/core/agents/builtin-cache.ts).
 common.define.__OC_BUILTIN_AGENTS__ = JSON.stringify(await parseBuiltinAgents(root, common));
+// The configuration's defaults, so that a start builds the schema of the keys its files set only (src/core/config/sections.ts).
+common.define.__OC_CONFIG_DEFAULTS__ = JSON.stringify(await configDefaults(root, common));
+// The built-in tools' input schemas, so that a request need not convert them (src/core/tools/input-schemas.ts).
+common.define.__OC_TOOL_SCHEMAS__ = JSON.stringify(await toolSchemas(root, common));
 
 const esm = await build({
   ...common,
@@ -88,7 +95,7 @@ const esm = await build({
 const script = { options: common, esmMetafile: esm.metafile, entry: 'src/cli/index.ts', outdir: 'dist' };
 // marked is imported lazily (after the first frame) but belongs with the UI's cached code.
 await buildCliScript({ ...script, name: 'tui', inline: ['marked'] });
-// `run` and `-p` (dist/boot.js picks this script for nothing else) never need the UI or the
+// `run` and `-p` (dist/boot.cjs picks this script for nothing else) never need the UI or the
 // editor protocol.
 const unreachable = (what) => `throw new Error('dist/run.js does not include ${what}: start it from dist/cli.js');`;
 await buildCliScript({
@@ -100,12 +107,15 @@ await buildCliScript({
   },
 });
 
-// Small and self-contained: the `run` path pays for it before loading dist/cli.js.
+// Small and self-contained: the `run` path pays for it before loading dist/cli.js. CommonJS,
+// required by bin/opencode-ink.js (also CommonJS), so that a start sets up Node's ES module
+// loader only when it imports an ES module (dist/cli.js and its chunks), never for `run`.
 await build({
   entryPoints: { boot: 'src/boot/index.ts' },
+  outExtension: { '.js': '.cjs' },
   outdir: 'dist',
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
@@ -113,12 +123,14 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
+  define: { 'import.meta.url': '__ocBootUrl' },
+  banner: { js: '"use strict";var __ocBootUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 
 // The scripts' code caches for the first start after installing (src/boot seedCodeCache),
 // each made in a Node process of its own with default flags, as the program starts.
 for (const name of ['tui', 'run']) {
-  const made = spawnSync(process.execPath, ['--input-type=module', '-e', `const boot = await import(${JSON.stringify(pathToFileURL(join('dist', 'boot.js')).href)}); if (!boot.seedCodeCache(${JSON.stringify(join('dist', `${name}.js`))})) process.exit(1);`], {
+  const made = spawnSync(process.execPath, ['-e', `const boot = require(${JSON.stringify(resolve(root, 'dist', 'boot.cjs'))}); if (!boot.seedCodeCache(${JSON.stringify(join('dist', `${name}.js`))})) process.exit(1);`], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: '' },
   });

@@ -1,4 +1,4 @@
-// Builds the CLI as one classic script (not an ES module), which dist/boot.js compiles with
+// Builds the CLI as one classic script (not an ES module), which dist/boot.cjs compiles with
 // V8's code cache: Node 20 cannot cache the compiled code of ES modules
 // (module.enableCompileCache is Node 22), and compiling megabytes of JavaScript is a large
 // part of a start. Two are built: dist/tui.js for the interactive UI, dist/run.js for `run`.
@@ -19,7 +19,7 @@ import vm from 'node:vm';
 const LAZY = 'oc-lazy-chunk:';
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
-/** The script's parameters, in the order dist/boot.js passes them. */
+/** The script's parameters, in the order dist/boot.cjs passes them. */
 const SCRIPT_PARAMETERS = ['require', '__ocImportMeta', '__ocImport'];
 
 /**
@@ -52,7 +52,7 @@ export async function buildCliScript({ name, options, esmMetafile, entry, outdir
     },
   };
 
-  // Packages left out of the bundle (native better-sqlite3, Ink's optional devtools) are
+  // Packages left out of the bundle (Ink's optional devtools, sharp, dockerode) are
   // required where they are imported, not hoisted to the top as a script's imports would be.
   const externalPackages = {
     name: 'external-packages',
@@ -109,7 +109,7 @@ export async function buildCliScript({ name, options, esmMetafile, entry, outdir
   // The hash names the code cache: V8 itself only checks that the source length matches.
   const hash = createHash('sha256').update(script.code).digest('hex').slice(0, 32);
   const text = `(function (${SCRIPT_PARAMETERS.join(', ')}) {"use strict";/*opencode-ink-script:${name}:${hash}*/\n${script.code}return __ocCli;\n})\n//# sourceMappingURL=${file}.map\n`;
-  // dist/boot.js reads the script as Latin-1, which is only the same text for ASCII.
+  // dist/boot.cjs reads the script as Latin-1, which is only the same text for ASCII.
   if (/[\u0080-\uffff]/.test(text)) throw new Error(`${file}: the script is not ASCII (esbuild's charset option?)`);
   // Fails the build on anything only a module may contain (import.meta, import/export).
   new vm.Script(text, { filename: file });

@@ -1,4 +1,4 @@
-// Loaded by bin/opencode-ink.js (as dist/boot.js) to pick how the CLI starts. The
+// Loaded by bin/opencode-ink.js (as dist/boot.cjs, CommonJS) to pick how the CLI starts. The
 // interactive UI runs from dist/tui.js and `run` (or `-p`) from dist/run.js: the CLI as one
 // classic script each, which V8 can compile from a code cache (Node 20 has none for ES
 // modules). The first start stores the compiled code once the UI's first frame is drawn, or
@@ -61,7 +61,10 @@ export function codeCacheDir(env: NodeJS.ProcessEnv): string | undefined {
 export async function loadMain(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Main> {
   performance.mark('boot:start');
   const here = dirname(fileURLToPath(import.meta.url));
-  const name = scriptFor(argv, Boolean(process.stdin.isTTY && process.stdout.isTTY));
+  // Asked of the descriptors, not of process.stdin: creating that stream (a file or pipe
+  // reader when stdin is not a terminal) loads Node's stream modules, ~4 ms a run need not pay.
+  const { isatty } = require('node:tty') as typeof import('node:tty');
+  const name = scriptFor(argv, isatty(0) && isatty(1));
   if (name) {
     const script = loadScript(join(here, `${name}.js`), codeCacheDir(env));
     if (script) {

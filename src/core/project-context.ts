@@ -10,8 +10,9 @@ import { loadAgents, type AgentDefinition, type AgentWarning, type LoadAgentsOpt
 import type { AgentConfigEntry } from './agents/schema.js';
 import { terminalSafe } from './text/terminal-safe.js';
 import { loadCommands, type CommandDefinition } from './commands/index.js';
-import { configDir, dataDir, loadConfig, type Config } from './config/index.js';
-import { peerUserDirs, type PeerUserDirs } from './config/paths.js';
+import { loadConfig } from './config/load.js';
+import { configDir, dataDir, peerUserDirs, type PeerUserDirs } from './config/paths.js';
+import type { Config } from './config/sections.js';
 import { mcpJsonServerNames, readMcpJson, MCP_JSON, type McpServerConfig } from './mcp/config.js';
 import type { SourceWarning } from './markdown-folder.js';
 import { loadHookSources, type HookSet } from './hooks/index.js';

@@ -5,7 +5,7 @@
 // the credentials are checked when the query runs, and their problems reject `result()`.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AgentConfigEntrySchema, type AgentConfigEntry } from '../core/agents/schema.js';
+import { agentConfigEntrySchema, type AgentConfigEntry } from '../core/agents/schema.js';
 import type { EventOf } from '../core/events.js';
 import { badModeMessage, isPermissionMode, type PermissionMode } from '../core/permission/modes.js';
 import { ASK_USER_TOOL, TASK_TOOL } from '../core/subagents/index.js';
@@ -131,7 +131,7 @@ function checkAgents(agents: Record<string, AgentSpec>): Record<string, AgentCon
   const checked: Record<string, AgentConfigEntry> = {};
   for (const [name, entry] of Object.entries(agents)) {
     if (name.trim() === '') throw new TypeError('query(): agents has an entry with an empty name.');
-    const parsed = AgentConfigEntrySchema.safeParse(entry);
+    const parsed = agentConfigEntrySchema().safeParse(entry);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const where = ['agents', name, ...issue.path.map(String)].join('.');

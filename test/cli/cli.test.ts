@@ -145,9 +145,9 @@ describe('opencode-ink run', () => {
     const run = await runCli(['run', 'say ok'], { cwd: project, env: traced('run.txt') });
     expect(run.code).toBe(0);
     const runLoads = loaded('run.txt');
-    // `run` is served by dist/run.js, a script dist/boot.js compiles (no module load to trace),
+    // `run` is served by dist/run.js, a script dist/boot.cjs compiles (no module load to trace),
     // which is built without the UI (test/boot); the module bundle is not loaded at all.
-    expect(runLoads.some((url) => url.endsWith('/dist/boot.js'))).toBe(true);
+    expect(runLoads.some((url) => url.endsWith('/dist/boot.cjs'))).toBe(true);
     expect(runLoads.some((url) => url.endsWith('/dist/cli.js'))).toBe(false);
     expect(uiChunksAmong(runLoads, dist)).toEqual([]);
 

@@ -67,7 +67,7 @@ describe('the packed tarball', () => {
   });
 
   it('holds the built program and its agents, not the sources or tests', () => {
-    for (const f of ['bin/opencode-ink.js', 'dist/boot.js', 'dist/cli.js', 'dist/tui.js', 'dist/run.js', 'dist/sdk/index.js', 'dist/types/sdk/index.d.ts', 'agents/build.md', 'package.json', 'README.md']) expect(files).toContain(f);
+    for (const f of ['bin/opencode-ink.js', 'bin/package.json', 'dist/boot.cjs', 'dist/cli.js', 'dist/tui.js', 'dist/run.js', 'dist/sdk/index.js', 'dist/types/sdk/index.d.ts', 'agents/build.md', 'package.json', 'README.md']) expect(files).toContain(f);
     expect(files.filter((f) => /^(src|test|scripts|bench)\//.test(f))).toEqual([]);
   });
 

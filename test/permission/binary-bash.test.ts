@@ -75,7 +75,7 @@ describe('bash rules in the built binary', () => {
     writeFileSync(join(env.OPENCODE_INK_CONFIG_DIR!, 'config.json'), JSON.stringify({ permission: { bash: { '*': 'allow', 'rm *': 'deny' } } }));
     server.enqueue(toolUse('bash', { command: 'env rm victim.txt' }), text('done'));
     // The same CLI as the TUI's script: `run` through it exercises its lazy grammar chunk.
-    const boot = pathToFileURL(join(REPO_ROOT, 'dist', 'boot.js')).href;
+    const boot = pathToFileURL(join(REPO_ROOT, 'dist', 'boot.cjs')).href;
     const tui = join(REPO_ROOT, 'dist', 'tui.js');
     const program = `const { loadScript } = await import(${JSON.stringify(boot)}); const s = loadScript(${JSON.stringify(tui)}, undefined); process.exitCode = await s.main(['run', 'try']);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', program], { cwd: project, env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });

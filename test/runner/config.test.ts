@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config/index.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { effectiveRunnerKind, parseDockerHost, RunnerConfigSchema } from '../../src/core/runner/config.js';
-import { AgentFieldsSchema } from '../../src/core/agents/schema.js';
+import { agentFieldsSchema } from '../../src/core/agents/schema.js';
 
 let root: string;
 let env: NodeJS.ProcessEnv;
@@ -83,7 +83,7 @@ describe('runner config', () => {
     expect(effectiveRunnerKind(all, { isChild: false, parentKind: undefined, agentRunner: undefined })).toBe('docker');
     expect(effectiveRunnerKind(all, { isChild: true, parentKind: 'docker', agentRunner: 'host' })).toBe('docker');
     expect(RunnerConfigSchema.safeParse({ kind: 'docker', image: 'img', for: 'everything' }).success).toBe(false);
-    expect(AgentFieldsSchema.parse({ runner: 'docker' }).runner).toBe('docker');
-    expect(AgentFieldsSchema.safeParse({ runner: 'vm' }).success).toBe(false);
+    expect(agentFieldsSchema().parse({ runner: 'docker' }).runner).toBe('docker');
+    expect(agentFieldsSchema().safeParse({ runner: 'vm' }).success).toBe(false);
   });
 });

@@ -165,7 +165,7 @@ console.log(JSON.stringify({ asks, result, events }));
 
     const loaded = readFileSync(loads, 'utf8').split('\n').filter(Boolean);
     expect(loaded.some((url) => url.includes('/dist/sdk/'))).toBe(true);
-    const terminal = loaded.filter((url) => /\/node_modules\/(ink|react|react-reconciler|yoga-layout|commander|chalk)\/|\/dist\/(cli|tui|run|boot)\.js|\/src\/(ui|cli)\//.test(url));
+    const terminal = loaded.filter((url) => /\/node_modules\/(ink|react|react-reconciler|yoga-layout|commander|chalk)\/|\/dist\/(cli|tui|run|boot)\.js|\/dist\/boot\.cjs|\/src\/(ui|cli)\//.test(url));
     expect(terminal).toEqual([]);
   });
 

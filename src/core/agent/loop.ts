@@ -5,7 +5,6 @@
 // turn, Stop (or, in a sub-agent, SubagentStop) hooks may send it back to work with their
 // reason as a new user message; `stop_hook_active` tells them it already happened (DESIGN §20).
 import { effortOnWire } from '../provider/effort.js';
-import { z } from 'zod';
 import { errorMessage, isAbortError } from '../errors.js';
 import { newId } from '../ids.js';
 import {
@@ -24,6 +23,7 @@ import type { ModelLimit } from '../provider/models.js';
 import type { ModelRequest, Provider, ToolSpec } from '../provider/types.js';
 import type { MessageMarks } from '../store/index.js';
 import type { Tool } from '../tools/types.js';
+import { inputSchemaOf } from '../tools/input-schemas.js';
 import { withImageData } from '../images/request.js';
 import type { LiveSession } from './live-session.js';
 import { takeInbox } from './inbox.js';
@@ -288,7 +288,7 @@ function tooLongMessage(apiMessage: string, afterCompacting: boolean): string {
  */
 const specCache = new WeakMap<object, Map<string, ToolSpec>>();
 
-/** Tool parameters as JSON Schema, converted once per schema object. */
+/** Tool parameters as JSON Schema, converted once per schema object (the built-in tools' when building). */
 export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
   return tools.map((tool) => {
     let byText = specCache.get(tool.parameters);
@@ -296,8 +296,7 @@ export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
     const key = `${tool.name}\0${tool.description}`;
     let spec = byText.get(key);
     if (!spec) {
-      const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
-      spec = { name: tool.name, description: tool.description, input_schema: schema };
+      spec = { name: tool.name, description: tool.description, input_schema: inputSchemaOf(tool) };
       byText.set(key, spec);
     }
     return spec;

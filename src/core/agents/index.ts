@@ -12,7 +12,7 @@ import type { AgentDefinition } from './definition.js';
 import { parseAgentMarkdown } from './markdown.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
 import { unknownToolsWarning } from './tools.js';
-import { AgentConfigEntrySchema, type AgentConfigEntry, type AgentMode } from './schema.js';
+import { agentConfigEntrySchema, type AgentConfigEntry, type AgentMode } from './schema.js';
 
 export type { AgentDefinition } from './definition.js';
 export { TOOL_NAMES, allowlistMatches, allowlistPattern, selectTools, toolName } from './tools.js';
@@ -150,7 +150,7 @@ export function loadAgents(opts: LoadAgentsOptions): LoadedAgents {
   if (narrowing) {
     for (const [name, { entry: raw, file }] of narrowing.agentEntries) {
       // Validated with its file already; parsed again here only to get its type.
-      const entry = AgentConfigEntrySchema.safeParse(raw);
+      const entry = agentConfigEntrySchema().safeParse(raw);
       if (entry.success) applyEntry(name, entry.data, file);
     }
     // The project config's own rules narrow every agent.

@@ -3,7 +3,7 @@ import { describeIssue } from '../config/issues.js';
 import { readFrontMatter } from '../frontmatter.js';
 import { applyFields, skeleton } from './build.js';
 import type { AgentDefinition } from './definition.js';
-import { AgentFieldsSchema, FIELDS_READ_ELSEWHERE, type AgentMode } from './schema.js';
+import { agentFieldsSchema, FIELDS_READ_ELSEWHERE, type AgentMode } from './schema.js';
 
 export type ParsedAgentFile =
   | { ok: true; agent: AgentDefinition; warnings: string[]; unknownTools: string[] }
@@ -25,10 +25,11 @@ export function parseAgentMarkdown(text: string, opts: ParseAgentOptions): Parse
   const fields = read.data;
   const content = read.body;
   // jitless: a handful of files per start; see config/load.ts.
-  const result = AgentFieldsSchema.safeParse(fields, { jitless: true });
+  const schema = agentFieldsSchema();
+  const result = schema.safeParse(fields, { jitless: true });
   if (!result.success) {
     const issue = result.error.issues[0];
-    return { ok: false, reason: issue ? describeIssue(AgentFieldsSchema, fields, issue) : 'invalid front-matter' };
+    return { ok: false, reason: issue ? describeIssue(schema, fields, issue) : 'invalid front-matter' };
   }
   const name = result.data.name ?? opts.fallbackName;
   const { agent, warnings, unknownTools } = applyFields(skeleton(name, opts.defaultMode, opts.file), { ...result.data, prompt: content.trim() }, opts.extraTools);
@@ -44,11 +45,13 @@ const MISPLACED_FRONT_MATTER = /^(?:[ \t]*\r?\n)*[ \t]*---[ \t]*\r?\n[\s\S]*?\n[
 const MISPLACED_WARNING =
   'its "---" front-matter block does not start the file at the first line, unindented, so none of its fields (name, description, tools, …) is read and the whole file is the prompt.';
 
-const KNOWN_FIELDS: ReadonlySet<string> = new Set([...Object.keys(AgentFieldsSchema.shape), ...FIELDS_READ_ELSEWHERE]);
+let knownFields: ReadonlySet<string> | undefined;
 
 /** Keys no part of the program reads. */
 export function unknownFields(fields: Record<string, unknown>): string[] {
-  return Object.keys(fields).filter((key) => !KNOWN_FIELDS.has(key));
+  knownFields ??= new Set([...Object.keys(agentFieldsSchema().shape), ...FIELDS_READ_ELSEWHERE]);
+  const known = knownFields;
+  return Object.keys(fields).filter((key) => !known.has(key));
 }
 
 /** One warning per front-matter key no part of the program reads, so nothing a file says is dropped in silence. */

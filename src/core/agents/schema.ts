@@ -1,26 +1,35 @@
 // Fields of an agent definition, shared by markdown front-matter (Claude Code and OpenCode
 // styles) and the `agent` key of the config. Lenient on purpose: both ecosystems' files
 // must load unchanged, so unknown keys are ignored and aliases are accepted.
+//
+// Each schema is built on first use: a start that parses no agent file and has no `agent`
+// entries in its config (the built-in agents come parsed with the build) never builds them.
 import { z } from 'zod';
 import { PermissionConfigSchema } from '../permission/schema.js';
 import { RunnerKindSchema } from '../runner/config.js';
 import { SandboxModeSchema } from '../sandbox/settings.js';
 
-export const AgentModeSchema = z.enum(['primary', 'subagent', 'all']);
-export type AgentMode = z.infer<typeof AgentModeSchema>;
+/** `build`, called once, on first use; the same object every time after. */
+function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+export const agentModeSchema = once(() => z.enum(['primary', 'subagent', 'all']));
+export type AgentMode = z.infer<ReturnType<typeof agentModeSchema>>;
 
 /** `Read, Grep` | `[Read, Grep]` | `{ write: false, bash: true }` */
-export const AgentToolsSchema = z.union([z.string(), z.array(z.string()), z.record(z.string(), z.boolean())]);
-export type AgentToolsField = z.infer<typeof AgentToolsSchema>;
+const agentToolsSchema = once(() => z.union([z.string(), z.array(z.string()), z.record(z.string(), z.boolean())]));
+export type AgentToolsField = z.infer<ReturnType<typeof agentToolsSchema>>;
 
-export const AgentFieldsSchema = z.object({
+export const agentFieldsSchema = once(() => z.object({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
-  mode: AgentModeSchema.optional(),
+  mode: agentModeSchema().optional(),
   model: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().min(0).max(1).optional(),
-  tools: AgentToolsSchema.optional(),
+  tools: agentToolsSchema().optional(),
   permission: PermissionConfigSchema.optional(),
   max_turns: z.number().int().positive().optional(),
   steps: z.number().int().positive().optional(),
@@ -54,7 +63,7 @@ export const AgentFieldsSchema = z.object({
   /** Names of configured MCP servers, or servers of its own written out (build.ts). */
   mcpServers: z.unknown().optional(),
   hooks: z.unknown().optional(),
-});
+}));
 
 /**
  * Front-matter keys the program reads elsewhere than this schema: `permissionMode` belongs to
@@ -65,10 +74,12 @@ export const FIELDS_READ_ELSEWHERE: readonly string[] = ['permissionMode'];
 /** The memory scopes of Claude Code's `memory:` field. */
 export const MEMORY_SCOPES = ['user', 'project', 'local'] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
-export type AgentFields = z.infer<typeof AgentFieldsSchema>;
+export type AgentFields = z.infer<ReturnType<typeof agentFieldsSchema>>;
 
 /** An agent entry under the config's `agent` key: the same fields plus its prompt. */
-export const AgentConfigEntrySchema = AgentFieldsSchema.extend({
-  prompt: z.string().optional(),
-});
-export type AgentConfigEntry = z.infer<typeof AgentConfigEntrySchema>;
+export const agentConfigEntrySchema = once(() =>
+  agentFieldsSchema().extend({
+    prompt: z.string().optional(),
+  }),
+);
+export type AgentConfigEntry = z.infer<ReturnType<typeof agentConfigEntrySchema>>;

@@ -6,7 +6,7 @@
 import { describeIssue } from '../config/issues.js';
 import { ConfigError } from '../errors.js';
 import { unknownFields } from './markdown.js';
-import { AgentConfigEntrySchema, type AgentConfigEntry } from './schema.js';
+import { agentConfigEntrySchema, type AgentConfigEntry } from './schema.js';
 
 export const AGENTS_FLAG = '--agents';
 
@@ -28,10 +28,10 @@ export function parseAgentsFlag(text: string): Record<string, AgentConfigEntry> 
     // A flag just typed: a misspelt field is an error, not a warning scrolled away.
     const unknown = unknownFields(fields).filter((key) => key !== 'prompt');
     if (unknown.length > 0) throw new ConfigError(`${AGENTS_FLAG}: agent "${name}" has the unknown field "${unknown[0]}" (not a field of Claude Code's agents).`);
-    const parsed = AgentConfigEntrySchema.safeParse(fields, { jitless: true });
+    const parsed = agentConfigEntrySchema().safeParse(fields, { jitless: true });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ConfigError(`${AGENTS_FLAG}: agent "${name}": ${issue ? describeIssue(AgentConfigEntrySchema, fields, issue) : 'invalid fields'}.`);
+      throw new ConfigError(`${AGENTS_FLAG}: agent "${name}": ${issue ? describeIssue(agentConfigEntrySchema(), fields, issue) : 'invalid fields'}.`);
     }
     agents[name] = parsed.data;
   }

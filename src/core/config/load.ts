@@ -11,7 +11,7 @@ import { describeIssue } from './issues.js';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.js';
 import { deepMerge, isPlainObject, substituteEnv } from './merge.js';
 import { configDir } from './paths.js';
-import { ConfigFileSchema, ConfigSchema, type Config } from './schema.js';
+import { parseConfigFile, parseMergedConfig, type Config } from './sections.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
 
 export const GLOBAL_CONFIG_FILE = 'config.json';
@@ -71,20 +71,18 @@ export function loadConfig({ cwd, env, narrowing }: LoadConfigOptions): LoadedCo
     if (!cut) trusted = merged;
   }
   const sources = read.map((r) => r.file);
-  // jitless: parsed once per start, where zod's compiled validator (made with `new Function`,
-  // which no code cache covers) costs more than it saves: ~1.2 ms of every start.
-  const result = ConfigSchema.safeParse(merged, { jitless: true });
-  if (!result.success) {
+  const result = parseMergedConfig(merged);
+  if (!result.ok) {
     // Each file was valid on its own, so only a combination can fail here: name the files
     // that set the entry at fault (`provider.<name>`), else all of them.
-    const issue = result.error.issues[0];
-    const what = issue ? describeIssue(ConfigSchema, merged, issue) : 'is invalid.';
+    const { issue } = result;
+    const what = issue ? describeIssue(result.schema, merged, issue) : 'is invalid.';
     const entry = issue?.path.slice(0, 2).map(String) ?? [];
     const setting = read.filter((r) => entry.length > 0 && hasPath(r.data, entry)).map((r) => r.file);
     throw new ConfigError(`${(setting.length ? setting : sources).join(' + ') || 'default configuration'}: ${what}`);
   }
-  narrowing?.limitAgentTurns(result.data.subagents.max_turns);
-  return { config: result.data, sources };
+  narrowing?.limitAgentTurns(result.value.subagents.max_turns);
+  return { config: result.value, sources };
 }
 
 function hasPath(data: Record<string, unknown>, path: readonly string[]): boolean {
@@ -130,11 +128,8 @@ export function readConfigFile(
     narrowing.noteEnvReferences(file, JSON.stringify(data));
   }
   data = substituteEnv(data, narrowing ? {} : env);
-  const result = ConfigFileSchema.safeParse(data, { jitless: true });
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new ConfigError(`${file}: ${issue ? describeIssue(ConfigFileSchema, data, issue) : 'is invalid.'}`);
-  }
+  const result = parseConfigFile(data);
+  if (!result.ok) throw new ConfigError(`${file}: ${result.issue ? describeIssue(result.schema, data, result.issue) : 'is invalid.'}`);
   if (!isPlainObject(data)) throw new ConfigError(`${file}: the top level must be an object.`);
-  return narrowing ? narrowing.takeProjectParts(file, data, isPlainObject(data.permission) ? result.data.permission : undefined) : data;
+  return narrowing ? narrowing.takeProjectParts(file, data, isPlainObject(data.permission) ? result.value.permission : undefined) : data;
 }

@@ -20,6 +20,7 @@ import type { Todo } from '../tools/types.js';
 import { processAlive, SessionLeases } from './lease.js';
 import { migrate } from './schema.js';
 import { BlobStore } from './blobs.js';
+import { sqliteAddonFile } from './native-addon.js';
 import { TeamTaskStore } from '../team/task-store.js';
 import { TeamMemberStore } from '../team/member-store.js';
 
@@ -218,11 +219,11 @@ export class SessionStore {
         // Every conversation is in there: 0700 and 0600 whatever the umask (private-files.ts).
         if (dataDir !== ':memory:') securePrivateDataDir(dataDir);
         // The busy timeout is set by the constructor, before any statement runs.
-        db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+        db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonFile() });
         // Switching to WAL needs an exclusive lock: only ask when the file is not in WAL yet.
         if (file !== ':memory:' && String(db.pragma('journal_mode', { simple: true })) !== 'wal') db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
-        db.pragma('foreign_keys = ON');
+        // One call for both (each pragma() call prepares a statement of its own).
+        db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
         migrate(db, file);
         return new SessionStore(file, db);
       } catch (err) {

@@ -192,8 +192,10 @@ export function migrate(db: Database.Database, file: string): void {
       );
     }
   };
-  check(version());
-  if (version() === SCHEMA_VERSION) return;
+  // A current file (every start but the first after an upgrade) costs one read.
+  const found = version();
+  check(found);
+  if (found === SCHEMA_VERSION) return;
   db.transaction(() => {
     const current = version();
     check(current);

@@ -12,12 +12,10 @@
 // - The connection goes to the addresses that were checked (a pinned lookup), so a second DNS
 //   answer cannot swap in a private address (DNS rebinding).
 // - Bodies are decompressed (gzip, deflate, br) and read up to a byte cap.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { LookupAddress } from 'node:dns';
+import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { nonPublicKind } from './net-address.js';
 import { ToolError, type ToolContext } from './types.js';
 import { normaliseWebUrl } from './web-url.js';
@@ -36,6 +34,24 @@ export interface FetchedResponse {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+interface Network {
+  dns: typeof import('node:dns');
+  http: typeof import('node:http');
+  https: typeof import('node:https');
+  zlib: typeof import('node:zlib');
+}
+
+let network: Promise<Network> | undefined;
+
+/**
+ * Node's DNS, HTTP, TLS and zlib modules, imported at the first fetch: every start loads this
+ * module (webfetch is a built-in tool), and a run that fetches nothing need not load them.
+ */
+function networkModules(): Promise<Network> {
+  network ??= Promise.all([import('node:dns'), import('node:http'), import('node:https'), import('node:zlib')]).then(([dns, http, https, zlib]) => ({ dns, http, https, zlib }));
+  return network;
+}
+
 export async function fetchChecked(
   start: URL,
   ctx: ToolContext,
@@ -48,13 +64,14 @@ export async function fetchChecked(
     'accept-language': 'en-US,en;q=0.9',
     'accept-encoding': 'gzip, deflate, br',
   };
+  const net = await networkModules();
   let current = start;
   let from: string | undefined;
   for (let hop = 0; ; hop++) {
-    const addresses = await clear(current, from, ctx, signal);
-    const res = await get(current, addresses, signal, headers);
+    const addresses = await clear(net, current, from, ctx, signal);
+    const res = await get(net, current, addresses, signal, headers);
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { response: wrap(res), url: current.href };
+    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { response: wrap(net, res), url: current.href };
     res.resume();
     if (hop >= MAX_REDIRECTS) throw new ToolError(`Too many redirects: ${start.href} still redirected after ${MAX_REDIRECTS} hops.`);
     let next: URL;
@@ -75,7 +92,7 @@ export async function fetchChecked(
 }
 
 /** Asks for one URL (twice when its name turns out to resolve off the public internet); returns the addresses to connect to. */
-async function clear(url: URL, from: string | undefined, ctx: ToolContext, signal: AbortSignal): Promise<LookupAddress[]> {
+async function clear(net: Network, url: URL, from: string | undefined, ctx: ToolContext, signal: AbortSignal): Promise<LookupAddress[]> {
   const href = url.href;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const via = from ? ` (redirected from ${from})` : '';
@@ -86,7 +103,7 @@ async function clear(url: URL, from: string | undefined, ctx: ToolContext, signa
   } else {
     await ctx.ask({ permission: 'webfetch', patterns: [href], subject: `${href}${via}` });
   }
-  const addresses = await resolve(host, signal);
+  const addresses = await resolve(net, host, signal);
   if (!literal) {
     const inside = addresses.find((a) => nonPublicKind(a.address));
     if (inside) {
@@ -102,12 +119,12 @@ function isLocalhost(host: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
-function resolve(host: string, signal: AbortSignal): Promise<LookupAddress[]> {
+function resolve(net: Network, host: string, signal: AbortSignal): Promise<LookupAddress[]> {
   return new Promise((done, fail) => {
     const onAbort = () => fail(signal.reason);
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => {
+    net.dns.lookup(host, { all: true, verbatim: true }, (err, addresses) => {
       signal.removeEventListener('abort', onAbort);
       if (err || addresses.length === 0) fail(new ToolError(`Cannot resolve the host ${host}${err?.code ? ` (${err.code})` : ''}.`));
       else done(addresses);
@@ -127,8 +144,8 @@ function pinned(addresses: LookupAddress[]): LookupFunction {
   };
 }
 
-function get(url: URL, addresses: LookupAddress[], signal: AbortSignal, headers: Record<string, string>): Promise<IncomingMessage> {
-  const client = url.protocol === 'https:' ? https : http;
+function get(net: Network, url: URL, addresses: LookupAddress[], signal: AbortSignal, headers: Record<string, string>): Promise<IncomingMessage> {
+  const client = url.protocol === 'https:' ? net.https : net.http;
   return new Promise((done, fail) => {
     // No shared agent: a pooled socket must not outlive the check that cleared it.
     const req = client.request(url, { method: 'GET', headers, signal, agent: false, lookup: pinned(addresses) }, done);
@@ -137,22 +154,22 @@ function get(url: URL, addresses: LookupAddress[], signal: AbortSignal, headers:
   });
 }
 
-function decoded(res: IncomingMessage): Readable {
+function decoded(zlib: Network['zlib'], res: IncomingMessage): Readable {
   const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
-      ? createGunzip()
+      ? zlib.createGunzip()
       : encoding === 'deflate'
-        ? createInflate()
+        ? zlib.createInflate()
         : encoding === 'br'
-          ? createBrotliDecompress()
+          ? zlib.createBrotliDecompress()
           : undefined;
   if (!decoder) return res;
   res.on('error', (err) => decoder.destroy(err));
   return res.pipe(decoder);
 }
 
-function wrap(res: IncomingMessage): FetchedResponse {
+function wrap(net: Network, res: IncomingMessage): FetchedResponse {
   return {
     status: res.statusCode ?? 0,
     statusText: res.statusMessage ?? '',
@@ -161,7 +178,7 @@ function wrap(res: IncomingMessage): FetchedResponse {
       res.resume();
     },
     async read(maxBytes) {
-      const body = decoded(res);
+      const body = decoded(net.zlib, res);
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;

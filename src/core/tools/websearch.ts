@@ -17,7 +17,8 @@ const domain = z
   .min(1)
   .regex(/^[A-Za-z0-9.-]+(?::\d+)?(\/[^\s]*)?$/, 'a domain such as "example.com" (no scheme)');
 
-const parameters = z.strictObject({
+/** The tool's parameters, the same object in every websearch tool (its input schema is converted when building). */
+export const WEBSEARCH_PARAMETERS = z.strictObject({
   query: z.string().min(2).max(500).describe('What to search for.'),
   allowed_domains: z.array(domain).max(20).optional().describe('Only include results from these domains.'),
   blocked_domains: z.array(domain).max(20).optional().describe('Never include results from these domains.'),
@@ -32,7 +33,7 @@ export function createWebsearchTool(search: WebSearch): Tool {
 - Use it for information newer than your training data or not in the project: current releases, docs, error messages.
 - allowed_domains or blocked_domains (not both) narrow the results.
 - Cite the sources you use when you answer the user.`,
-    parameters,
+    parameters: WEBSEARCH_PARAMETERS,
     readOnly: true,
     async execute(args, ctx) {
       if (args.allowed_domains?.length && args.blocked_domains?.length) {

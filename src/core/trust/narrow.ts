@@ -21,7 +21,7 @@ import type { AgentDefinition } from '../agents/definition.js';
 import type { CommandDefinition } from '../commands/definition.js';
 import type { SkillDefinition } from '../skills/definition.js';
 import { deepMerge, isPlainObject } from '../config/merge.js';
-import { SubagentSettingsSchema, type Config } from '../config/schema.js';
+import { subagentSettingsSchema, type Config } from '../config/sections.js';
 import { isPermissionMode, loosensPermissions } from '../permission/modes.js';
 import { rulesFromConfig, type Ruleset } from '../permission/rules.js';
 import type { PermissionConfig } from '../permission/schema.js';
@@ -63,7 +63,7 @@ type SubagentSettings = Config['subagents'];
 let defaults: SubagentSettings | undefined;
 /** The built-in sub-agent limits, what an untrusted project is measured against when the user set none. */
 function subagentDefaults(): SubagentSettings {
-  defaults ??= SubagentSettingsSchema.parse({}, { jitless: true });
+  defaults ??= subagentSettingsSchema().parse({}, { jitless: true });
   return defaults;
 }
 

@@ -1,0 +1,27 @@
+// Where better-sqlite3's compiled addon is. The package finds it itself with the `bindings`
+// package, which walks the call stack and tries a dozen folders: from a bundle (dist/, where
+// the package's JavaScript is bundled and code-cached with the rest of the CLI) that walk
+// starts at the wrong folder, and it costs every start a few milliseconds anyway. The
+// package's install (prebuilt download or node-gyp) puts the addon in build/Release.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+let found: string | undefined;
+
+/** The addon file of the better-sqlite3 package this program resolves, for `new Database(file, { nativeBinding })`; a clear error when it is not built. */
+export function sqliteAddonFile(): string {
+  if (found) return found;
+  const require = createRequire(import.meta.url);
+  let packageDir: string;
+  try {
+    packageDir = dirname(require.resolve('better-sqlite3/package.json'));
+  } catch {
+    // A package whose `exports` hides package.json: its main file is lib/index.js.
+    packageDir = dirname(dirname(require.resolve('better-sqlite3')));
+  }
+  const candidates = ['Release', 'Debug'].map((build) => join(packageDir, 'build', build, 'better_sqlite3.node'));
+  found = candidates.find((file) => existsSync(file));
+  if (!found) throw new Error(`better-sqlite3 is not built: ${candidates[0]} does not exist (reinstall opencode-ink, or run \`npm rebuild better-sqlite3\`).`);
+  return found;
+}

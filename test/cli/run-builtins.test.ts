@@ -1,0 +1,40 @@
+// A one-reply `run` loads no Node built-in module only a tool it did not call needs: webfetch's
+// HTTPS and DNS modules are imported at its first fetch (src/core/tools/fetch-checked.ts), not
+// with the bundle. Read from the built binary's own record of the built-ins it loaded.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { text } from '../support/fake-anthropic.js';
+import { runCli, startCliProject, type CliProject } from '../support/cli.js';
+import { REPO_ROOT } from '../support/repo-root.js';
+
+let ctx: CliProject;
+beforeEach(async () => {
+  ctx = await startCliProject();
+});
+afterEach(() => ctx.close());
+
+async function builtinsOf(args: string[]): Promise<string[]> {
+  const file = join(ctx.dir, 'builtins.txt');
+  const result = await runCli(args, {
+    cwd: ctx.project,
+    env: { ...ctx.env, NODE_OPTIONS: `--import=${join(REPO_ROOT, 'test', 'support', 'trace-builtins.mjs')}`, OPENCODE_INK_TRACE_BUILTINS: file },
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('NativeModule '))
+    .map((line) => line.slice('NativeModule '.length));
+}
+
+describe('the built-in modules of a one-reply run', () => {
+  it("are not webfetch's HTTPS and DNS modules", async () => {
+    ctx.server.enqueue(text('ok'));
+    const run = await builtinsOf(['run', 'say ok']);
+    // The control: the trace sees what every request needs.
+    expect(run).toContain('internal/deps/undici/undici');
+    expect(run).not.toContain('https');
+    expect(run).not.toContain('dns');
+  });
+});
