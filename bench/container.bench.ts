@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunnerConfigSchema } from '../src/core/runner/config.js';
+import { runnerConfigSchema } from '../src/core/runner/config.js';
 import { ContainerFleet } from '../src/core/runner/fleet.js';
 import type { RemoteCommandRunner } from '../src/core/sandbox/index.js';
 import { startPodman } from '../test/support/podman.js';
@@ -30,7 +30,7 @@ if (typeof podman === 'string') {
     if (i < 350) mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, `file${i}.ts`), `export const value${i} = ${i};\n`);
   }
-  const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [podman.url], image: podman.image });
+  const config = runnerConfigSchema().parse({ kind: 'docker', hosts: [podman.url], image: podman.image });
   const fleet = new ContainerFleet({ config, env: process.env, notice: (line) => console.log(line) });
   const once = async (runner: RemoteCommandRunner, command = 'true'): Promise<number> => {
     const start = performance.now();
@@ -64,7 +64,7 @@ if (typeof podman === 'string') {
 
     // Ten children at once: a fleet of their own, whose limit per host leaves room for all ten (and the container above) on the one host.
     const batchFleet = new ContainerFleet({
-      config: RunnerConfigSchema.parse({ kind: 'docker', hosts: [podman.url], image: podman.image, max_per_host: 2 * BATCH }),
+      config: runnerConfigSchema().parse({ kind: 'docker', hosts: [podman.url], image: podman.image, max_per_host: 2 * BATCH }),
       env: process.env,
       notice: (line) => console.log(line),
     });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config/index.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { effectiveRunnerKind, parseDockerHost, RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { effectiveRunnerKind, parseDockerHost, runnerConfigSchema } from '../../src/core/runner/config.js';
 import { agentFieldsSchema } from '../../src/core/agents/schema.js';
 
 let root: string;
@@ -38,7 +38,7 @@ function loadWith(runner: unknown): { error?: ConfigError; file: string } {
 
 describe('runner config', () => {
   it('defaults to the host and accepts a complete docker runner', () => {
-    expect(RunnerConfigSchema.parse({})).toMatchObject({ kind: 'host', for: 'subagents', network: false, max_per_host: 8 });
+    expect(runnerConfigSchema().parse({})).toMatchObject({ kind: 'host', for: 'subagents', network: false, max_per_host: 8 });
     const { error } = loadWith({ kind: 'docker', hosts: ['unix:///run/podman/podman.sock', 'ssh://ci@build-1', 'tcp://build-2:2376'], image: 'node:20-bookworm', cpus: 2, memory_mb: 4096 });
     expect(error).toBeUndefined();
   });
@@ -72,17 +72,17 @@ describe('runner config', () => {
   });
 
   it('chooses per agent, and never takes a child out of its parent’s container', () => {
-    const docker = RunnerConfigSchema.parse({ kind: 'docker', image: 'x' });
-    const host = RunnerConfigSchema.parse({});
+    const docker = runnerConfigSchema().parse({ kind: 'docker', image: 'x' });
+    const host = runnerConfigSchema().parse({});
     expect(effectiveRunnerKind(docker, { isChild: false, parentKind: undefined, agentRunner: undefined })).toBe('host');
     expect(effectiveRunnerKind(docker, { isChild: true, parentKind: 'host', agentRunner: undefined })).toBe('docker');
     expect(effectiveRunnerKind(docker, { isChild: true, parentKind: 'host', agentRunner: 'host' })).toBe('host');
     expect(effectiveRunnerKind(host, { isChild: true, parentKind: 'host', agentRunner: 'docker' })).toBe('docker');
     expect(effectiveRunnerKind(docker, { isChild: true, parentKind: 'docker', agentRunner: 'host' })).toBe('docker');
-    const all = RunnerConfigSchema.parse({ kind: 'docker', image: 'img', for: 'all' });
+    const all = runnerConfigSchema().parse({ kind: 'docker', image: 'img', for: 'all' });
     expect(effectiveRunnerKind(all, { isChild: false, parentKind: undefined, agentRunner: undefined })).toBe('docker');
     expect(effectiveRunnerKind(all, { isChild: true, parentKind: 'docker', agentRunner: 'host' })).toBe('docker');
-    expect(RunnerConfigSchema.safeParse({ kind: 'docker', image: 'img', for: 'everything' }).success).toBe(false);
+    expect(runnerConfigSchema().safeParse({ kind: 'docker', image: 'img', for: 'everything' }).success).toBe(false);
     expect(agentFieldsSchema().parse({ runner: 'docker' }).runner).toBe('docker');
     expect(agentFieldsSchema().safeParse({ runner: 'vm' }).success).toBe(false);
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { runnerConfigSchema } from '../../src/core/runner/config.js';
 import { LABEL_ROLE } from '../../src/core/runner/base-image.js';
 import { LABEL_SESSION } from '../../src/core/runner/docker-hosts.js';
 import { ContainerFleet } from '../../src/core/runner/fleet.js';
@@ -37,7 +37,7 @@ async function collect(running: RunningCommand): Promise<{ text: string; exitCod
 }
 
 function fleetFor(extra: Record<string, unknown> = {}, notices: string[] = []): ContainerFleet {
-  const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [podman!.url], image: podman!.image, ...extra });
+  const config = runnerConfigSchema().parse({ kind: 'docker', hosts: [podman!.url], image: podman!.image, ...extra });
   return new ContainerFleet({ config, env: {}, notice: (line) => notices.push(line) });
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { runnerConfigSchema } from '../../src/core/runner/config.js';
 import { hostKeyCheck, knownHostsFiles } from '../../src/core/runner/known-hosts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oc-known-hosts-'));
@@ -63,7 +63,7 @@ describe('known_hosts checks', () => {
   it('looks in runner.known_hosts when set, else the user’s and the system’s files; a relative path is refused', () => {
     expect(knownHostsFiles(undefined, { HOME: '/home/u' })).toEqual(['/home/u/.ssh/known_hosts', '/etc/ssh/ssh_known_hosts']);
     expect(knownHostsFiles('~/keys/hosts', { HOME: '/home/u' })).toEqual(['/home/u/keys/hosts']);
-    const parsed = RunnerConfigSchema.safeParse({ known_hosts: 'keys/hosts' });
+    const parsed = runnerConfigSchema().safeParse({ known_hosts: 'keys/hosts' });
     expect(parsed.success).toBe(false);
     expect(JSON.stringify(parsed.error?.issues)).toMatch(/must be an absolute path or start with ~\//);
   });

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { runnerConfigSchema } from '../../src/core/runner/config.js';
 import { ContainerFleet } from '../../src/core/runner/fleet.js';
 import { startPodman, type PodmanService } from '../support/podman.js';
 
@@ -107,7 +107,7 @@ describe('an ssh:// container host', () => {
       return ctx.skip();
     }
     const url = `ssh://root@127.0.0.1:${port}`;
-    const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [url], image: podman!.image });
+    const config = runnerConfigSchema().parse({ kind: 'docker', hosts: [url], image: podman!.image });
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
     try {
       recordHostKey(undefined);
@@ -133,7 +133,7 @@ describe('an ssh:// container host', () => {
     }
     recordHostKey(readFileSync(join(dir, 'host_key.pub'), 'utf8'));
     const url = `ssh://root@127.0.0.1:${port}`;
-    const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [url], image: podman!.image });
+    const config = runnerConfigSchema().parse({ kind: 'docker', hosts: [url], image: podman!.image });
     const notices: string[] = [];
     const fleet = new ContainerFleet({ config, env: { HOME: join(dir, 'home') }, notice: (line) => notices.push(line) });
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunnerConfigSchema } from '../../src/core/runner/config.js';
+import { runnerConfigSchema } from '../../src/core/runner/config.js';
 import { probeHost, tlsFor } from '../../src/core/runner/docker-hosts.js';
 import { ContainerFleet } from '../../src/core/runner/fleet.js';
 import { startPodman, type PodmanService } from '../support/podman.js';
@@ -88,7 +88,7 @@ describe('a tcp:// container host over TLS', () => {
       console.log(`Skipping the TLS host test: ${skip}`);
       return ctx.skip();
     }
-    const config = RunnerConfigSchema.parse({ kind: 'docker', hosts: [url], image: podman!.image, tls: files({ ca: 'ca.pem', cert: 'client.pem', key: 'client-key.pem' }) });
+    const config = runnerConfigSchema().parse({ kind: 'docker', hosts: [url], image: podman!.image, tls: files({ ca: 'ca.pem', cert: 'client.pem', key: 'client-key.pem' }) });
     const fleet = new ContainerFleet({ config, env: { HOME: dir }, notice: () => {} });
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
     writeFileSync(join(workspace, 'in.txt'), 'over tls\n');
@@ -148,8 +148,8 @@ describe('when TLS is used', () => {
       writeFileSync(join(home, '.docker', 'key.pem'), 'KEY');
       expect(tlsFor({ scheme: 'tcp', port: 2376 }, {}, { HOME: home })).toEqual({ ca: Buffer.from('CA'), cert: Buffer.from('CERT'), key: Buffer.from('KEY') });
       expect(tlsFor({ scheme: 'tcp', port: 2375 }, { tls: { ca: '~/.docker/ca.pem' } }, { HOME: home })).toEqual({ ca: Buffer.from('CA') });
-      expect(RunnerConfigSchema.safeParse({ tls: { ca: '/ca.pem', cert: '/cert.pem' } }).error?.issues[0]?.message).toMatch(/needs both "cert" and "key"/);
-      expect(RunnerConfigSchema.safeParse({ tls: { ca: 'ca.pem' } }).error?.issues[0]?.message).toMatch(/must be an absolute path/);
+      expect(runnerConfigSchema().safeParse({ tls: { ca: '/ca.pem', cert: '/cert.pem' } }).error?.issues[0]?.message).toMatch(/needs both "cert" and "key"/);
+      expect(runnerConfigSchema().safeParse({ tls: { ca: 'ca.pem' } }).error?.issues[0]?.message).toMatch(/must be an absolute path/);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -19,7 +19,7 @@ import { McpConfigSchema } from '../mcp/config.js';
 import { PERMISSION_MODES } from '../permission/modes.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
 import { SandboxConfigSchema } from '../sandbox/settings.js';
-import { RunnerConfigSchema } from '../runner/config.js';
+import { runnerConfigSchema } from '../runner/config.js';
 import { BaseUrlSchema, CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
 import { DEFAULT_MODEL } from '../provider/models.js';
 import { isPlainObject } from './merge.js';
@@ -184,7 +184,7 @@ const FILE_KEYS = {
   mcp: () => McpConfigSchema.prefault({}),
   sandbox: () => SandboxConfigSchema.prefault({}),
   // Where sub-agents' commands run: the host, or containers on Docker/Podman hosts (DESIGN §25).
-  runner: () => RunnerConfigSchema.prefault({}),
+  runner: () => runnerConfigSchema().prefault({}),
   // Claude Code's hook format (DESIGN §20), checked entry by entry by hooks/config.ts, where a
   // bad entry is a warning naming the file and key: a hook copied from a newer Claude Code
   // (an `http` hook, a new event) must not stop the program from starting.

@@ -49,44 +49,57 @@ export function parseDockerHost(raw: string): DockerHostUrl | string {
   return { scheme, url: text, host, port };
 }
 
-/** A file named in the config: absolute, or under the home folder. */
-const absolutePath = z.string().refine((path) => path.startsWith('/') || path.startsWith('~/'), 'must be an absolute path or start with ~/ (for example "~/.docker/ca.pem")');
+function buildRunnerConfigSchema() {
+  /** A file named in the config: absolute, or under the home folder. */
+  const absolutePath = z.string().refine((path) => path.startsWith('/') || path.startsWith('~/'), 'must be an absolute path or start with ~/ (for example "~/.docker/ca.pem")');
+  return z
+    .strictObject({
+      kind: RunnerKindSchema.default('host'),
+      /** Docker Engine API endpoints; defaults to DOCKER_HOST, else the local Docker or Podman socket. */
+      hosts: z.array(z.string().min(1)).optional(),
+      /** The image each container starts from: any image with /bin/sh, tar, find and stat. */
+      image: z.string().min(1).optional(),
+      /** `subagents`: sub-agents' commands run in containers, the main session's on the host; `all`: the main session's too. */
+      for: z.enum(['subagents', 'all']).default('subagents'),
+      /** `false`: the container has no network at all (network mode `none`). */
+      network: z.boolean().default(false),
+      cpus: z.number().positive().max(1024).optional(),
+      memory_mb: z.number().int().min(6).optional(),
+      max_per_host: z.number().int().positive().max(1000).default(8),
+      /**
+       * TLS for tcp:// hosts (as `docker --tlsverify`): the CA that signed the hosts' certificates
+       * and this client's certificate and key; default: DOCKER_TLS_VERIFY / DOCKER_CERT_PATH.
+       */
+      tls: z
+        .strictObject({ ca: absolutePath, cert: absolutePath.optional(), key: absolutePath.optional() })
+        .refine((tls) => (tls.cert === undefined) === (tls.key === undefined), 'needs both "cert" and "key" (this client\'s certificate and its key), or neither')
+        .optional(),
+      /** Where ssh:// hosts' keys are on record; defaults to ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
+      known_hosts: absolutePath.optional(),
+    })
+    .superRefine((value, ctx) => {
+      for (const [index, host] of (value.hosts ?? []).entries()) {
+        const parsed = parseDockerHost(host);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', path: ['hosts', index], message: parsed });
+      }
+      if (value.kind === 'docker' && !value.image) {
+        ctx.addIssue({ code: 'custom', path: ['image'], message: 'must name the image containers start from when runner.kind is "docker" (for example "node:20-bookworm")' });
+      }
+    });
+}
 
-export const RunnerConfigSchema = z
-  .strictObject({
-    kind: RunnerKindSchema.default('host'),
-    /** Docker Engine API endpoints; defaults to DOCKER_HOST, else the local Docker or Podman socket. */
-    hosts: z.array(z.string().min(1)).optional(),
-    /** The image each container starts from: any image with /bin/sh, tar, find and stat. */
-    image: z.string().min(1).optional(),
-    /** `subagents`: sub-agents' commands run in containers, the main session's on the host; `all`: the main session's too. */
-    for: z.enum(['subagents', 'all']).default('subagents'),
-    /** `false`: the container has no network at all (network mode `none`). */
-    network: z.boolean().default(false),
-    cpus: z.number().positive().max(1024).optional(),
-    memory_mb: z.number().int().min(6).optional(),
-    max_per_host: z.number().int().positive().max(1000).default(8),
-    /**
-     * TLS for tcp:// hosts (as `docker --tlsverify`): the CA that signed the hosts' certificates
-     * and this client's certificate and key; default: DOCKER_TLS_VERIFY / DOCKER_CERT_PATH.
-     */
-    tls: z
-      .strictObject({ ca: absolutePath, cert: absolutePath.optional(), key: absolutePath.optional() })
-      .refine((tls) => (tls.cert === undefined) === (tls.key === undefined), 'needs both "cert" and "key" (this client\'s certificate and its key), or neither')
-      .optional(),
-    /** Where ssh:// hosts' keys are on record; defaults to ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
-    known_hosts: absolutePath.optional(),
-  })
-  .superRefine((value, ctx) => {
-    for (const [index, host] of (value.hosts ?? []).entries()) {
-      const parsed = parseDockerHost(host);
-      if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', path: ['hosts', index], message: parsed });
-    }
-    if (value.kind === 'docker' && !value.image) {
-      ctx.addIssue({ code: 'custom', path: ['image'], message: 'must name the image containers start from when runner.kind is "docker" (for example "node:20-bookworm")' });
-    }
-  });
-export type RunnerConfig = z.output<typeof RunnerConfigSchema>;
+let runnerSchema: ReturnType<typeof buildRunnerConfigSchema> | undefined;
+
+/**
+ * The `runner` section's schema, built on first use: a start whose config has no `runner` key
+ * takes its defaults from the build (config/sections.ts) and never builds it.
+ */
+export function runnerConfigSchema(): ReturnType<typeof buildRunnerConfigSchema> {
+  runnerSchema ??= buildRunnerConfigSchema();
+  return runnerSchema;
+}
+
+export type RunnerConfig = z.output<ReturnType<typeof buildRunnerConfigSchema>>;
 
 /**
  * Where a session's commands run. A child of a session in a container stays in one (an agent's
