@@ -1,6 +1,6 @@
 // Context management's pure parts: limits, pruning, the stored summary's reading, cut points.
 import { describe, expect, it } from 'vitest';
-import { activeHistory, chooseCut, compactionMark, pruneToolOutputs, summaryMessage } from '../../src/core/context/index.js';
+import { activeHistory, chooseCut, compactionMark, pruneToolOutputs, requestChars, summaryMessage } from '../../src/core/context/index.js';
 import type { Message } from '../../src/core/messages.js';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -57,5 +57,17 @@ describe('chooseCut', () => {
     expect(h[cut]!.role === 'assistant' || h[cut]!.content.some((p) => p.type === 'text')).toBe(true);
     expect(cut).toBeGreaterThan(3);
     expect(chooseCut([user('only')], 10_000)).toBeUndefined();
+  });
+});
+
+describe('requestChars', () => {
+  it('counts the tools as their JSON, whether a spec is measured for the first time or again, in any list', () => {
+    const read = { name: 'read', description: 'Reads a file "quoted" ünïcode', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } };
+    const task = { name: 'task', description: 'Starts a sub-agent', input_schema: { type: 'object', properties: { prompt: { type: 'string', description: 'x'.repeat(500) } }, required: ['prompt'] } };
+    const messages = [user('hello')];
+    const plain = (tools: readonly object[]) => 'sys'.length + JSON.stringify(tools).length + JSON.stringify(messages).length;
+    for (const tools of [[], [read], [read, task], [task, read], [read, task], [task, task, read]]) {
+      expect(requestChars({ system: 'sys', tools, messages })).toBe(plain(tools));
+    }
   });
 });

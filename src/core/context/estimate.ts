@@ -23,10 +23,32 @@ export interface RequestShape {
 export function requestChars(request: RequestShape): number {
   return (
     request.system.length +
-    JSON.stringify(request.tools).length +
+    toolsChars(request.tools) +
     JSON.stringify(request.messages).length +
     imageTokens(request.messages) * CHARS_PER_TOKEN
   );
+}
+
+/**
+ * Each tool spec's JSON length, measured once per spec object. Specs are built once per
+ * schema and shared, never changed (agent/loop.ts `toolSpecs`), while each request is measured
+ * twice (before it is sent, and with the reply's usage): ten children with the same ~25 KB of
+ * schemas would otherwise serialise them twenty times on the fan-out's path.
+ */
+const specChars = new WeakMap<ToolSpec, number>();
+
+/** What `JSON.stringify(tools).length` gives: the brackets, the commas between, each spec. */
+function toolsChars(tools: readonly ToolSpec[]): number {
+  let chars = 2 + Math.max(0, tools.length - 1);
+  for (const tool of tools) {
+    let own = specChars.get(tool);
+    if (own === undefined) {
+      own = JSON.stringify(tool).length;
+      specChars.set(tool, own);
+    }
+    chars += own;
+  }
+  return chars;
 }
 
 /** Anthropic's rule of thumb: width × height / 750 tokens, at most ~1600 once it scales the picture down. */
