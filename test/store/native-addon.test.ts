@@ -12,7 +12,7 @@ describe("better-sqlite3's addon", () => {
   it("is the resolved package's build/Release file, and a store opens, writes and reads with it", () => {
     const packageDir = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
     expect(sqliteAddonFile()).toBe(join(packageDir, 'build', 'Release', 'better_sqlite3.node'));
-    expect(existsSync(sqliteAddonFile())).toBe(true);
+    expect(existsSync(sqliteAddonFile()!)).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'oci-addon-'));
     try {
       const store = SessionStore.open(dir);

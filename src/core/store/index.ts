@@ -219,7 +219,8 @@ export class SessionStore {
         // Every conversation is in there: 0700 and 0600 whatever the umask (private-files.ts).
         if (dataDir !== ':memory:') securePrivateDataDir(dataDir);
         // The busy timeout is set by the constructor, before any statement runs.
-        db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: sqliteAddonFile() });
+        const nativeBinding = sqliteAddonFile();
+        db = new Database(file, { timeout: BUSY_TIMEOUT_MS, ...(nativeBinding ? { nativeBinding } : {}) });
         // Switching to WAL needs an exclusive lock: only ask when the file is not in WAL yet.
         if (file !== ':memory:' && String(db.pragma('journal_mode', { simple: true })) !== 'wal') db.pragma('journal_mode = WAL');
         // One call for both (each pragma() call prepares a statement of its own).

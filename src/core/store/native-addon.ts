@@ -9,16 +9,26 @@ import { dirname, join } from 'node:path';
 
 let found: string | undefined;
 
-/** The addon file of the better-sqlite3 package this program resolves, for `new Database(file, { nativeBinding })`; a clear error when it is not built. */
-export function sqliteAddonFile(): string {
+/**
+ * The addon file of the better-sqlite3 package this program resolves, for `new Database(file,
+ * { nativeBinding })`; undefined when the package cannot be resolved from this module's place
+ * (this code bundled into another program's file elsewhere, with better-sqlite3 left external),
+ * where the package's own search is the one that knows; a clear error when it resolves but is
+ * not built.
+ */
+export function sqliteAddonFile(): string | undefined {
   if (found) return found;
   const require = createRequire(import.meta.url);
   let packageDir: string;
   try {
     packageDir = dirname(require.resolve('better-sqlite3/package.json'));
   } catch {
-    // A package whose `exports` hides package.json: its main file is lib/index.js.
-    packageDir = dirname(dirname(require.resolve('better-sqlite3')));
+    try {
+      // A package whose `exports` hides package.json: its main file is lib/index.js.
+      packageDir = dirname(dirname(require.resolve('better-sqlite3')));
+    } catch {
+      return undefined;
+    }
   }
   const candidates = ['Release', 'Debug'].map((build) => join(packageDir, 'build', build, 'better_sqlite3.node'));
   found = candidates.find((file) => existsSync(file));
