@@ -9,27 +9,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstUserText } from '../test/support/conversations.js';
-import { reply, text, startFakeServer } from '../test/support/fake-anthropic.js';
+import { FANOUT_CHILDREN, FANOUT_PROMPT, startFanOutServer } from './fanout-scenario.js';
 import { BIN, cliEnv, figure, fmt, median, tempProject, timeAsync } from './support.js';
 
-const CHILDREN = 10;
+const CHILDREN = FANOUT_CHILDREN;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const ROOT_PROMPT = 'fan out to ten sub-agents';
-const server = await startFakeServer();
-server.setHandler((req) => {
-  const key = firstUserText(req);
-  if (key === ROOT_PROMPT) {
-    if (req.body.messages.length > 1) return text('All ten reports are in.');
-    return reply(
-      ...Array.from({ length: CHILDREN }, (_, i) => ({
-        type: 'tool_use' as const,
-        name: 'task',
-        input: { description: `Part ${i}`, prompt: `child ${i}: report on part ${i}`, subagent_type: 'general' },
-      })),
-    );
-  }
-  return { ...text(`report for ${key}`), delayMs: 300 };
-});
+const ROOT_PROMPT = FANOUT_PROMPT;
+const server = await startFanOutServer();
 
 interface Sample {
   wall: number;
