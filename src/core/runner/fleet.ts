@@ -66,8 +66,8 @@ export class ContainerFleet {
   private readonly bases = new BaseImages();
   /** Each child's base, given back when its container goes. */
   private readonly baseOf = new Map<string, { host: string; docker: Docker; workspace: string; base: BaseImage }>();
-  /** Hosts where a base could not be made, and why: their children are copied in one by one. */
-  private readonly noBase = new Map<string, string>();
+  /** Hosts where a base could not be made (told once): their children are copied in one by one. */
+  private readonly noBase = new Set<string>();
   private baseCount = 0;
 
   constructor(private readonly options: FleetOptions) {
@@ -135,7 +135,7 @@ export class ContainerFleet {
         if ((err as { statusCode?: number }).statusCode === 404) throw err;
         const why = describeHostError(err, url);
         if (!this.noBase.has(url)) {
-          this.noBase.set(url, why);
+          this.noBase.add(url);
           this.options.notice(`Container host ${url}: no shared base image for sub-agents started together (${why}); each copies its workspace in on its own.`);
         }
         throw err;
