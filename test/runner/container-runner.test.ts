@@ -352,6 +352,34 @@ describe('container runner on Podman', () => {
     }
   });
 
+  it('reads nothing back after a first command that changed nothing, for a lone child and for children of a base', async (ctx) => {
+    if (skip) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    for (const folder of ['src', 'src/deep', 'docs']) mkdirSync(join(workspace, folder));
+    for (const file of ['a.txt', 'src/b.txt', 'src/deep/c.txt', 'docs/d.md']) writeFileSync(join(workspace, file), `${file}\n`);
+    // A folder read back from the container has its mode set here again, which moves its change time.
+    const folderTimes = () => ['src', 'src/deep', 'docs'].map((folder) => statSync(join(workspace, folder)).ctimeMs);
+    const fleet = fleetFor({ max_per_host: 10 });
+    const signal = new AbortController().signal;
+    try {
+      const before = folderTimes();
+      const alone = await fleet.acquire('ses_first_alone', workspace);
+      expect((await collect(await alone.run('true', { cwd: workspace, env: {}, signal }))).exitCode).toBe(0);
+      expect(folderTimes()).toEqual(before);
+      await fleet.release('ses_first_alone');
+
+      const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_first_base_${i}`, workspace)));
+      for (const child of children) expect((await collect(await child.run('true', { cwd: workspace, env: {}, signal }))).exitCode).toBe(0);
+      expect(folderTimes()).toEqual(before);
+      // What a command does change still comes back.
+      await collect(await children[1]!.run('echo new > src/deep/e.txt', { cwd: workspace, env: {}, signal }));
+      expect(readFileSync(join(workspace, 'src/deep/e.txt'), 'utf8')).toBe('new\n');
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('skips an unreachable host with a notice and fails naming every host when none can take the child', async (ctx) => {
     if (skip) return ctx.skip();
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));

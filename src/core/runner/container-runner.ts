@@ -14,6 +14,7 @@
 //   the host), gracefully then forcibly; `remove` deletes the container.
 import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
 import type { BaseImage, ContainerListing, ListedEntry } from './base-image.js';
@@ -29,6 +30,21 @@ const STOP_GRACE_S = 2;
 const MAX_IDLE_SERVERS = 2;
 /** Arguments per `tar -c` call when copying files back, well under any exec limit. */
 const NAMES_PER_BATCH_BYTES = 64 * 1024;
+
+/**
+ * Whether a listing holds entries changed in the second it was taken (`now`, whole seconds): a
+ * command could change those again within that second unseen by times, so the next comparison
+ * reads them by content.
+ */
+function changedInItsSecond(entries: Map<string, Listed>, now: number): boolean {
+  for (const entry of entries.values()) if (entry.ctime >= now) return true;
+  return false;
+}
+
+/** Milliseconds until this machine's clock is into its next second; a host whose clock differs is read again in vain, and stays correct. */
+function untilNextSecond(): number {
+  return 1000 - (Date.now() % 1000) + 20;
+}
 
 export interface ContainerSpec {
   docker: Docker;
@@ -116,7 +132,15 @@ export class ContainerRunner implements RemoteCommandRunner {
         const made = await runner.exec(['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
         if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr.toString().trim() || `exit ${made.exitCode}`}`);
         await runner.syncIn();
-        await runner.listContainer();
+        const { entries } = await runner.listContainer();
+        // What was just copied in shares the listing's second: read again once it has passed, while
+        // the model thinks; the first command waits for it (it is in the sync queue).
+        if (changedInItsSecond(entries, runner.containerNow)) {
+          void runner.serial(async () => {
+            await sleep(untilNextSecond());
+            await runner.listContainer();
+          }).catch(() => undefined);
+        }
       }
     } catch (err) {
       await runner.remove();
@@ -158,7 +182,7 @@ export class ContainerRunner implements RemoteCommandRunner {
    */
   private async startFromBase(base: BaseImage): Promise<void> {
     this.localBase = new Map(base.tree);
-    const shared: Promise<ContainerListing> = (base.listing ??= this.listContainer().then(({ entries }) => ({ entries, now: this.containerNow })));
+    const shared: Promise<ContainerListing> = (base.listing ??= this.listSettled());
     const listing = await shared.catch(() => undefined);
     const { changed, deleted } = await this.syncIn();
     if (!listing) {
@@ -171,6 +195,21 @@ export class ContainerRunner implements RemoteCommandRunner {
     for (const path of changed) entries.set(path, { ctime: -1, mtime: -1, rawMode: -1, size: -1 });
     this.containerBase = entries;
     this.containerNow = listing.now;
+  }
+
+  /**
+   * The workspace's listing for every child of a base. The image's files were written when it was
+   * committed, often in the second the listing is taken; a listing holding such entries would have
+   * every child compare them all by content after its first command, so it is taken again once
+   * that second has passed (nothing runs in the container meanwhile).
+   */
+  private async listSettled(): Promise<ContainerListing> {
+    let { entries } = await this.listContainer();
+    if (changedInItsSecond(entries, this.containerNow)) {
+      await sleep(untilNextSecond());
+      ({ entries } = await this.listContainer());
+    }
+    return { entries, now: this.containerNow };
   }
 
   /** Copies in what changed on this machine since the last sync, and removes what was deleted here; what it copied and removed. */
