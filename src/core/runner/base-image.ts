@@ -47,6 +47,8 @@ export interface BaseImage {
   listing?: Promise<ContainerListing>;
   /** Settles when the loader the base was made in is removed. */
   loaderGone?: Promise<unknown>;
+  /** When (this machine's clock, ms) the image was made: its files' change times are no later. */
+  madeAt?: number;
 }
 
 interface Entry {
@@ -124,7 +126,7 @@ export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
     const image = committed.Id ?? committed.id;
     if (!image) throw new Error('the host did not name the committed image');
     // The children need not wait for the loader to go (a second or more on a busy host); `close` does.
-    return { image, tree: packResult.value.tree, loaderGone: loader.remove({ force: true }).catch(() => undefined) };
+    return { image, tree: packResult.value.tree, madeAt: Date.now(), loaderGone: loader.remove({ force: true }).catch(() => undefined) };
   } catch (err) {
     await loader.remove({ force: true }).catch(() => undefined);
     throw err;

@@ -41,9 +41,9 @@ function changedInItsSecond(entries: Map<string, Listed>, now: number): boolean 
   return false;
 }
 
-/** Milliseconds until this machine's clock is into its next second; a host whose clock differs is read again in vain, and stays correct. */
-function untilNextSecond(): number {
-  return 1000 - (Date.now() % 1000) + 20;
+/** Milliseconds from `from` (now by default) until this machine's clock is into the next second; a host whose clock differs is read again in vain, and stays correct. */
+function untilNextSecond(from = Date.now()): number {
+  return 1000 - (from % 1000) + 20;
 }
 
 export interface ContainerSpec {
@@ -81,6 +81,8 @@ export class ContainerRunner implements RemoteCommandRunner {
   /** Command shells waiting for work; see command-server.ts. */
   private idleServers: CommandServer[] = [];
   private readonly allServers = new Set<CommandServer>();
+  /** The command shell started with the container, until a command takes it. */
+  private warming: Promise<CommandServer | undefined> | undefined;
   /** Set once a command shell could not start: commands then run one exec each, as before. */
   private serversBroken = false;
   /** Files a sync could not copy back, told once in the next result. */
@@ -146,6 +148,9 @@ export class ContainerRunner implements RemoteCommandRunner {
       await runner.remove();
       throw err;
     }
+    // The first command's shell starts now, while the model thinks: its exec is most of what a
+    // first command waits for (several hundred ms when many containers start at once).
+    runner.warming = runner.startServer();
     return runner;
   }
 
@@ -182,7 +187,7 @@ export class ContainerRunner implements RemoteCommandRunner {
    */
   private async startFromBase(base: BaseImage): Promise<void> {
     this.localBase = new Map(base.tree);
-    const shared: Promise<ContainerListing> = (base.listing ??= this.listSettled());
+    const shared: Promise<ContainerListing> = (base.listing ??= this.listSettled(base.madeAt));
     const listing = await shared.catch(() => undefined);
     const { changed, deleted } = await this.syncIn();
     if (!listing) {
@@ -200,10 +205,12 @@ export class ContainerRunner implements RemoteCommandRunner {
   /**
    * The workspace's listing for every child of a base. The image's files were written when it was
    * committed, often in the second the listing is taken; a listing holding such entries would have
-   * every child compare them all by content after its first command, so it is taken again once
-   * that second has passed (nothing runs in the container meanwhile).
+   * every child compare them all by content after its first command, so it is taken once that
+   * second has passed: this container's start mostly covers the wait. A host whose clock differs
+   * is read again a second later (nothing runs in the container meanwhile).
    */
-  private async listSettled(): Promise<ContainerListing> {
+  private async listSettled(madeAt?: number): Promise<ContainerListing> {
+    if (madeAt !== undefined) await sleep(Math.max(0, untilNextSecond(madeAt) - (Date.now() - madeAt)));
     let { entries } = await this.listContainer();
     if (changedInItsSecond(entries, this.containerNow)) {
       await sleep(untilNextSecond());
@@ -379,6 +386,14 @@ export class ContainerRunner implements RemoteCommandRunner {
 
   /** A command shell free for one command: an idle one, or a new one; undefined when they cannot start here. */
   private async takeServer(): Promise<CommandServer | undefined> {
+    // Taken by one command only: the next one finds it gone and looks further.
+    const warming = this.warming;
+    this.warming = undefined;
+    const warmed = await warming;
+    if (warmed && !warmed.dead && !this.removed) {
+      warmed.busy = true;
+      return warmed;
+    }
     while (this.idleServers.length) {
       const server = this.idleServers.pop()!;
       if (!server.dead) {
