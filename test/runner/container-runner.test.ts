@@ -380,6 +380,39 @@ describe('container runner on Podman', () => {
     }
   });
 
+  it('copies a workspace on a mount of the containers into each child, with no base and no notice', async (ctx) => {
+    if (skip) return ctx.skip();
+    // /dev/shm is a memory file system of each container's own, which a committed image leaves out.
+    if (!existsSync('/dev/shm')) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync('/dev/shm/oc-ws-'));
+    writeFileSync(join(workspace, 'a.txt'), 'in memory\n');
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
+    const before = await baseImages();
+    const notices: string[] = [];
+    const fleet = fleetFor({ max_per_host: 10 }, notices);
+    const signal = new AbortController().signal;
+    try {
+      const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_mounted_${i}`, workspace)));
+      for (const child of children) expect((await collect(await child.run('cat a.txt', { cwd: workspace, env: {}, signal }))).text).toBe('in memory\n');
+      expect((await baseImages()).filter((id) => !before.includes(id))).toHaveLength(0);
+      expect(notices).toEqual([]);
+      // Another workspace on the same host still gets its base.
+      const other = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+      try {
+        writeFileSync(join(other, 'b.txt'), 'on disk\n');
+        const more = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_on_disk_${i}`, other)));
+        expect((await baseImages()).filter((id) => !before.includes(id))).toHaveLength(1);
+        expect((await collect(await more[0]!.run('cat b.txt', { cwd: other, env: {}, signal }))).text).toBe('on disk\n');
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('skips an unreachable host with a notice and fails naming every host when none can take the child', async (ctx) => {
     if (skip) return ctx.skip();
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));

@@ -76,7 +76,10 @@ export async function startPodman(): Promise<PodmanService | string> {
   // Its run-time state in memory, where Podman keeps it by default (/run): on a disk it slows
   // every container start and exec by its writes.
   const runroot = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/oc-podman-run-') : join(dir, 'runroot');
-  const storage = ['--root', join(dir, 'storage'), '--runroot', runroot];
+  // OC_PODMAN_STORAGE_DIR puts the images and containers elsewhere (the container bench, to tell
+  // this program's cost from the disk's).
+  const graphroot = process.env.OC_PODMAN_STORAGE_DIR ? mkdtempSync(join(process.env.OC_PODMAN_STORAGE_DIR, 'oc-podman-storage-')) : join(dir, 'storage');
+  const storage = ['--root', graphroot, '--runroot', runroot];
   const { tarball, digest } = rootfsTarball();
   const image = `localhost/opencode-ink-test-busybox:${digest}`;
   const imported = spawnSync('podman', [...storage, 'import', '--change', 'ENV PATH=/bin', tarball, image], { env, encoding: 'utf8' });
@@ -100,6 +103,7 @@ export async function startPodman(): Promise<PodmanService | string> {
       await ended;
       // Whatever a failed test left in this storage goes with it.
       spawnSync('podman', [...storage, 'rm', '--all', '--force'], { env, stdio: 'ignore' });
+      removeStorage(graphroot);
       removeStorage(dir);
       try {
         rmSync(runroot, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
@@ -115,13 +119,13 @@ export async function startPodman(): Promise<PodmanService | string> {
  * helper may still hold it for a moment after the service ended (EBUSY): unmount it lazily and
  * try again; a folder that still cannot go is left in the temp dir rather than failing the tests.
  */
-function removeStorage(dir: string): void {
+function removeStorage(graphroot: string): void {
   try {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    rmSync(graphroot, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   } catch {
-    spawnSync('umount', ['-l', join(dir, 'storage', 'overlay')], { stdio: 'ignore' });
+    spawnSync('umount', ['-l', join(graphroot, 'overlay')], { stdio: 'ignore' });
     try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      rmSync(graphroot, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     } catch {
       // Left behind in the temp dir; nothing of it is read again.
     }

@@ -9,7 +9,9 @@
 // - the image is removed when the last child that took it gives it back (`drop`), or at `close`;
 //   what a dead instance left is removed by the fleet's sweep (fleet.ts). A child starting from
 //   a base copies in only what changed on this machine since the base's tree was read, so an
-//   older base is never wrong, only larger to catch up with.
+//   older base is never wrong, only larger to catch up with;
+// - a workspace on a mount of the container (under `/dev/shm`, say) makes no base
+//   (`WorkspaceOnMount`): a commit would leave it out.
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { LABEL_ROLE } from './docker-hosts.js';
@@ -64,14 +66,30 @@ export interface BaseSpec {
   tag: string;
 }
 
-/** Runs `argv` in `container` to its end; its exit code and stderr. */
-async function execIn(docker: Docker, container: Docker.Container, argv: string[]): Promise<{ exitCode: number | null; stderr: string }> {
+/**
+ * The workspace lies on a mount of the container (under `/dev/shm`, say), which a commit leaves
+ * out: its children get it copied in one by one. Says nothing of the host.
+ */
+export class WorkspaceOnMount extends Error {}
+
+/** The mount points a container's `/proc/mounts` lists, with its octal escapes (a space is `\040`) decoded. */
+export function mountPoints(procMounts: string): string[] {
+  return procMounts
+    .split('\n')
+    .map((line) => line.split(' ')[1])
+    .filter((point): point is string => Boolean(point))
+    .map((point) => point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
+}
+
+/** Runs `argv` in `container` to its end; its exit code, stdout and stderr. */
+async function execIn(docker: Docker, container: Docker.Container, argv: string[]): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
   const stream = await exec.start({ hijack: true, stdin: false });
   const out = new PassThrough();
   const err = new PassThrough();
+  const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  out.resume();
+  out.on('data', (chunk: Buffer) => stdout.push(chunk));
   err.on('data', (chunk: Buffer) => stderr.push(chunk));
   docker.modem.demuxStream(stream, out, err);
   await new Promise<void>((resolve) => {
@@ -80,7 +98,7 @@ async function execIn(docker: Docker, container: Docker.Container, argv: string[
     stream.once('error', () => resolve());
   });
   const info = await exec.inspect();
-  return { exitCode: info.ExitCode ?? null, stderr: Buffer.concat(stderr).toString().trim() };
+  return { exitCode: info.ExitCode ?? null, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString().trim() };
 }
 
 /**
@@ -102,8 +120,10 @@ export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
     });
     try {
       await loader.start();
-      const made = await execIn(spec.docker, loader, ['/bin/sh', '-c', 'mkdir -p -- "$1"', 'sh', spec.workspace]);
+      const made = await execIn(spec.docker, loader, ['/bin/sh', '-c', 'mkdir -p -- "$1" && cat /proc/mounts', 'sh', spec.workspace]);
       if (made.exitCode !== 0) throw new Error(`could not make ${spec.workspace} in the container: ${made.stderr || `exit ${made.exitCode}`}`);
+      const mount = mountPoints(made.stdout).find((point) => point !== '/' && (spec.workspace === point || spec.workspace.startsWith(`${point}/`)));
+      if (mount) throw new WorkspaceOnMount(`${spec.workspace} lies on the container's mount ${mount}, which an image does not keep`);
     } catch (err) {
       await loader.remove({ force: true }).catch(() => undefined);
       throw err;

@@ -13,7 +13,7 @@
 //   on the hosts (owner on this machine, owner process gone).
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
-import { BaseImages, LABEL_ROLE, makeBase, type BaseImage } from './base-image.js';
+import { BaseImages, LABEL_ROLE, makeBase, WorkspaceOnMount, type BaseImage } from './base-image.js';
 import type { RunnerConfig } from './config.js';
 import { ContainerRunner } from './container-runner.js';
 import {
@@ -68,6 +68,8 @@ export class ContainerFleet {
   private readonly baseOf = new Map<string, { host: string; docker: Docker; workspace: string; base: BaseImage }>();
   /** Hosts where a base could not be made (told once): their children are copied in one by one. */
   private readonly noBase = new Set<string>();
+  /** Host and workspace pairs (`host\0workspace`) whose workspace lies on a mount of the containers there: no base can hold it. */
+  private readonly noBaseFor = new Set<string>();
   private baseCount = 0;
 
   constructor(private readonly options: FleetOptions) {
@@ -127,12 +129,16 @@ export class ContainerFleet {
    * still held by children started earlier; undefined for a lone child.
    */
   private async baseFor(url: string, docker: Docker, workspace: string): Promise<BaseImage | undefined> {
-    if (this.noBase.has(url) || ((this.asking.get(workspace) ?? 0) < SHARE_FROM && !this.bases.has(url, workspace))) return undefined;
+    if (this.noBase.has(url) || this.noBaseFor.has(`${url}\0${workspace}`) || ((this.asking.get(workspace) ?? 0) < SHARE_FROM && !this.bases.has(url, workspace))) return undefined;
     const image = this.options.config.image!;
     return this.bases.take(url, docker, workspace, () =>
       makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}` }).catch((err: unknown) => {
         // A missing image is each child's own error to tell (it names the image); it says nothing of bases here.
         if ((err as { statusCode?: number }).statusCode === 404) throw err;
+        if (err instanceof WorkspaceOnMount) {
+          this.noBaseFor.add(`${url}\0${workspace}`);
+          throw err;
+        }
         const why = describeHostError(err, url);
         if (!this.noBase.has(url)) {
           this.noBase.add(url);
