@@ -7,6 +7,7 @@ export const FIGURES = [
   { id: 'fanout.wall', name: 'ten parallel children, wall (warm)', goal: { max: 0.55 * 1000 / 65, perNode: true }, goalText: '≤ 0.55 s where node starts in ≤ 65 ms (≤ 8.5× node)' },
   { id: 'fanout.spread', name: 'same, first-to-last child spread', goal: { max: 15 }, goalText: '≤ 15 ms' },
   { id: 'fanout.rss', name: 'same, peak memory', goal: { max: 80 }, goalText: '≤ 80 MB' },
+  { id: 'peers.fanout.ratio', name: 'same, wall against Claude Code\'s in the same run (ours ÷ theirs; skipped without Claude Code)', goal: { max: 0.45 }, goalText: '≤ 0.45×' },
   { id: 'run.wall', name: 'one-reply `run`', goal: { max: 2, perNode: true }, goalText: '≤ 2.0× node' },
   { id: 'snapshot.unchanged', name: 'snapshot of a 5,000-file tree, nothing changed (the checkpoint cost per prompt, off the request path)', goal: { max: 100 }, goalText: '≤ +100 ms' },
   { id: 'writers.added', name: 'ten isolated writers vs not, 5,000-file repo (pool filled by earlier batches)', goal: { max: 1500 }, goalText: '≤ +1.5 s' },
@@ -20,4 +21,4 @@ export const FIGURES = [
 ];
 
 /** The benches `all` runs, in order; `--quick` runs them with fewer repetitions. */
-export const ALL_BENCHES = ['commands', 'run-phases', 'fanout', 'children-memory', 'sandbox', 'snapshot', 'worktree', 'writers'];
+export const ALL_BENCHES = ['commands', 'run-phases', 'fanout', 'peers', 'children-memory', 'sandbox', 'snapshot', 'worktree', 'writers'];

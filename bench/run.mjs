@@ -97,7 +97,7 @@ if (all) {
   const nodeAfter = nodeStartMs(quick ? 5 : 15);
   const node = (nodeBefore + nodeAfter) / 2;
   const loadAfter = loadAverage();
-  const show = (f) => (f.unit === 'ms' ? `${Math.round(f.value)} ms` : `${f.value.toFixed(1)} MB`);
+  const show = (f) => (f.unit === 'ms' ? `${Math.round(f.value)} ms` : f.unit === 'ratio' ? `${f.value.toFixed(2)}×` : `${f.value.toFixed(1)} MB`);
   console.log(`## Issue 36's figures${quick ? ' (--quick: fewer repetitions, rougher)' : ''}`);
   console.log(`\`node -e 0\`: ${Math.round(nodeBefore)} ms before, ${Math.round(nodeAfter)} ms after; load average ${loadBefore} before, ${loadAfter} after; ${cpus().length} cores.\n`);
   console.log('| figure | now | × `node -e 0` | goal | met |');

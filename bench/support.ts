@@ -45,17 +45,37 @@ export interface TimedRun {
   stderr: string;
 }
 
-/** Runs a process under GNU time for wall time and peak RSS, without blocking the event loop (the fake server lives in this process). */
-export function timeAsync(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<TimedRun> {
+/**
+ * Runs a process under GNU time for wall time and peak RSS (of its largest process), without
+ * blocking the event loop (the fake server lives in this process). With `deadlineMs`, a run
+ * still going by then is killed with everything it started, and the promise rejects saying so:
+ * for programs that are not ours (bench/peers.bench.ts), which may wait on something forever.
+ */
+export function timeAsync(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; deadlineMs?: number }): Promise<TimedRun> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '__TIME__ %M', cmd, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const deadline = opts.deadlineMs;
+    // Its own process group when it may have to be killed, so its children go with it.
+    const child = spawn('/usr/bin/time', ['-f', '__TIME__ %M', cmd, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: deadline !== undefined });
     let stdout = '';
     let stderr = '';
+    let overdue = false;
+    const timer =
+      deadline === undefined
+        ? undefined
+        : setTimeout(() => {
+            overdue = true;
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+          }, deadline);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(timer);
+      if (overdue) {
+        reject(new Error(`${cmd} did not finish within ${deadline} ms and was killed; its output: ${(stdout + stderr).slice(-500)}`));
+        return;
+      }
       const wallMs = performance.now() - start;
       const m = /__TIME__ (\d+)/.exec(stderr);
       resolve({ wallMs, maxRssKb: m ? Number(m[1]) : Number.NaN, code, stdout, stderr: stderr.replace(/__TIME__ \d+\n?/, '') });
@@ -99,8 +119,10 @@ export const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
 
 /**
  * One figure for the summary of `node bench/run.mjs all` (bench/figures.mjs names each one's
- * goal): printed as a line the runner picks out of the output, `@figure {"id",...}`.
+ * goal): printed as a line the runner picks out of the output, `@figure {"id",...}`. A `ratio`
+ * (ours against a peer's, bench/peers.bench.ts) keeps two decimals: its goals are stated so.
  */
-export function figure(id: string, value: number, unit: 'ms' | 'MB'): void {
-  console.log(`@figure ${JSON.stringify({ id, value: Math.round(value * 10) / 10, unit })}`);
+export function figure(id: string, value: number, unit: 'ms' | 'MB' | 'ratio'): void {
+  const rounded = unit === 'ratio' ? Math.round(value * 100) / 100 : Math.round(value * 10) / 10;
+  console.log(`@figure ${JSON.stringify({ id, value: rounded, unit })}`);
 }
