@@ -1,7 +1,8 @@
 // The fan-out benches' scenario (bench/fanout.bench.ts, bench/fanout-phases.bench.ts,
 // bench/peers.bench.ts): a fake model server on which the parent's prompt `FANOUT_PROMPT`
 // answers with `FANOUT_CHILDREN` sub-agent calls, each child's reply takes 300 ms, and the
-// parent's second turn (the one that carries the children's results) ends the run. One
+// parent's second turn (the one that carries the children's results) ends the run; any other
+// request on the parent's prompt (a session title) is answered at once. One
 // definition, so every bench measures the same thing, whichever program is pointed at it:
 // the sub-agent tool is picked from the tools the parent's request offers (ours and
 // OpenCode's `task` with `general`, Claude Code's `Agent`, formerly `Task`, with
@@ -53,6 +54,9 @@ export async function startFanOutServer(): Promise<Awaited<ReturnType<typeof sta
   server.setHandler((req) => {
     const prompt = promptOf(req);
     if (prompt === FANOUT_PROMPT) {
+      // A request on the prompt that offers no tools is the program's own (OpenCode titles
+      // the session so); answered at once, like the parent's turns.
+      if (!req.body.tools?.length) return text('Ten sub-agents report');
       if (carriesToolResults(req)) return text('All ten reports are in.');
       const offered = new Set((req.body.tools ?? []).map((t) => t.name));
       const subagent = SUBAGENT_TOOLS.find((s) => offered.has(s.tool));

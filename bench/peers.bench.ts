@@ -2,15 +2,16 @@
 // Claude Code's in the same run"). The scenario of bench/fanout.bench.ts — a parent whose
 // first reply calls ten sub-agents, each child answered after 300 ms, the parent's second
 // turn ends the run — is run with opencode-ink (the built bin, max_concurrency 10 in the
-// user's config, as fanout.bench.ts does) and with Claude Code (`claude -p`, its `Agent`
-// tool with `subagent_type: "general-purpose"`), both through one front (bench/peer-front.ts)
-// on one fake server, in interleaved rounds (ours, theirs, ours, theirs…) after one unmeasured
-// run each, every program with its own home shared across its runs (warm, as a user's runs
-// are). Reports medians of wall time, peak RSS (the largest process, GNU time), the
-// first-to-last child request spread, the time to the first model request and from the last
-// child's reply to the exit, what else each program asked the API, and the median of the
-// rounds' wall-time ratios (ours ÷ theirs) as the figure `peers.fanout.ratio`. Without Claude Code it prints one line
-// and skips (bench/peer-programs.ts says where it looks).
+// user's config, as fanout.bench.ts does) and with each peer found (bench/peer-programs.ts:
+// Claude Code's `claude -p` and its `Agent` tool, OpenCode's `opencode run` and its `task`
+// tool; `BENCH_PEERS=claude,opencode` picks), all through one front (bench/peer-front.ts) on
+// one fake server, in interleaved rounds (ours, Claude Code, OpenCode, ours, …) after one
+// unmeasured run each, every program with its own home shared across its runs (warm, as a
+// user's runs are). Reports medians of wall time, peak RSS (the largest process, GNU time),
+// the first-to-last child request spread, the time to the first model request and from the
+// last child's reply to the exit, what else each program asked the API, and the median of
+// the rounds' wall-time ratios, ours ÷ Claude Code's, as the figure `peers.fanout.ratio`.
+// Without any peer it prints one line and skips.
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,25 +19,38 @@ import { join } from 'node:path';
 import type { RecordedRequest } from '../test/support/fake-anthropic.js';
 import { FANOUT_CHILDREN, FANOUT_PROMPT, isChildRequest, startFanOutServer } from './fanout-scenario.js';
 import { startPeerFront, type SideRequest } from './peer-front.js';
-import { claudeEnv, findClaudeCode } from './peer-programs.js';
+import { CLAUDE_CODE, PEERS, findPeer, type FoundPeer } from './peer-programs.js';
 import { BIN, REPO, cliEnv, figure, fmt, median, tempProject, timeAsync } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-/** Far above any run seen (Claude Code ~2 s, ours ~0.7 s): only a run that hangs meets it. */
-const RUN_DEADLINE_MS = 60_000;
+/** Far above any run seen (OpenCode ~7 s, Claude Code ~2 s): only a run that hangs meets it. */
+const RUN_DEADLINE_MS = 90_000;
 
-let search: ReturnType<typeof findClaudeCode>;
+/** The peers asked for (`BENCH_PEERS`, ids separated by commas; all by default) that are found. */
+function peersToMeasure(): FoundPeer[] {
+  const asked = process.env.BENCH_PEERS?.split(',').map((id) => id.trim()).filter(Boolean);
+  const unknown = asked?.filter((id) => !PEERS.some((p) => p.id === id)) ?? [];
+  if (unknown.length) throw new Error(`BENCH_PEERS names ${unknown.join(', ')}; known peers: ${PEERS.map((p) => p.id).join(', ')}`);
+  const found: FoundPeer[] = [];
+  for (const peer of PEERS.filter((p) => !asked || asked.includes(p.id))) {
+    const search = findPeer(peer);
+    if ('found' in search) found.push(search.found);
+    else console.log(`Fan-out against ${peer.name}: skipped, ${search.missing}.`);
+  }
+  return found;
+}
+
+let peers: FoundPeer[];
 try {
-  search = findClaudeCode();
+  peers = peersToMeasure();
 } catch (err) {
   console.error((err as Error).message);
   process.exit(1);
 }
-if ('missing' in search) {
-  console.log(`## Fan-out against Claude Code: skipped, ${search.missing}.\n`);
+if (peers.length === 0) {
+  console.log('');
   process.exit(0);
 }
-const claude = search.found;
 
 interface Sample {
   wall: number;
@@ -52,7 +66,7 @@ interface Sample {
 
 interface Program {
   name: string;
-  /** Runs the scenario once against `apiUrl`; returns the timed run. */
+  /** Runs the scenario once against `apiUrl`. */
   run(apiUrl: string): ReturnType<typeof timeAsync>;
   samples: Sample[];
   cleanup(): void;
@@ -71,11 +85,11 @@ function ours(): Program {
   };
 }
 
-function claudeCode(bin: string): Program {
-  const { dir, project } = tempProject('oci-bench-peers-claude-');
+function peerProgram({ peer, bin }: FoundPeer): Program {
+  const { dir, project } = tempProject(`oci-bench-peers-${peer.id}-`);
   return {
-    name: 'Claude Code',
-    run: (apiUrl) => timeAsync(bin, ['-p', FANOUT_PROMPT], { cwd: project, env: claudeEnv(dir, apiUrl), deadlineMs: RUN_DEADLINE_MS }),
+    name: peer.name,
+    run: (apiUrl) => timeAsync(bin, peer.args(FANOUT_PROMPT), { cwd: project, env: peer.env(dir, apiUrl), deadlineMs: RUN_DEADLINE_MS }),
     samples: [],
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -108,7 +122,7 @@ async function measure(program: Program): Promise<Sample> {
   };
 }
 
-const programs = [ours(), claudeCode(claude.bin)];
+const programs = [ours(), ...peers.map(peerProgram)];
 const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 try {
   for (const p of programs) await measure(p); // warm-up: first-run files, caches
@@ -120,34 +134,42 @@ try {
 }
 const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
-const [a, b] = programs as [Program, Program];
+const [mine, ...theirs] = programs as [Program, ...Program[]];
 const med = (p: Program, pick: (s: Sample) => number) => median(p.samples.map(pick));
-const ratio = (pick: (s: Sample) => number) => med(a, pick) / med(b, pick);
-/** Each kind of side request with how many times a run made it, e.g. `HEAD / ×1`. */
+/** Each kind of side request with how many times a run made it, e.g. `HEAD /` ×1. */
 function sideSummary(p: Program): string {
   const counts = new Map<string, number>();
   for (const s of p.samples) for (const q of s.sideRequests) counts.set(`${q.method} ${q.path}`, (counts.get(`${q.method} ${q.path}`) ?? 0) + 1);
   if (counts.size === 0) return 'none';
   return [...counts].map(([what, n]) => `\`${what}\` ×${(n / p.samples.length).toFixed(n % p.samples.length ? 1 : 0)}`).join(', ');
 }
-// Each round's two runs are neighbours in time: their ratio is the least disturbed by the
-// load of a shared machine drifting between rounds, so the figure is these ratios' median.
-const roundRatios = a.samples.map((s, i) => s.wall / b.samples[i]!.wall);
-const wallRatio = median(roundRatios);
+// Each round's runs are neighbours in time: their ratio is the least disturbed by the load of
+// a shared machine drifting between rounds, so a comparison is these ratios' median.
+const roundRatios = (peer: Program) => mine.samples.map((s, i) => s.wall / peer.samples[i]!.wall);
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
 const ourVersion = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
-console.log(`## Fan-out against Claude Code in the same run (10 children × 300 ms, ${RUNS} interleaved rounds, medians)`);
+console.log(`## Fan-out against the peers in the same run (10 children × 300 ms, ${RUNS} interleaved rounds, medians)`);
 console.log(
-  `opencode-ink ${ourVersion} (${commit}, \`run\`), Claude Code ${claude.version} (\`claude -p\`, ${claude.bin}); load average ${loadBefore} → ${loadAfter}; ${cpus().length} cores.\n`,
+  `opencode-ink ${ourVersion} (${commit}), ${peers.map((p) => `${p.peer.name} ${p.version} (\`${[p.bin, ...p.peer.args('…')].join(' ')}\`)`).join(', ')}; load average ${loadBefore} → ${loadAfter}; ${cpus().length} cores.\n`,
 );
-console.log(`| measure | ${a.name} | ${b.name} | ours ÷ theirs | goal |`);
-console.log('|---|---|---|---|---|');
-console.log(`| wall time, whole process | ${fmt(med(a, (s) => s.wall))} | ${fmt(med(b, (s) => s.wall))} | ${wallRatio.toFixed(2)}× (median of the rounds' ratios, ${Math.min(...roundRatios).toFixed(2)}–${Math.max(...roundRatios).toFixed(2)}; of the medians ${ratio((s) => s.wall).toFixed(2)}×) | ≤ 0.45× (issue 36) |`);
-console.log(`| start → first model request | ${fmt(med(a, (s) => s.toFirstRequest))} | ${fmt(med(b, (s) => s.toFirstRequest))} | | |`);
-console.log(`| last child answered → exit | ${fmt(med(a, (s) => s.lastChildToExit))} | ${fmt(med(b, (s) => s.lastChildToExit))} | | |`);
-console.log(`| peak RSS, largest process | ${med(a, (s) => s.rss).toFixed(0)} MB | ${med(b, (s) => s.rss).toFixed(0)} MB | ${ratio((s) => s.rss).toFixed(2)}× | |`);
-console.log(`| first → last child request | ${med(a, (s) => s.spread).toFixed(1)} ms | ${med(b, (s) => s.spread).toFixed(1)} ms | | ≤ 15 ms (ours, issue 36) |`);
-console.log(`| model requests per run | ${med(a, (s) => s.modelRequests)} | ${med(b, (s) => s.modelRequests)} | | |`);
-console.log(`| other API requests per run | ${sideSummary(a)} | ${sideSummary(b)} | | |\n`);
-figure('peers.fanout.ratio', wallRatio, 'ratio');
+const row = (measure: string, cell: (p: Program) => string) => console.log(`| ${measure} | ${programs.map(cell).join(' | ')} |`);
+console.log(`| measure | ${programs.map((p) => p.name).join(' | ')} |`);
+console.log(`|---|${programs.map(() => '---').join('|')}|`);
+row('wall time, whole process', (p) => fmt(med(p, (s) => s.wall)));
+row('start → first model request', (p) => fmt(med(p, (s) => s.toFirstRequest)));
+row('last child answered → exit', (p) => fmt(med(p, (s) => s.lastChildToExit)));
+row('peak RSS, largest process', (p) => `${med(p, (s) => s.rss).toFixed(0)} MB`);
+row('first → last child request', (p) => `${med(p, (s) => s.spread).toFixed(1)} ms`);
+row('model requests per run', (p) => String(med(p, (s) => s.modelRequests)));
+row('other API requests per run', sideSummary);
+console.log('');
+for (const peer of theirs) {
+  const ratios = roundRatios(peer);
+  const goal = peer.name === CLAUDE_CODE.name ? ' (goal ≤ 0.45×, issue 36)' : '';
+  console.log(
+    `- ours ÷ ${peer.name}'s wall: **${median(ratios).toFixed(2)}×**${goal}, the median of the rounds' ratios (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); peak RSS ${(med(mine, (s) => s.rss) / med(peer, (s) => s.rss)).toFixed(2)}×.`,
+  );
+  if (peer.name === CLAUDE_CODE.name) figure('peers.fanout.ratio', median(ratios), 'ratio');
+}
+console.log('');
