@@ -6,7 +6,7 @@
 // answered the way the real API would, so no program waits on or retries a request the fake
 // does not know, and the bench can say what each program asked for beside its model calls.
 // Both programs of a comparison go through this front, so its hop costs both the same.
-import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeServer } from '../test/support/fake-server-common.js';
 
@@ -26,6 +26,8 @@ export interface PeerFront {
 
 const MESSAGES_PATH = '/v1/messages';
 const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+/** Headers about one connection, not the request: never passed on. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection'];
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -50,7 +52,9 @@ export async function startPeerFront(fakeUrl: string): Promise<PeerFront> {
 
   const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readBody(req);
-    const headers = { ...req.headers, host: target.host, 'content-length': String(body.length) };
+    const headers: OutgoingHttpHeaders = { ...req.headers, host: target.host, 'content-length': String(body.length) };
+    // The body is read whole and re-sent with its length: the client's framing does not apply.
+    for (const hop of HOP_BY_HOP) delete headers[hop];
     const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);

@@ -66,11 +66,16 @@ interface Sample {
 
 interface Program {
   name: string;
+  /** Its name, version and command line, for the table's heading. */
+  label: string;
   /** Runs the scenario once against `apiUrl`. */
   run(apiUrl: string): ReturnType<typeof timeAsync>;
   samples: Sample[];
   cleanup(): void;
 }
+
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
+const ourVersion = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
 function ours(): Program {
   const { dir, project } = tempProject('oci-bench-peers-ours-');
@@ -79,16 +84,18 @@ function ours(): Program {
   writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ subagents: { max_concurrency: FANOUT_CHILDREN } }));
   return {
     name: 'opencode-ink',
+    label: `opencode-ink ${ourVersion} (${commit})`,
     run: (apiUrl) => timeAsync(process.execPath, [BIN, 'run', FANOUT_PROMPT], { cwd: project, env: cliEnv(dir, apiUrl), deadlineMs: RUN_DEADLINE_MS }),
     samples: [],
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
-function peerProgram({ peer, bin }: FoundPeer): Program {
+function peerProgram({ peer, bin, version }: FoundPeer): Program {
   const { dir, project } = tempProject(`oci-bench-peers-${peer.id}-`);
   return {
     name: peer.name,
+    label: `${peer.name} ${version} (\`${[bin, ...peer.args('…')].join(' ')}\`)`,
     run: (apiUrl) => timeAsync(bin, peer.args(FANOUT_PROMPT), { cwd: project, env: peer.env(dir, apiUrl), deadlineMs: RUN_DEADLINE_MS }),
     samples: [],
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
@@ -122,19 +129,41 @@ async function measure(program: Program): Promise<Sample> {
   };
 }
 
-const programs = [ours(), ...peers.map(peerProgram)];
+const mine = ours();
+const started = [mine, ...peers.map(peerProgram)];
+/** The programs still compared: a peer whose run fails is dropped, saying why, and the rest go on. */
+let programs = started;
+
+/** One run of `p`, or undefined when it is a peer's and failed (ours failing ends the bench). */
+async function attempt(p: Program): Promise<Sample | undefined> {
+  try {
+    return await measure(p);
+  } catch (err) {
+    if (p === mine) throw err;
+    console.log(`${p.name}: dropped from the comparison: ${(err as Error).message}\n`);
+    programs = programs.filter((q) => q !== p);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
+
 const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 try {
-  for (const p of programs) await measure(p); // warm-up: first-run files, caches
-  for (let i = 0; i < RUNS; i++) for (const p of programs) p.samples.push(await measure(p));
+  for (const p of programs) await attempt(p); // warm-up: first-run files, caches
+  for (let i = 0; i < RUNS; i++) {
+    for (const p of programs) {
+      const sample = await attempt(p);
+      if (sample) p.samples.push(sample);
+    }
+  }
 } finally {
-  for (const p of programs) p.cleanup();
+  for (const p of started) p.cleanup();
   await front.close();
   await server.close();
 }
 const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
-const [mine, ...theirs] = programs as [Program, ...Program[]];
+const theirs = programs.filter((p) => p !== mine);
 const med = (p: Program, pick: (s: Sample) => number) => median(p.samples.map(pick));
 /** Each kind of side request with how many times a run made it, e.g. `HEAD /` ×1. */
 function sideSummary(p: Program): string {
@@ -146,12 +175,10 @@ function sideSummary(p: Program): string {
 // Each round's runs are neighbours in time: their ratio is the least disturbed by the load of
 // a shared machine drifting between rounds, so a comparison is these ratios' median.
 const roundRatios = (peer: Program) => mine.samples.map((s, i) => s.wall / peer.samples[i]!.wall);
-const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
-const ourVersion = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
 console.log(`## Fan-out against the peers in the same run (10 children × 300 ms, ${RUNS} interleaved rounds, medians)`);
 console.log(
-  `opencode-ink ${ourVersion} (${commit}), ${peers.map((p) => `${p.peer.name} ${p.version} (\`${[p.bin, ...p.peer.args('…')].join(' ')}\`)`).join(', ')}; load average ${loadBefore} → ${loadAfter}; ${cpus().length} cores.\n`,
+  `${programs.map((p) => p.label).join(', ')}; load average ${loadBefore} → ${loadAfter}; ${cpus().length} cores.\n`,
 );
 const row = (measure: string, cell: (p: Program) => string) => console.log(`| ${measure} | ${programs.map(cell).join(' | ')} |`);
 console.log(`| measure | ${programs.map((p) => p.name).join(' | ')} |`);

@@ -45,6 +45,39 @@ export interface TimedRun {
   stderr: string;
 }
 
+/** Process groups of runs with a deadline still going: killed if this bench ends first. */
+const runningGroups = new Set<number>();
+let watchingExit = false;
+
+function killGroup(group: number): void {
+  try {
+    process.kill(-group, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+function killRunningGroups(): void {
+  for (const group of runningGroups) killGroup(group);
+  runningGroups.clear();
+}
+
+/**
+ * A run in its own process group does not get the terminal's Ctrl-C: when this bench is
+ * interrupted, or ends on an error, its runs go with it.
+ */
+function killRunsWhenThisEnds(): void {
+  if (watchingExit) return;
+  watchingExit = true;
+  process.once('exit', killRunningGroups);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      killRunningGroups();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
+}
+
 /**
  * Runs a process under GNU time for wall time and peak RSS (of its largest process), without
  * blocking the event loop (the fake server lives in this process). With `deadlineMs`, a run
@@ -57,6 +90,10 @@ export function timeAsync(cmd: string, args: string[], opts: { cwd: string; env:
     const deadline = opts.deadlineMs;
     // Its own process group when it may have to be killed, so its children go with it.
     const child = spawn('/usr/bin/time', ['-f', '__TIME__ %M', cmd, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: deadline !== undefined });
+    if (deadline !== undefined && child.pid !== undefined) {
+      killRunsWhenThisEnds();
+      runningGroups.add(child.pid);
+    }
     let stdout = '';
     let stderr = '';
     let overdue = false;
@@ -65,13 +102,14 @@ export function timeAsync(cmd: string, args: string[], opts: { cwd: string; env:
         ? undefined
         : setTimeout(() => {
             overdue = true;
-            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+            if (child.pid !== undefined) killGroup(child.pid);
           }, deadline);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) runningGroups.delete(child.pid);
       if (overdue) {
         reject(new Error(`${cmd} did not finish within ${deadline} ms and was killed; its output: ${(stdout + stderr).slice(-500)}`));
         return;
