@@ -23,13 +23,18 @@ import { CLAUDE_CODE, PEERS, findPeer, type FoundPeer } from './peer-programs.js
 import { BIN, REPO, cliEnv, figure, fmt, median, tempProject, timeAsync } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  console.error(`BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.BENCH_RUNS}".`);
+  process.exit(1);
+}
 /** Far above any run seen (OpenCode ~7 s, Claude Code ~2 s): only a run that hangs meets it. */
 const RUN_DEADLINE_MS = 90_000;
 
 /** The peers asked for (`BENCH_PEERS`, ids separated by commas; all by default) that are found. */
 function peersToMeasure(): FoundPeer[] {
-  const asked = process.env.BENCH_PEERS?.split(',').map((id) => id.trim()).filter(Boolean);
-  const unknown = asked?.filter((id) => !PEERS.some((p) => p.id === id)) ?? [];
+  const listed = process.env.BENCH_PEERS?.split(',').map((id) => id.trim()).filter(Boolean) ?? [];
+  const asked = listed.length ? listed : undefined;
+  const unknown = listed.filter((id) => !PEERS.some((p) => p.id === id));
   if (unknown.length) throw new Error(`BENCH_PEERS names ${unknown.join(', ')}; known peers: ${PEERS.map((p) => p.id).join(', ')}`);
   const found: FoundPeer[] = [];
   for (const peer of PEERS.filter((p) => !asked || asked.includes(p.id))) {
