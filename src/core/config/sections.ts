@@ -15,7 +15,7 @@
 // filled in with the other defaults.
 import { z } from 'zod';
 import { agentConfigEntrySchema } from '../agents/schema.js';
-import { McpConfigSchema } from '../mcp/config.js';
+import { mcpConfigSchema } from '../mcp/config.js';
 import { PERMISSION_MODES } from '../permission/modes.js';
 import { PermissionConfigSchema } from '../permission/schema.js';
 import { SandboxConfigSchema } from '../sandbox/settings.js';
@@ -181,7 +181,7 @@ const FILE_KEYS = {
   team: () => teamSettingsSchema().prefault({}),
   keybinds: () => keybindsSchema().prefault({}),
   compaction: () => compactionSchema().prefault({}),
-  mcp: () => McpConfigSchema.prefault({}),
+  mcp: () => mcpConfigSchema().prefault({}),
   sandbox: () => SandboxConfigSchema.prefault({}),
   // Where sub-agents' commands run: the host, or containers on Docker/Podman hosts (DESIGN §25).
   runner: () => runnerConfigSchema().prefault({}),
