@@ -275,6 +275,12 @@ export function parseMergedConfig(merged: Record<string, unknown>): ParseOutcome
   return { ok: true, value: value as Config };
 }
 
+/** One top-level key of the configuration of no file at all (configDefaults), shared: never to be changed. */
+export function defaultSetting<K extends keyof Config>(key: K): Readonly<Config[K]> {
+  // The table is the full schema's output for `{}`, so each key holds that key's output type.
+  return configDefaults()[key] as Config[K];
+}
+
 declare const __OC_CONFIG_DEFAULTS__: Record<string, unknown> | undefined;
 
 let computedDefaults: Record<string, unknown> | undefined;
