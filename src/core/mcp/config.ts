@@ -4,13 +4,8 @@
 // loads the MCP SDK; the schemas are built the first time a file or agent sets a server.
 import { join } from 'node:path';
 import { z } from 'zod';
+import { once } from '../once.js';
 import { describeProblem, readSmallFileSync } from '../tools/regular-file.js';
-
-/** `build`, called once, on first use; the same object every time after. */
-function once<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => (built ??= build());
-}
 
 // Every schema here is built on first use: most starts configure no MCP server, and building
 // them at import cost every start ~2 ms (a profile of one `run`).
