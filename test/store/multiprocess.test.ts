@@ -218,4 +218,19 @@ describe('several processes on one data dir', () => {
     expect(firstUserText(server.requests.at(-1)!)).toContain('remember the word heron');
     expect(roles(id)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
+
+  it('checkpoints at the exit once the WAL has grown past 2 MiB, so no later run pauses mid-way to do it', async () => {
+    const walFile = join(env.OPENCODE_INK_DATA_DIR!, 'sessions.db-wal');
+    const answer = 'x'.repeat(3 * 1024 * 1024);
+    server.enqueue(text(answer));
+    const big = await runCli(['run', 'answer at length'], { cwd: project, env });
+    expect(big.code).toBe(0);
+    expect(big.stdout.length).toBe(answer.length + 1);
+    // The last connection's close copied the WAL into the database and removed it.
+    expect(existsSync(walFile)).toBe(false);
+    const db = openDb();
+    const stored = db.prepare("SELECT length(content) FROM messages WHERE role = 'assistant'").pluck().get() as number;
+    db.close();
+    expect(stored).toBeGreaterThan(answer.length);
+  });
 });

@@ -7,6 +7,7 @@
 // a deferred read that upgrades to a write fails at once in WAL mode), opening retries
 // while another process holds the lock, and a session is written by one process at a
 // time (lease.ts).
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,6 +26,9 @@ import { TeamTaskStore } from '../team/task-store.js';
 import { TeamMemberStore } from '../team/member-store.js';
 
 export { busyMessage, LEASE_TTL_MS, SessionBusyError, SessionLeases, type LeaseHolder } from './lease.js';
+
+/** Half of SQLite's auto-checkpoint size (1,000 pages of 4 KiB): see releaseForExit. */
+const EXIT_CHECKPOINT_WAL_BYTES = 2 * 1024 * 1024;
 
 /**
  * An object whose every property is made by its function on first read and kept: the
@@ -683,16 +687,38 @@ export class SessionStore {
    * connection to the file makes SQLite copy the WAL into the database and fsync both (2–9 ms
    * on every exit, the slowest step after the answer); without it the WAL stays beside the
    * database, as after any exit without a close, and the next process to open the file reads
-   * it back (well under a millisecond: the WAL holds only what was written since the last
-   * checkpoint). Nothing committed is lost, since every transaction is in the WAL when its
-   * commit returns, and the WAL does not grow without bound: a commit that finds it longer
-   * than SQLite's auto-checkpoint size (1,000 pages) copies it into the database.
-   * A later close() still closes the handle (with the checkpoint).
+   * it back (~1 ms for a full WAL). Nothing committed is lost: every transaction is in the WAL
+   * when its commit returns.
+   *
+   * A WAL past half of SQLite's auto-checkpoint size (1,000 pages) is copied all the same: left
+   * to grow, it would be copied by whichever later commit took it past that size, a pause in
+   * the middle of a run (10–20 ms while a fan-out's children start) instead of at an exit,
+   * and every start would read more of it back. So a one-reply run (~110 KB of WAL) checkpoints
+   * at one exit in about eighteen, a fan-out of ten sub-agents (~1 MB) at one in three.
    */
   releaseForExit(): void {
     if (!this.db.open) return;
+    if (this.walBytes() >= EXIT_CHECKPOINT_WAL_BYTES) {
+      this.close();
+      return;
+    }
     this.leases.releaseAll();
   }
+
+  /**
+   * The WAL file's size: what was written since the last checkpoint when the last close
+   * removed the file, more when SQLite reused a longer one (then the exit checkpoints, as
+   * before). Zero when there is none.
+   */
+  private walBytes(): number {
+    if (this.file === ':memory:') return 0;
+    try {
+      return statSync(`${this.file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  }
+
 }
 
 function isBusy(err: unknown): boolean {
