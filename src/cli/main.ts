@@ -296,7 +296,9 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
   } catch (err) {
     exitCode = reportError(err, debug, io.stderr);
   } finally {
-    ctx?.store.close();
+    // The process exits when main returns (bin/opencode-ink.js): the store's file is left to
+    // that exit rather than checkpointed first (SessionStore.releaseForExit).
+    ctx?.store.releaseForExit();
   }
   // An EPIPE is reported after the write that met it: let it arrive before deciding.
   await new Promise<void>((resolve) => io.stdout.write('', () => resolve()));

@@ -14,7 +14,7 @@ import {
   parseJsonc,
 } from '../../src/core/config/index.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { SandboxConfigSchema } from '../../src/core/sandbox/settings.js';
+import { sandboxConfigSchema } from '../../src/core/sandbox/settings.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -314,7 +314,7 @@ describe('.opencoderc.example.json', () => {
     const anthropic = (example.provider?.anthropic ?? {}) as Record<string, unknown>;
     expect(Object.keys(anthropic).sort()).toEqual(['apiKey', 'baseURL', 'idleTimeoutMs', 'maxRetries', 'models', 'requestTimeoutMs']);
     expect(Object.keys(example.compaction ?? {}).sort()).toEqual(Object.keys(CompactionSchema.shape).sort());
-    expect(Object.keys(example.sandbox ?? {}).sort()).toEqual(Object.keys(SandboxConfigSchema.shape).sort());
+    expect(Object.keys(example.sandbox ?? {}).sort()).toEqual(Object.keys(sandboxConfigSchema().shape).sort());
     const command = Object.values(example.command ?? {})[0] as Record<string, unknown>;
     expect(Object.keys(command).sort()).toEqual(['agent', 'description', 'model', 'subtask', 'template']);
   });

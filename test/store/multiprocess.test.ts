@@ -1,7 +1,7 @@
 // Several real `opencode-ink run` processes, with sub-agents, on one data dir: nothing lost,
 // nothing locked, and one session written by one process at a time.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -196,5 +196,41 @@ describe('several processes on one data dir', () => {
     expect(resumed.stdout).toBe('resumed\n');
     expect(lastUserText(server.requests.at(-1)!)).toContain('after the crash');
     expect(roles(id)).toEqual(['user', 'assistant', 'user', 'user', 'assistant']);
+  });
+
+  it('leaves its WAL to the exit instead of checkpointing it, and the next process reads all of it back', async () => {
+    const walFile = join(env.OPENCODE_INK_DATA_DIR!, 'sessions.db-wal');
+    const id = await sessionIdOf('remember the word heron');
+    // The last connection's close would have copied the WAL into the database and removed it.
+    expect(existsSync(walFile)).toBe(true);
+    expect(statSync(walFile).size).toBeGreaterThan(0);
+    const before = openDb();
+    // Released at the exit all the same: the next process finds the session free.
+    expect(before.prepare('SELECT COUNT(*) FROM leases').pluck().get()).toBe(0);
+    before.close();
+
+    server.setHandler((req) => text(`history: ${req.body.messages.length} messages`));
+    const next = await runCli(['run', '-s', id, 'what was the word?'], { cwd: project, env });
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
+    // The first exchange, read back from the WAL, went with the second prompt.
+    expect(next.stdout).toBe('history: 3 messages\n');
+    expect(firstUserText(server.requests.at(-1)!)).toContain('remember the word heron');
+    expect(roles(id)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('checkpoints at the exit once the WAL has grown past 2 MiB, so no later run pauses mid-way to do it', async () => {
+    const walFile = join(env.OPENCODE_INK_DATA_DIR!, 'sessions.db-wal');
+    const answer = 'x'.repeat(3 * 1024 * 1024);
+    server.enqueue(text(answer));
+    const big = await runCli(['run', 'answer at length'], { cwd: project, env });
+    expect(big.code).toBe(0);
+    expect(big.stdout.length).toBe(answer.length + 1);
+    // The last connection's close copied the WAL into the database and removed it.
+    expect(existsSync(walFile)).toBe(false);
+    const db = openDb();
+    const stored = db.prepare("SELECT length(content) FROM messages WHERE role = 'assistant'").pluck().get() as number;
+    db.close();
+    expect(stored).toBeGreaterThan(answer.length);
   });
 });

@@ -5,7 +5,7 @@ import type { AgentDefinition } from './definition.js';
 import type { PermissionConfig } from '../permission/schema.js';
 import type { AgentConfigEntry, AgentMode } from './schema.js';
 import { isEmptyHookSet, parseHooks } from '../hooks/config.js';
-import { claudeServerConfig, McpServerConfigSchema, type McpServerConfig } from '../mcp/config.js';
+import { claudeServerConfig, mcpServerConfigSchema, type McpServerConfig } from '../mcp/config.js';
 import { sanitizeName } from '../mcp/names.js';
 import { EFFORT_LEVELS, effortOnWire, parseEffort, type Effort } from '../provider/effort.js';
 import { resolveModelName } from '../provider/models.js';
@@ -214,7 +214,7 @@ const SERVER_NAME = /^[A-Za-z0-9_.-]+$/;
 
 /** Claude Code's server form, or ours (`type: local|remote`, as under the config's `mcp` key). */
 function ownServerConfig(value: unknown): { config: McpServerConfig } | { problem: string } {
-  const ours = McpServerConfigSchema.safeParse(value);
+  const ours = mcpServerConfigSchema().safeParse(value);
   if (ours.success) return { config: ours.data };
   return claudeServerConfig(value, process.env);
 }

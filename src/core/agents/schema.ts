@@ -5,15 +5,10 @@
 // Each schema is built on first use: a start that parses no agent file and has no `agent`
 // entries in its config (the built-in agents come parsed with the build) never builds them.
 import { z } from 'zod';
-import { PermissionConfigSchema } from '../permission/schema.js';
+import { once } from '../once.js';
+import { permissionConfigSchema } from '../permission/schema.js';
 import { RunnerKindSchema } from '../runner/config.js';
-import { SandboxModeSchema } from '../sandbox/settings.js';
-
-/** `build`, called once, on first use; the same object every time after. */
-function once<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => (built ??= build());
-}
+import { sandboxModeSchema } from '../sandbox/settings.js';
 
 export const agentModeSchema = once(() => z.enum(['primary', 'subagent', 'all']));
 export type AgentMode = z.infer<ReturnType<typeof agentModeSchema>>;
@@ -30,7 +25,7 @@ export const agentFieldsSchema = once(() => z.object({
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().min(0).max(1).optional(),
   tools: agentToolsSchema().optional(),
-  permission: PermissionConfigSchema.optional(),
+  permission: permissionConfigSchema().optional(),
   max_turns: z.number().int().positive().optional(),
   steps: z.number().int().positive().optional(),
   maxTurns: z.number().int().positive().optional(),
@@ -42,7 +37,7 @@ export const agentFieldsSchema = once(() => z.object({
   /** `worktree`: the agent runs as a sub-agent in its own git worktree (DESIGN §17). */
   isolation: z.enum(['none', 'worktree']).optional(),
   /** Runs this agent's commands in a sandbox at least this tight (DESIGN §19); never loosens the one it inherits. */
-  sandbox: SandboxModeSchema.optional(),
+  sandbox: sandboxModeSchema().optional(),
   /** `docker`: this agent's commands run in a container of its own (DESIGN §25); `host`: on this machine, unless its parent is in a container. */
   runner: RunnerKindSchema.optional(),
   /** The skills this agent may load (DESIGN §20): names or globs, as a list or a comma string; `none` or `[]` for none. */

@@ -16,10 +16,11 @@ import {
 } from './sections.js';
 import type { z } from 'zod';
 
-export { ModelLimitSchema } from './provider-schema.js';
+import { modelLimitSchema } from './provider-schema.js';
 export { DEFAULT_AGENT, DEFAULT_KEYBINDS, DEFAULT_MODEL } from './sections.js';
 export type { Config, ConfigInput } from './sections.js';
 
+export const ModelLimitSchema = modelLimitSchema();
 export const CompactionSchema = compactionSchema();
 export const CommandConfigSchema = commandConfigSchema();
 export const WorktreeSettingsSchema = worktreeSettingsSchema();

@@ -15,14 +15,15 @@
 // filled in with the other defaults.
 import { z } from 'zod';
 import { agentConfigEntrySchema } from '../agents/schema.js';
-import { McpConfigSchema } from '../mcp/config.js';
+import { mcpConfigSchema } from '../mcp/config.js';
 import { PERMISSION_MODES } from '../permission/modes.js';
-import { PermissionConfigSchema } from '../permission/schema.js';
-import { SandboxConfigSchema } from '../sandbox/settings.js';
+import { permissionConfigSchema } from '../permission/schema.js';
+import { sandboxConfigSchema } from '../sandbox/settings.js';
 import { runnerConfigSchema } from '../runner/config.js';
-import { BaseUrlSchema, CustomProviderSchema, ModelEntrySchema, requireProviderType } from './provider-schema.js';
+import { baseUrlSchema, customProviderSchema, modelEntrySchema, requireProviderType } from './provider-schema.js';
 import { DEFAULT_MODEL } from '../provider/models.js';
 import { isPlainObject } from './merge.js';
+import { once } from '../once.js';
 
 // The default model is a provider fact, named once in provider/models.ts.
 export { DEFAULT_MODEL };
@@ -47,12 +48,6 @@ export const DEFAULT_KEYBINDS = {
   agents_panel: '<leader>a',
 } as const;
 
-/** `build`, called once, on first use; the same object every time after. */
-function once<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => (built ??= build());
-}
-
 /** When and how a session's context is compacted (DESIGN §12). */
 export const compactionSchema = once(() =>
   z.strictObject({
@@ -65,12 +60,12 @@ export const compactionSchema = once(() =>
 const anthropicProviderSchema = once(() =>
   z.strictObject({
     apiKey: z.string().optional(),
-    baseURL: BaseUrlSchema.optional(),
+    baseURL: baseUrlSchema().optional(),
     maxRetries: z.number().int().min(0).max(10).optional(),
     idleTimeoutMs: z.number().int().min(1000).optional(),
     requestTimeoutMs: z.number().int().min(1000).optional(),
     // `limit` overrides the built-in context window and output limit; `cost` the built-in prices.
-    models: z.record(z.string(), ModelEntrySchema).optional(),
+    models: z.record(z.string(), modelEntrySchema()).optional(),
   }),
 );
 
@@ -160,7 +155,7 @@ export const notifySettingsSchema = once(() =>
 );
 
 // `anthropic` has its own entry; any other name is an OpenAI-compatible (or second Anthropic) provider.
-const providersSchema = once(() => z.object({ anthropic: anthropicProviderSchema().optional() }).catchall(CustomProviderSchema));
+const providersSchema = once(() => z.object({ anthropic: anthropicProviderSchema().optional() }).catchall(customProviderSchema()));
 
 /**
  * Each top-level key of one config file on its own. Files add up (a project file may give
@@ -174,15 +169,15 @@ const FILE_KEYS = {
   provider: () => providersSchema().prefault({}),
   agent: () => z.record(z.string(), agentConfigEntrySchema()).prefault({}),
   command: () => z.record(z.string(), commandConfigSchema()).prefault({}),
-  permission: () => PermissionConfigSchema.prefault({}),
+  permission: () => permissionConfigSchema().prefault({}),
   // The permission mode sessions start in (DESIGN §26); `--permission-mode` and Shift+Tab change it.
   permission_mode: () => z.enum(PERMISSION_MODES).optional(),
   subagents: () => subagentSettingsSchema().prefault({}),
   team: () => teamSettingsSchema().prefault({}),
   keybinds: () => keybindsSchema().prefault({}),
   compaction: () => compactionSchema().prefault({}),
-  mcp: () => McpConfigSchema.prefault({}),
-  sandbox: () => SandboxConfigSchema.prefault({}),
+  mcp: () => mcpConfigSchema().prefault({}),
+  sandbox: () => sandboxConfigSchema().prefault({}),
   // Where sub-agents' commands run: the host, or containers on Docker/Podman hosts (DESIGN §25).
   runner: () => runnerConfigSchema().prefault({}),
   // Claude Code's hook format (DESIGN §20), checked entry by entry by hooks/config.ts, where a
@@ -273,6 +268,12 @@ export function parseMergedConfig(merged: Record<string, unknown>): ParseOutcome
   }
   // Every key of the full schema's output: parsed above or its default.
   return { ok: true, value: value as Config };
+}
+
+/** One top-level key of the configuration of no file at all (configDefaults), shared: never to be changed. */
+export function defaultSetting<K extends keyof Config>(key: K): Readonly<Config[K]> {
+  // The table is the full schema's output for `{}`, so each key holds that key's output type.
+  return configDefaults()[key] as Config[K];
 }
 
 declare const __OC_CONFIG_DEFAULTS__: Record<string, unknown> | undefined;

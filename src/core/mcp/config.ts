@@ -1,61 +1,73 @@
 // The shapes of MCP server settings (DESIGN §3, §14): OpenCode's `mcp` config key, and
 // Claude Code's project file `.mcp.json`, both turned into one McpServerConfig per server.
 // This module holds only schemas and file reading, so loading the configuration never
-// loads the MCP SDK.
+// loads the MCP SDK; the schemas are built the first time a file or agent sets a server.
 import { join } from 'node:path';
 import { z } from 'zod';
+import { once } from '../once.js';
 import { describeProblem, readSmallFileSync } from '../tools/regular-file.js';
 
-const stringMap = z.record(z.string(), z.string());
+// Every schema here is built on first use: most starts configure no MCP server, and building
+// them at import cost every start ~2 ms (a profile of one `run`).
+const stringMap = () => z.record(z.string(), z.string());
 
-const timeout = z.number().int().min(100).max(600_000).optional().describe('Milliseconds to wait for the server to start and list its tools.');
+const timeout = () => z.number().int().min(100).max(600_000).optional().describe('Milliseconds to wait for the server to start and list its tools.');
 
-export const LocalMcpServerSchema = z.strictObject({
-  type: z.literal('local'),
-  command: z.array(z.string()).min(1, 'must name the program to start, e.g. ["npx", "-y", "some-mcp-server"]'),
-  environment: stringMap.optional(),
-  enabled: z.boolean().optional(),
-  timeout,
-  /** Run the server inside the sandbox (DESIGN §19), with the sandbox's mode or `workspace-write` when it is off. */
-  sandbox: z.boolean().optional(),
-});
+export const localMcpServerSchema = once(() =>
+  z.strictObject({
+    type: z.literal('local'),
+    command: z.array(z.string()).min(1, 'must name the program to start, e.g. ["npx", "-y", "some-mcp-server"]'),
+    environment: stringMap().optional(),
+    enabled: z.boolean().optional(),
+    timeout: timeout(),
+    /** Run the server inside the sandbox (DESIGN §19), with the sandbox's mode or `workspace-write` when it is off. */
+    sandbox: z.boolean().optional(),
+  }),
+);
 
-export const RemoteMcpServerSchema = z.strictObject({
-  type: z.literal('remote'),
-  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-  headers: stringMap.optional(),
-  enabled: z.boolean().optional(),
-  timeout,
-  /** `auto` tries streamable HTTP first and falls back to SSE; `.mcp.json` names one. */
-  transport: z.enum(['auto', 'http', 'sse']).optional(),
-});
+export const remoteMcpServerSchema = once(() =>
+  z.strictObject({
+    type: z.literal('remote'),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+    headers: stringMap().optional(),
+    enabled: z.boolean().optional(),
+    timeout: timeout(),
+    /** `auto` tries streamable HTTP first and falls back to SSE; `.mcp.json` names one. */
+    transport: z.enum(['auto', 'http', 'sse']).optional(),
+  }),
+);
 
-export const McpServerConfigSchema = z.discriminatedUnion('type', [LocalMcpServerSchema, RemoteMcpServerSchema]);
-export const McpConfigSchema = z.record(z.string().min(1), McpServerConfigSchema);
+export const mcpServerConfigSchema = once(() => z.discriminatedUnion('type', [localMcpServerSchema(), remoteMcpServerSchema()]));
+/** The `mcp` config key: server name → settings. */
+export const mcpConfigSchema = once(() => z.record(z.string().min(1), mcpServerConfigSchema()));
 
-export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
-export type LocalMcpServerConfig = z.output<typeof LocalMcpServerSchema>;
-export type RemoteMcpServerConfig = z.output<typeof RemoteMcpServerSchema>;
+export type McpServerConfig = z.output<ReturnType<typeof mcpServerConfigSchema>>;
+export type LocalMcpServerConfig = z.output<ReturnType<typeof localMcpServerSchema>>;
+export type RemoteMcpServerConfig = z.output<ReturnType<typeof remoteMcpServerSchema>>;
 
 export const MCP_JSON = '.mcp.json';
 
-const McpJsonLocalSchema = z.looseObject({
-  type: z.literal('stdio').optional(),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-});
-
-const McpJsonServerSchema = z.union([
-  McpJsonLocalSchema,
+const mcpJsonLocalSchema = once(() =>
   z.looseObject({
-    type: z.enum(['http', 'sse']),
-    url: z.string(),
-    headers: stringMap.optional(),
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: stringMap().optional(),
   }),
-]);
+);
 
-const McpJsonSchema = z.looseObject({ mcpServers: z.record(z.string().min(1), McpJsonServerSchema).optional() });
+const mcpJsonServerSchema = once(() =>
+  z.union([
+    mcpJsonLocalSchema(),
+    z.looseObject({
+      type: z.enum(['http', 'sse']),
+      url: z.string(),
+      headers: stringMap().optional(),
+    }),
+  ]),
+);
+
+const mcpJsonSchema = once(() => z.looseObject({ mcpServers: z.record(z.string().min(1), mcpJsonServerSchema()).optional() }));
 
 export interface McpJsonResult {
   servers: Record<string, McpServerConfig>;
@@ -79,7 +91,7 @@ export function readMcpJson(folder: string, env: NodeJS.ProcessEnv): McpJsonResu
   const file = join(folder, MCP_JSON);
   const data = readJson(file);
   if (!data.ok) return { servers: {}, warnings: data.error ? [`${file}: ${data.error}`] : [] };
-  const parsed = McpJsonSchema.safeParse(data.value);
+  const parsed = mcpJsonSchema().safeParse(data.value);
   if (!parsed.success) return { servers: {}, warnings: [`${file}: expected {"mcpServers": {"<name>": {...}}}.`] };
   const servers: Record<string, McpServerConfig> = {};
   const warnings: string[] = [];
@@ -98,12 +110,12 @@ export function readMcpJson(folder: string, env: NodeJS.ProcessEnv): McpJsonResu
  * phrase that follows the server's key (`: expected …`, `.url: must be …`).
  */
 export function claudeServerConfig(value: unknown, env: NodeJS.ProcessEnv): { config: McpServerConfig } | { problem: string } {
-  const entry = McpJsonServerSchema.safeParse(value);
+  const entry = mcpJsonServerSchema().safeParse(value);
   if (!entry.success) return { problem: ': expected {"command", "args", "env"} or {"type": "http"|"sse", "url", "headers"}' };
   const server = entry.data;
   const expand = (text: string) => expandVars(text, env);
   if (server.type !== 'http' && server.type !== 'sse') {
-    const local = McpJsonLocalSchema.parse(server);
+    const local = mcpJsonLocalSchema().parse(server);
     return {
       config: {
         type: 'local',
@@ -112,7 +124,7 @@ export function claudeServerConfig(value: unknown, env: NodeJS.ProcessEnv): { co
       },
     };
   }
-  const remote = RemoteMcpServerSchema.safeParse({
+  const remote = remoteMcpServerSchema().safeParse({
     type: 'remote',
     url: expand(server.url),
     transport: server.type,

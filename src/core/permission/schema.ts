@@ -1,12 +1,13 @@
 // The `permission` config shape (DESIGN §3), shared by the config file, agent files and
 // agent entries in the config: `{ edit: "ask", bash: { "*": "ask", "git status*": "allow" } }`.
+// Built on first use (once.ts): a start whose files set no permissions never builds them.
 import { z } from 'zod';
+import { once } from '../once.js';
 
-export const PermissionActionSchema = z.enum(['allow', 'ask', 'deny']);
-export type PermissionAction = z.infer<typeof PermissionActionSchema>;
+export const permissionActionSchema = once(() => z.enum(['allow', 'ask', 'deny']));
+export type PermissionAction = z.infer<ReturnType<typeof permissionActionSchema>>;
 
-export const PermissionConfigSchema = z.record(
-  z.string(),
-  z.union([PermissionActionSchema, z.record(z.string(), PermissionActionSchema)]),
+export const permissionConfigSchema = once(() =>
+  z.record(z.string(), z.union([permissionActionSchema(), z.record(z.string(), permissionActionSchema())])),
 );
-export type PermissionConfig = z.infer<typeof PermissionConfigSchema>;
+export type PermissionConfig = z.infer<ReturnType<typeof permissionConfigSchema>>;

@@ -24,7 +24,7 @@ import { settingsFromConfig, type SandboxConfig, type SandboxMode, type SandboxS
 export type { CommandRunner, RemoteCommandRunner, RunningCommand, RunOptions, CommandExit } from './runner.js';
 export { hostRunner } from './runner.js';
 export type { SandboxMode, SandboxSettings, SandboxConfig } from './settings.js';
-export { SandboxModeSchema, SandboxConfigSchema, tightenSandbox, SANDBOX_OFF } from './settings.js';
+export { sandboxModeSchema, sandboxConfigSchema, tightenSandbox, SANDBOX_OFF } from './settings.js';
 export type { SandboxPolicy } from './policy.js';
 export { BWRAP_ENV, detectSandbox } from './availability.js';
 

@@ -5,28 +5,32 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { once } from '../once.js';
 
-export const SandboxModeSchema = z.enum(['off', 'read-only', 'workspace-write']);
-export type SandboxMode = z.infer<typeof SandboxModeSchema>;
+// The schemas are built on first use (once.ts): a start whose files set no sandbox never builds them.
+export const sandboxModeSchema = once(() => z.enum(['off', 'read-only', 'workspace-write']));
+export type SandboxMode = z.infer<ReturnType<typeof sandboxModeSchema>>;
+
+/** What a sandboxed command may read: everything but what is hidden, or only the project and system folders. */
+export const sandboxReadSchema = once(() => z.enum(['all', 'project']));
+export type SandboxRead = z.infer<ReturnType<typeof sandboxReadSchema>>;
 
 /** The `sandbox` config key. */
-/** What a sandboxed command may read: everything but what is hidden, or only the project and system folders. */
-export const SandboxReadSchema = z.enum(['all', 'project']);
-export type SandboxRead = z.infer<typeof SandboxReadSchema>;
-
-export const SandboxConfigSchema = z.strictObject({
-  mode: SandboxModeSchema.default('off'),
-  network: z.boolean().default(false),
-  allow_write: z.array(z.string().min(1)).default([]),
-  auto_allow: z.boolean().default(true),
-  /** More paths hidden from sandboxed commands, besides the maintained credential list. */
-  hide: z.array(z.string().min(1)).optional(),
-  /** `all` when absent. */
-  read: SandboxReadSchema.optional(),
-  /** With `read: "project"`: more folders commands may read. */
-  allow_read: z.array(z.string().min(1)).optional(),
-});
-export type SandboxConfig = z.output<typeof SandboxConfigSchema>;
+export const sandboxConfigSchema = once(() =>
+  z.strictObject({
+    mode: sandboxModeSchema().default('off'),
+    network: z.boolean().default(false),
+    allow_write: z.array(z.string().min(1)).default([]),
+    auto_allow: z.boolean().default(true),
+    /** More paths hidden from sandboxed commands, besides the maintained credential list. */
+    hide: z.array(z.string().min(1)).optional(),
+    /** `all` when absent. */
+    read: sandboxReadSchema().optional(),
+    /** With `read: "project"`: more folders commands may read. */
+    allow_read: z.array(z.string().min(1)).optional(),
+  }),
+);
+export type SandboxConfig = z.output<ReturnType<typeof sandboxConfigSchema>>;
 
 /** A session's sandbox, paths resolved. */
 export interface SandboxSettings {
