@@ -346,7 +346,9 @@ export async function fetch(input: string | URL | { url: string }, init: Request
         }
       }
       const noBody = method === 'HEAD' || incoming.statusCode === 204 || incoming.statusCode === 304;
-      const source = noBody ? null : readBody(incoming, () => socketError, signal);
+      // The socket's error reaches the request after the response has failed its reader.
+      const socketClosed = new Promise<Error | undefined>((resolve) => request.once('close', () => resolve(socketError)));
+      const source = noBody ? null : readBody(incoming, socketClosed, signal);
       const cancel = () => {
         release();
         incoming.destroy();
@@ -377,7 +379,7 @@ function requestBody(body: RequestInit['body']): Buffer | undefined {
 }
 
 /** The body's bytes, decoded per content-encoding; a break becomes fetch's "terminated". */
-async function* readBody(incoming: http.IncomingMessage, socketError: () => Error | undefined, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+async function* readBody(incoming: http.IncomingMessage, socketClosed: Promise<Error | undefined>, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
   let stream: Readable = incoming;
   const encoding = (incoming.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate' || encoding === 'br') {
@@ -391,13 +393,16 @@ async function* readBody(incoming: http.IncomingMessage, socketError: () => Erro
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (err) {
     if (signal?.aborted) throw abortReason(signal);
+    // A body that cannot be decoded leaves its connection open: close it, so it is known how it ended.
+    incoming.destroy();
     // Node says "aborted" for a connection closed mid-body; fetch (undici) says what happened.
     const closed = !(err instanceof Error) || (err as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE' || err.message === 'aborted';
-    throw new TypeError('terminated', { cause: socketError() ?? (closed ? new Error('other side closed') : err) });
+    throw new TypeError('terminated', { cause: (await socketClosed) ?? (closed ? new Error('other side closed') : err) });
   }
   // A stream that ends before its declared length or final chunk is a broken one.
   if (!incoming.complete) {
     if (signal?.aborted) throw abortReason(signal);
-    throw new TypeError('terminated', { cause: socketError() ?? new Error('other side closed') });
+    incoming.destroy();
+    throw new TypeError('terminated', { cause: (await socketClosed) ?? new Error('other side closed') });
   }
 }
