@@ -1,9 +1,12 @@
 // The built binary's model requests go through src/core/provider/node-fetch.ts (the build binds
 // the SDKs' `fetch` and `Headers` to it): what the server receives, a stream broken mid-reply
-// named and retried as before, and the OpenAI-compatible provider on it too, without Node's
-// fetch (undici) ever loading.
+// named and retried as before, https with the certificate checked, and the OpenAI-compatible
+// provider on it too, without Node's fetch (undici) ever loading.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CoreEvent } from '../../src/core/events.js';
 import { runCli, startCliProject, type CliProject } from '../support/cli.js';
@@ -76,6 +79,40 @@ describe("the binary's model requests", () => {
       expect(builtins).not.toContain('internal/deps/undici/undici');
     } finally {
       await local.close();
+    }
+  });
+
+  it('reach the API over https, refusing a certificate nobody vouches for', async () => {
+    const cert = join(ctx.dir, 'cert.pem');
+    const key = join(ctx.dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    // TLS in front of the fake server, as a real API's endpoint is.
+    const upstream = new URL(ctx.server.url);
+    const sockets: Socket[] = [];
+    const front = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (socket) => {
+      const plain = connect(Number(upstream.port), upstream.hostname);
+      sockets.push(socket, plain);
+      socket.on('error', () => plain.destroy());
+      plain.on('error', () => socket.destroy());
+      socket.pipe(plain).pipe(socket);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      mkdirSync(ctx.env.OPENCODE_INK_CONFIG_DIR!, { recursive: true });
+      writeFileSync(join(ctx.env.OPENCODE_INK_CONFIG_DIR!, 'config.json'), JSON.stringify({ provider: { anthropic: { maxRetries: 0 } } }));
+      const env = { ...ctx.env, ANTHROPIC_BASE_URL: `https://127.0.0.1:${(front.address() as AddressInfo).port}` };
+      const refused = await runCli(['run', 'hello'], { cwd: ctx.project, env });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/Cannot reach the Anthropic API at https:\/\/127\.0\.0\.1:\d+: self-signed certificate/);
+      expect(ctx.server.requests).toHaveLength(0);
+
+      ctx.server.enqueue(text('over tls'));
+      const trusted = await runCli(['run', 'hello'], { cwd: ctx.project, env: { ...env, NODE_EXTRA_CA_CERTS: cert } });
+      expect(trusted.stderr).toBe('');
+      expect(trusted.stdout).toBe('over tls\n');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => front.close(resolve));
     }
   });
 });
