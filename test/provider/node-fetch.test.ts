@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetch, FormData, Headers, Response } from '../../src/core/provider/node-fetch.js';
+import { waitFor } from '../support/wait.js';
 
 interface Seen {
   method: string;
@@ -88,6 +89,24 @@ describe('fetch over node:http', () => {
     expect(await (await fetch(url)).text()).toBe('ok');
     expect(ports).toHaveLength(2);
     expect(ports[1]).toBe(ports[0]);
+  });
+
+  it('keeps a reply silent for longer than the idle limit, then closes the idle connection', { timeout: 20_000 }, async () => {
+    let closedAt: number | undefined;
+    const url = await serve((_, res) => {
+      res.socket!.once('close', () => (closedAt = Date.now()));
+      res.writeHead(200);
+      res.write('thinking…');
+      // Longer than the 4 s an idle connection is kept: a model may think that long.
+      setTimeout(() => res.end(' done'), 4_500);
+    });
+    // Only the client's limit closes it: Node's server would after 5 s of its own.
+    server!.keepAliveTimeout = 60_000;
+    const response = await fetch(url);
+    expect(await response.text()).toBe('thinking… done');
+    const endedAt = Date.now();
+    const closed = await waitFor(() => closedAt, 'the idle connection to close', { timeoutMs: 10_000 });
+    expect(closed - endedAt).toBeGreaterThan(3_000);
   });
 
   it('rejects a pending request with the abort reason and drops its connection', async () => {

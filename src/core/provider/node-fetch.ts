@@ -275,14 +275,21 @@ export interface RequestInit {
 type Transport = Pick<typeof http, 'request'> & { agent: http.Agent };
 const transports = new Map<string, Promise<Transport>>();
 
+/**
+ * An idle connection is closed after 4 s (sooner when the server's Keep-Alive header says so),
+ * as fetch does: reusing one the server has just dropped would fail the request with a reset.
+ * Node applies the limit to idle sockets only; a reply silent for longer is not cut.
+ */
+const AGENT_OPTIONS = { keepAlive: true, timeout: 4_000 };
+
 /** One keep-alive agent per scheme; `node:https` is loaded only by an https request. */
 function transportFor(protocol: string): Promise<Transport> {
   let transport = transports.get(protocol);
   if (!transport) {
     transport =
       protocol === 'https:'
-        ? import('node:https').then((https) => ({ request: https.request, agent: new https.Agent({ keepAlive: true }) }))
-        : Promise.resolve({ request: http.request, agent: new http.Agent({ keepAlive: true }) });
+        ? import('node:https').then((https) => ({ request: https.request, agent: new https.Agent(AGENT_OPTIONS) }))
+        : Promise.resolve({ request: http.request, agent: new http.Agent(AGENT_OPTIONS) });
     transports.set(protocol, transport);
   }
   return transport;
