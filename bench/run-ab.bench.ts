@@ -2,7 +2,7 @@
 // checkout>/bin/opencode-ink.js node bench/run.mjs run-ab`. Each round times bare `node -e 0`,
 // then both builds (in alternating order), so all three see the same load on a shared machine.
 // Reported: median wall time and median CPU time (user + system of the whole process, from
-// GNU time, 10 ms resolution), each beside `node -e 0`'s. Each build has its own data dir,
+// GNU time, 10 ms resolution), each beside `node -e 0`'s, and median peak RSS (GNU time's %M). Each build has its own data dir,
 // so neither removes the other's code cache. Without BENCH_BASE_BIN it says so and does nothing.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -25,28 +25,28 @@ const builds = [
 ];
 
 /** Wall and CPU milliseconds of one Node process, under GNU time, without blocking the fake server in this process. */
-function timed(args: string[], env: NodeJS.ProcessEnv): Promise<{ wall: number; cpu: number }> {
+function timed(args: string[], env: NodeJS.ProcessEnv): Promise<{ wall: number; cpu: number; rss: number }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '__CPU %U %S', process.execPath, ...args], { cwd: project, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '__CPU %U %S %M', process.execPath, ...args], { cwd: project, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       const wall = performance.now() - start;
-      const m = /__CPU ([\d.]+) ([\d.]+)/.exec(stderr);
+      const m = /__CPU ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
       if (code !== 0 || !m) return reject(new Error(`${args.join(' ')} failed (${code}): ${stderr}`));
-      resolve({ wall, cpu: (Number(m[1]) + Number(m[2])) * 1000 });
+      resolve({ wall, cpu: (Number(m[1]) + Number(m[2])) * 1000, rss: Number(m[3]) / 1024 });
     });
   });
 }
 
-const node: { wall: number; cpu: number }[] = [];
-const runs = builds.map(() => [] as { wall: number; cpu: number }[]);
+const node: { wall: number; cpu: number; rss: number }[] = [];
+const runs = builds.map(() => [] as { wall: number; cpu: number; rss: number }[]);
 for (let i = 0; i <= RUNS; i++) {
   const n = await timed(['-e', '0'], baseEnv());
   const order = i % 2 ? [1, 0] : [0, 1];
-  const round: { wall: number; cpu: number }[] = [];
+  const round: { wall: number; cpu: number; rss: number }[] = [];
   for (const j of order) round[j] = await timed([builds[j]!.bin, 'run', 'say ok'], builds[j]!.env);
   // The first round writes each build's code cache: not counted.
   if (i === 0) continue;
@@ -56,13 +56,14 @@ for (let i = 0; i <= RUNS; i++) {
 const nodeWall = median(node.map((n) => n.wall));
 const nodeCpu = median(node.map((n) => n.cpu));
 console.log(`## One-reply \`run\`, A/B interleaved, median of ${RUNS} rounds`);
-console.log('| build | wall | × `node -e 0` | CPU | × `node -e 0` |');
-console.log('|---|---|---|---|---|');
-console.log(`| \`node -e 0\` | ${fmt(nodeWall)} | 1.00 | ${fmt(nodeCpu)} | 1.00 |`);
+console.log('| build | wall | × `node -e 0` | CPU | × `node -e 0` | peak RSS |');
+console.log('|---|---|---|---|---|---|');
+console.log(`| \`node -e 0\` | ${fmt(nodeWall)} | 1.00 | ${fmt(nodeCpu)} | 1.00 | ${median(node.map((n) => n.rss)).toFixed(1)} MB |`);
 builds.forEach((b, j) => {
   const wall = median(runs[j]!.map((r) => r.wall));
   const cpu = median(runs[j]!.map((r) => r.cpu));
-  console.log(`| ${b.name} | ${fmt(wall)} | ${(wall / nodeWall).toFixed(2)} | ${fmt(cpu)} | ${(cpu / nodeCpu).toFixed(2)} |`);
+  const rss = median(runs[j]!.map((r) => r.rss));
+  console.log(`| ${b.name} | ${fmt(wall)} | ${(wall / nodeWall).toFixed(2)} | ${fmt(cpu)} | ${(cpu / nodeCpu).toFixed(2)} | ${rss.toFixed(1)} MB |`);
 });
 await server.close();
 rmSync(dir, { recursive: true, force: true });

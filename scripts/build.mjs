@@ -6,7 +6,7 @@
 // (scripts/cli-script.mjs), and dist/boot.cjs, which bin/opencode-ink.js loads to pick one.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,33 @@ const zodEnglishOnly = {
       resolveDir: dirname(args.path),
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * The provider SDKs make every request with the global `fetch` and build global `Headers`
+ * (and test `instanceof FormData`); touching any of those loads Node's whole bundled HTTP
+ * client, undici (~12 MB and ~20-30 ms per process). In this bundle their modules' free names
+ * are bound to src/core/provider/node-fetch.ts instead: a module-scope import shadows the
+ * global for that module alone, so no global changes and the library (dist/sdk, which
+ * resolves the SDKs from node_modules) and everything else keep Node's own.
+ */
+const SDK_MODULE = /[\\/]node_modules[\\/](?:@anthropic-ai[\\/]sdk|openai)[\\/].*\.[cm]?js$/;
+// `Request` is not among them: the SDKs never construct one (test/cli/run-builtins.test.ts checks that a run loads no undici).
+const FETCH_NAMES = ['fetch', 'Headers', 'Response', 'FormData'];
+const nodeFetchModule = fileURLToPath(new URL('../src/core/provider/node-fetch.ts', import.meta.url));
+const sdkFetch = {
+  name: 'sdk-node-fetch',
+  setup(b) {
+    b.onLoad({ filter: SDK_MODULE }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const used = FETCH_NAMES.filter((name) => new RegExp(`(?<![.\\w$])${name}\\b`).test(source));
+      if (used.length === 0) return undefined;
+      if (!args.path.endsWith('.mjs')) {
+        throw new Error(`${args.path}: an SDK module in CommonJS names ${used.join(', ')}; the build binds those only in the ES module build (.mjs).`);
+      }
+      return { contents: `import { ${used.join(', ')} } from ${JSON.stringify(nodeFetchModule)};\n${source}`, loader: 'js', resolveDir: dirname(args.path) };
+    });
   },
 };
 
@@ -73,7 +100,7 @@ const common = {
   // start-up, costing more than the longer names cost to parse.
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [zodEnglishOnly, shims.plugin],
+  plugins: [zodEnglishOnly, sdkFetch, shims.plugin],
 };
 
 // The built-in agents, parsed once here rather than at every start (src/core/agents/builtin-cache.ts).

@@ -126,7 +126,11 @@ export async function buildCliScript({ name, options, esmMetafile, entry, outdir
  */
 function assertNoSharedModules(file, esmMetafile, lazyChunks, scriptMetafile) {
   // Build-time data (a JSON `define`, such as the parsed built-in agents) is constant: a copy holds no state.
-  const stateless = (input) => input.startsWith('src/shims/') || input.startsWith('grapheme-shims:') || input.startsWith('<define:');
+  // src/core/provider/node-fetch.ts keeps only its keep-alive agents: the script's copy serves
+  // the Anthropic SDK it bundles, the lazily loaded openai SDK's chunk has its own, each used
+  // by one SDK's modules alone (a pool per provider; their classes never meet).
+  const stateless = (input) =>
+    input.startsWith('src/shims/') || input.startsWith('grapheme-shims:') || input.startsWith('<define:') || input === 'src/core/provider/node-fetch.ts';
   const bundledInputs = new Set(Object.keys(scriptMetafile.inputs).filter((input) => !stateless(input)));
   const seen = new Set();
   const visit = (chunk) => {

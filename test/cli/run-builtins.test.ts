@@ -1,6 +1,8 @@
 // A one-reply `run` loads no Node built-in module only a tool it did not call needs: webfetch's
 // HTTPS and DNS modules are imported at its first fetch (src/core/tools/fetch-checked.ts), not
-// with the bundle. Read from the built binary's own record of the built-ins it loaded.
+// with the bundle, and the model request goes over node:http without Node's fetch (undici,
+// which the SDKs' `Headers` would load: src/core/provider/node-fetch.ts). Read from the built
+// binary's own record of the built-ins it loaded.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -33,8 +35,17 @@ describe('the built-in modules of a one-reply run', () => {
     ctx.server.enqueue(text('ok'));
     const run = await builtinsOf(['run', 'say ok']);
     // The control: the trace sees what every request needs.
-    expect(run).toContain('internal/deps/undici/undici');
+    expect(run).toContain('http');
     expect(run).not.toContain('https');
     expect(run).not.toContain('dns');
+  });
+
+  it("are not Node's fetch (undici): the SDK's requests go over node:http", async () => {
+    ctx.server.enqueue(text('ok'));
+    const run = await builtinsOf(['run', 'say ok']);
+    expect(run).toContain('http');
+    expect(run).not.toContain('internal/deps/undici/undici');
+    expect(run).not.toContain('http2');
+    expect(run).not.toContain('tls');
   });
 });

@@ -107,19 +107,18 @@ async function runToCompletion(ctx: OpenedProject, prompt: string, opts: RunOpti
 }
 
 /**
- * Node's `fetch` (undici, under the provider SDKs) parses HTTP with llhttp, a WebAssembly
- * module. V8 also compiles it with its optimising tier on background threads, which costs a
- * one-off ~30 MB of RSS (most of a trivial run's peak) and CPU that a run on a shared machine
- * feels; the baseline compiler alone parses a model's stream just as well. Set before the
- * first request compiles the module; the TUI keeps the default for Yoga's layout code.
+ * Node's `fetch` (undici) parses HTTP with llhttp, a WebAssembly module. V8 also compiles it
+ * with its optimising tier on background threads, which costs a one-off ~30 MB of RSS and CPU
+ * that a run on a shared machine feels; the baseline compiler alone parses a stream just as
+ * well. The model requests no longer use it (src/core/provider/node-fetch.ts); an MCP server
+ * over HTTP still does, and any other WebAssembly a run may compile is as well served. Set
+ * before anything compiles; the TUI keeps the default for Yoga's layout code.
  *
- * Any changed V8 flag makes V8 reject code caches made under other flags: Node's own, for
- * its internal modules, so undici (which every request loads: the SDKs build `Headers`) is
- * loaded first; and ours (src/boot), written after the run, so the flag is reset then.
- * Returns the reset.
+ * Any changed V8 flag makes V8 reject code caches made under other flags: Node's own for
+ * undici, if a run loads it (~18 ms more then, against the ~30 MB), and ours (src/boot),
+ * written after the run, so the flag is reset then. Returns the reset.
  */
 function baselineWasmOnly(): () => void {
-  void globalThis.Headers;
   setFlagsFromString('--liftoff-only');
   // The flag also turns off these two by implication, and V8 keeps them off unless told.
   return () => setFlagsFromString('--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering');
