@@ -137,12 +137,7 @@ export class ContainerRunner implements RemoteCommandRunner {
         const { entries } = await runner.listContainer();
         // What was just copied in shares the listing's second: read again once it has passed, while
         // the model thinks; the first command waits for it (it is in the sync queue).
-        if (changedInItsSecond(entries, runner.containerNow)) {
-          void runner.serial(async () => {
-            await sleep(untilNextSecond());
-            await runner.listContainer();
-          }).catch(() => undefined);
-        }
+        if (changedInItsSecond(entries, runner.containerNow)) void runner.serial(() => runner.listOnceItsSecondPassed()).catch(() => undefined);
       }
     } catch (err) {
       await runner.remove();
@@ -212,11 +207,14 @@ export class ContainerRunner implements RemoteCommandRunner {
   private async listSettled(madeAt?: number): Promise<ContainerListing> {
     if (madeAt !== undefined) await sleep(Math.max(0, untilNextSecond(madeAt) - (Date.now() - madeAt)));
     let { entries } = await this.listContainer();
-    if (changedInItsSecond(entries, this.containerNow)) {
-      await sleep(untilNextSecond());
-      ({ entries } = await this.listContainer());
-    }
+    if (changedInItsSecond(entries, this.containerNow)) entries = await this.listOnceItsSecondPassed();
     return { entries, now: this.containerNow };
+  }
+
+  /** The listing again, once this machine's clock is into the next second (nothing of a command runs meanwhile). */
+  private async listOnceItsSecondPassed(): Promise<Map<string, Listed>> {
+    await sleep(untilNextSecond());
+    return (await this.listContainer()).entries;
   }
 
   /** Copies in what changed on this machine since the last sync, and removes what was deleted here; what it copied and removed. */
