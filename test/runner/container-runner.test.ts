@@ -12,9 +12,12 @@ import { LABEL_ROLE } from '../../src/core/runner/base-image.js';
 import { LABEL_SESSION } from '../../src/core/runner/docker-hosts.js';
 import { ContainerFleet } from '../../src/core/runner/fleet.js';
 import type { RunningCommand } from '../../src/core/sandbox/runner.js';
+import { dockerOnlyHost, type DockerOnlyHost } from '../support/docker-only.js';
 import { startPodman, type PodmanService } from '../support/podman.js';
 
 let podman: PodmanService | undefined;
+/** The same Podman seen as a host that serves only Docker's API. */
+let dockerOnly: DockerOnlyHost | undefined;
 let skip: string | undefined;
 
 beforeAll(async () => {
@@ -22,12 +25,28 @@ beforeAll(async () => {
   if (typeof started === 'string') {
     skip = started;
     console.log(`Skipping the container runner tests: ${started}`);
-  } else podman = started;
+  } else {
+    podman = started;
+    dockerOnly = await dockerOnlyHost(started.url);
+  }
 }, 120_000);
 
 afterAll(async () => {
+  await dockerOnly?.close();
   await podman?.stop();
 });
+
+/** The host kinds whose bases differ: Podman's own API (a base mounted at the workspace) and Docker's alone (a committed base). */
+const HOST_KINDS = [
+  { kind: 'a Podman host', url: () => podman!.url, mounted: true },
+  { kind: 'a host with only the Docker API', url: () => dockerOnly!.url, mounted: false },
+] as const;
+
+/** Whether a container was started from `base`: it runs it (committed) or has it mounted at the workspace (Podman). */
+function startedFrom(inspect: Docker.ContainerInspectInfo, base: string, mounted: boolean, workspace: string): boolean {
+  if (!mounted) return inspect.Image === base;
+  return inspect.Image !== base && inspect.Mounts.some((mount) => mount.Type === ('image' as string) && mount.Source === base && mount.Destination === workspace && mount.RW);
+}
 
 async function collect(running: RunningCommand): Promise<{ text: string; exitCode: number | null }> {
   let text = '';
@@ -285,7 +304,7 @@ describe('container runner on Podman', () => {
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  it('starts children asking together from one base image of the workspace, each isolated, and removes it with the last', async (ctx) => {
+  it.for(HOST_KINDS)('starts children asking together from one base image of the workspace on $kind, each isolated, and removes it with the last', async ({ url, mounted }, ctx) => {
     if (skip) return ctx.skip();
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
     writeFileSync(join(workspace, 'a.txt'), 'first\n');
@@ -296,13 +315,16 @@ describe('container runner on Podman', () => {
     const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
     const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
     const before = await baseImages();
-    const fleet = fleetFor({ max_per_host: 10 });
+    const fleet = fleetFor({ hosts: [url()], max_per_host: 10 });
+    const refusedBefore = dockerOnly!.refused();
     const signal = new AbortController().signal;
     try {
       const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_base_${i}`, workspace)));
       const made = (await baseImages()).filter((id) => !before.includes(id));
       expect(made).toHaveLength(1);
-      for (const child of children) expect((await docker.getContainer(child.id).inspect()).Image).toBe(made[0]);
+      for (const child of children) expect(startedFrom(await docker.getContainer(child.id).inspect(), made[0]!, mounted, workspace)).toBe(true);
+      // A Docker host was asked for Podman's API once, and answered no.
+      expect(dockerOnly!.refused() - refusedBefore).toBe(mounted ? 0 : 1);
       // The loader that made it goes (in the background), and the children carry their own role, not the base's.
       const deadline = Date.now() + 30_000;
       while ((await docker.listContainers({ all: true, filters: { label: [`${LABEL_ROLE}=base`] } })).length > 0) {
@@ -331,7 +353,7 @@ describe('container runner on Podman', () => {
       rmSync(join(workspace, 'gone.txt'));
       writeFileSync(join(workspace, 'new.txt'), 'new\n');
       const late = await fleet.acquire('ses_base_late', workspace);
-      expect((await docker.getContainer(late.id).inspect()).Image).toBe(made[0]);
+      expect(startedFrom(await docker.getContainer(late.id).inspect(), made[0]!, mounted, workspace)).toBe(true);
       const caught = await collect(await late.run('cat a.txt new.txt back.txt src/tool.sh; test -e gone.txt && echo still-there; true', { cwd: workspace, env: {}, signal }));
       expect(caught.text).toBe('second, longer\nnew\nback\nchanged\n');
       // And what it writes over a file of the base comes back.
@@ -352,14 +374,14 @@ describe('container runner on Podman', () => {
     }
   });
 
-  it('reads nothing back after a first command that changed nothing, for a lone child and for children of a base', async (ctx) => {
+  it.for(HOST_KINDS)('reads nothing back after a first command that changed nothing, for a lone child and for children of a base on $kind', async ({ url }, ctx) => {
     if (skip) return ctx.skip();
     const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
     for (const folder of ['src', 'src/deep', 'docs']) mkdirSync(join(workspace, folder));
     for (const file of ['a.txt', 'src/b.txt', 'src/deep/c.txt', 'docs/d.md']) writeFileSync(join(workspace, file), `${file}\n`);
     // A folder read back from the container has its mode set here again, which moves its change time.
     const folderTimes = () => ['src', 'src/deep', 'docs'].map((folder) => statSync(join(workspace, folder)).ctimeMs);
-    const fleet = fleetFor({ max_per_host: 10 });
+    const fleet = fleetFor({ hosts: [url()], max_per_host: 10 });
     const signal = new AbortController().signal;
     try {
       const before = folderTimes();
@@ -380,7 +402,7 @@ describe('container runner on Podman', () => {
     }
   });
 
-  it('copies a workspace on a mount of the containers into each child, with no base and no notice', async (ctx) => {
+  it('copies a workspace on a mount of the containers into each child of a host with only the Docker API, with no base and no notice', async (ctx) => {
     if (skip) return ctx.skip();
     // /dev/shm is a memory file system of each container's own, which a committed image leaves out.
     if (!existsSync('/dev/shm')) return ctx.skip();
@@ -390,7 +412,7 @@ describe('container runner on Podman', () => {
     const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
     const before = await baseImages();
     const notices: string[] = [];
-    const fleet = fleetFor({ max_per_host: 10 }, notices);
+    const fleet = fleetFor({ hosts: [dockerOnly!.url], max_per_host: 10 }, notices);
     const signal = new AbortController().signal;
     try {
       const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_mounted_${i}`, workspace)));
@@ -411,6 +433,37 @@ describe('container runner on Podman', () => {
       await fleet.close();
       rmSync(workspace, { recursive: true, force: true });
     }
+  });
+
+  it('mounts a base into the children of a Podman host even where the workspace lies on a mount of the containers', async (ctx) => {
+    if (skip) return ctx.skip();
+    if (!existsSync('/dev/shm')) return ctx.skip();
+    const workspace = realpathSync(mkdtempSync('/dev/shm/oc-ws-'));
+    writeFileSync(join(workspace, 'a.txt'), 'in memory\n');
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
+    const before = await baseImages();
+    const notices: string[] = [];
+    const fleet = fleetFor({ max_per_host: 10 }, notices);
+    const signal = new AbortController().signal;
+    try {
+      const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_shm_${i}`, workspace)));
+      const made = (await baseImages()).filter((id) => !before.includes(id));
+      expect(made).toHaveLength(1);
+      for (const child of children) {
+        expect(startedFrom(await docker.getContainer(child.id).inspect(), made[0]!, true, workspace)).toBe(true);
+        expect((await collect(await child.run('cat a.txt', { cwd: workspace, env: {}, signal }))).text).toBe('in memory\n');
+      }
+      await collect(await children[0]!.run('echo from-0 > made.txt', { cwd: workspace, env: {}, signal }));
+      expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('from-0\n');
+      // A sibling's overlay is its own: the file is there only once copied in before its next command.
+      expect((await collect(await children[1]!.run('cat made.txt', { cwd: workspace, env: {}, signal }))).text).toBe('from-0\n');
+      expect(notices).toEqual([]);
+    } finally {
+      await fleet.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+    expect((await baseImages()).filter((id) => !before.includes(id))).toHaveLength(0);
   });
 
   it('skips an unreachable host with a notice and fails naming every host when none can take the child', async (ctx) => {

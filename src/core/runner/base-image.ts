@@ -1,20 +1,24 @@
 // One shared starting point for the containers of a batch of sub-agents (DESIGN §25). Contract:
-// - `BaseImages.take(host, workspace, make)` gives a base image holding `workspace` (at the same
-//   absolute path) and the tree it was made from, shared by every child on that host and path
-//   while one of them still runs: ten children started together upload the tree once and start
-//   from one image layer instead of each unpacking thousands of files into its own container;
-// - `makeBase` makes one: a short-lived loader container (labelled as this program's, role
-//   `base`) gets the workspace by one upload, is committed to an image (its labels kept, so the
-//   next start's sweep of a dead owner finds it), and is removed (`close` waits for that);
+// - `BaseImages.take(host, workspace, make)` gives a base image holding `workspace` and the tree
+//   it was made from, shared by every child on that host and path while one of them still runs:
+//   ten children started together upload the tree once and start from one image layer instead
+//   of each unpacking thousands of files into its own container;
+// - `makeBase` makes one. On a Podman host (libpod.ts) the workspace is imported as an image of
+//   its own in one write, `mounted` at the workspace path into each child (a writable overlay per
+//   child): no container, no commit. Elsewhere a short-lived loader container (labelled as this
+//   program's, role `base`) gets the workspace by one upload at the same absolute path, is
+//   committed to an image the children run (its labels kept, so the next start's sweep of a dead
+//   owner finds it), and is removed (`close` waits for that);
 // - the image is removed when the last child that took it gives it back (`drop`), or at `close`;
 //   what a dead instance left is removed by the fleet's sweep (fleet.ts). A child starting from
 //   a base copies in only what changed on this machine since the base's tree was read, so an
 //   older base is never wrong, only larger to catch up with;
-// - a workspace on a mount of the container (under `/dev/shm`, say) makes no base
-//   (`WorkspaceOnMount`): a commit would leave it out.
+// - a workspace on a mount of the container (under `/dev/shm`, say) makes no committed base
+//   (`WorkspaceOnMount`): a commit would leave it out. A mounted base has no such limit.
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { LABEL_ROLE } from './docker-hosts.js';
+import { importWorkspaceImage } from './libpod.js';
 import { readEntries, scanTree, type LocalTree } from './local-tree.js';
 import { packTar } from './tar.js';
 
@@ -37,8 +41,10 @@ export interface ContainerListing {
 }
 
 export interface BaseImage {
-  /** Image id to create a child's container from. */
+  /** Image id: the one a child's container runs, or (`mounted`) the one mounted at its workspace. */
   image: string;
+  /** The image holds only the workspace's files, to be mounted at the workspace path over the configured image (Podman). */
+  mounted?: boolean;
   /** The workspace as this machine held it when the base was read. */
   tree: LocalTree;
   /**
@@ -64,6 +70,8 @@ export interface BaseSpec {
   workspace: string;
   labels: Record<string, string>;
   tag: string;
+  /** The host serves Podman's API (libpod.ts): the base is imported and mounted, not committed. */
+  libpod?: boolean;
 }
 
 /**
@@ -108,6 +116,7 @@ async function execIn(docker: Docker, container: Docker.Container, argv: string[
  */
 export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
   const labels = { ...spec.labels, [LABEL_ROLE]: 'base' };
+  if (spec.libpod) return importBase(spec, labels);
   const loaderReady = (async () => {
     const loader = await spec.docker.createContainer({
       name: `opencode-ink-base-${spec.tag}`,
@@ -151,6 +160,17 @@ export async function makeBase(spec: BaseSpec): Promise<BaseImage> {
     await loader.remove({ force: true }).catch(() => undefined);
     throw err;
   }
+}
+
+/** The workspace imported as an image of its own (one write), to be mounted into each child. */
+async function importBase(spec: BaseSpec, labels: Record<string, string>): Promise<BaseImage> {
+  // A missing image is each child's own error to tell (a 404 here says so), before anything is imported.
+  const [, tree] = await Promise.all([spec.docker.getImage(spec.image).inspect(), scanTree(spec.workspace)]);
+  // The image's root is the workspace folder itself: made as `mkdir` makes it in a lone child's container.
+  const root = { name: '.', type: 'dir' as const, mode: 0o755, mtime: Math.floor(Date.now() / 1000) };
+  const archive = packTar([root, ...(await readEntries(spec.workspace, tree, [...tree.keys()].sort()))]);
+  const image = await importWorkspaceImage(spec.docker, archive, labels);
+  return { image, tree, madeAt: Date.now(), mounted: true };
 }
 
 /** Removes a base image; one another process (or a child still being removed) holds is left for the sweep. */

@@ -2,7 +2,8 @@
 // - `ContainerRunner.create` starts a container from the image (network `none` unless allowed,
 //   cpu and memory limits, labels naming this program's instance and the session), makes the
 //   workspace folder at the same absolute path and copies the workspace in — or, started from a
-//   batch's base image that holds it already (base-image.ts), copies in only what changed since;
+//   batch's base image that holds it already (base-image.ts: the image it runs, or one mounted at
+//   the workspace on a Podman host), copies in only what changed since;
 // - `run` implements the runner interface (sandbox/runner.ts): before the command, what changed
 //   on this machine since the last sync is copied in (deleted files removed); the command runs in
 //   a shell in the container with the given environment minus this machine's own paths (on a
@@ -19,6 +20,7 @@ import type Docker from 'dockerode';
 import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } from '../sandbox/runner.js';
 import type { BaseImage, ContainerListing, ListedEntry } from './base-image.js';
 import { CommandServer, shellQuote } from './command-server.js';
+import { createOverWorkspaceImage } from './libpod.js';
 import { changedSince, entryAt, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
 import { packTar, parseTar } from './tar.js';
 
@@ -56,7 +58,10 @@ export interface ContainerSpec {
   memoryMb?: number | undefined;
   labels: Record<string, string>;
   name: string;
-  /** Set when `image` is this base (base-image.ts): only what changed since its tree was read is copied in. */
+  /**
+   * The batch's base (base-image.ts): `image` itself, or (`mounted`) mounted at the workspace over
+   * `image`; only what changed since its tree was read is copied in.
+   */
   base?: BaseImage | undefined;
 }
 
@@ -112,20 +117,26 @@ export class ContainerRunner implements RemoteCommandRunner {
   }
 
   static async create(spec: ContainerSpec): Promise<ContainerRunner> {
-    const container = await spec.docker.createContainer({
-      name: spec.name,
-      Image: spec.image,
-      // Waits for nothing, forever, and ends at once on TERM: the container's life is ours to end.
-      Entrypoint: ['/bin/sh'],
-      Cmd: ['-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'],
-      Labels: spec.labels,
-      Env: [],
-      HostConfig: {
-        NetworkMode: spec.network ? 'bridge' : 'none',
-        ...(spec.cpus ? { NanoCpus: Math.round(spec.cpus * 1e9) } : {}),
-        ...(spec.memoryMb ? { Memory: spec.memoryMb * 1024 * 1024 } : {}),
-      },
-    });
+    // Waits for nothing, forever, and ends at once on TERM: the container's life is ours to end.
+    const entrypoint = ['/bin/sh'];
+    const command = ['-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
+    const container = spec.base?.mounted
+      ? spec.docker.getContainer(
+          await createOverWorkspaceImage(spec.docker, { ...spec, entrypoint, command, workspaceImage: spec.base.image }),
+        )
+      : await spec.docker.createContainer({
+          name: spec.name,
+          Image: spec.image,
+          Entrypoint: entrypoint,
+          Cmd: command,
+          Labels: spec.labels,
+          Env: [],
+          HostConfig: {
+            NetworkMode: spec.network ? 'bridge' : 'none',
+            ...(spec.cpus ? { NanoCpus: Math.round(spec.cpus * 1e9) } : {}),
+            ...(spec.memoryMb ? { Memory: spec.memoryMb * 1024 * 1024 } : {}),
+          },
+        });
     const runner = new ContainerRunner(container, spec);
     try {
       await container.start();

@@ -6,7 +6,7 @@
 //   host and why — it never falls back to running on this machine;
 // - `release` removes a child's container; `close` removes all of them (the program's exit);
 // - children that start together (three or more) on one host and workspace share one base image of it
-//   (base-image.ts): the tree is uploaded once, not once per child; a lone child has its
+//   (base-image.ts; mounted on a Podman host, committed on others): the tree is uploaded once, not once per child; a lone child has its
 //   workspace copied in as before; a host where a base cannot be made is told once and its
 //   children are copied in one by one;
 // - `removeLeftovers` deletes containers and base images a killed instance of this program left
@@ -16,6 +16,7 @@ import type Docker from 'dockerode';
 import { BaseImages, LABEL_ROLE, makeBase, WorkspaceOnMount, type BaseImage } from './base-image.js';
 import type { RunnerConfig } from './config.js';
 import { ContainerRunner } from './container-runner.js';
+import { servesLibpod } from './libpod.js';
 import {
   connect,
   describeHostError,
@@ -71,6 +72,8 @@ export class ContainerFleet {
   /** Host and workspace pairs (`host\0workspace`) whose workspace lies on a mount of the containers there: no base can hold it. */
   private readonly noBaseFor = new Set<string>();
   private baseCount = 0;
+  /** Whether each host serves Podman's API (asked once, when its first base is made). */
+  private readonly libpod = new Map<string, Promise<boolean>>();
 
   constructor(private readonly options: FleetOptions) {
     this.hosts = runnerHosts(options.config, options.env);
@@ -131,8 +134,11 @@ export class ContainerFleet {
   private async baseFor(url: string, docker: Docker, workspace: string): Promise<BaseImage | undefined> {
     if (this.noBase.has(url) || this.noBaseFor.has(`${url}\0${workspace}`) || ((this.asking.get(workspace) ?? 0) < SHARE_FROM && !this.bases.has(url, workspace))) return undefined;
     const image = this.options.config.image!;
-    return this.bases.take(url, docker, workspace, () =>
-      makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}` }).catch((err: unknown) => {
+    let libpod = this.libpod.get(url);
+    if (!libpod) this.libpod.set(url, (libpod = servesLibpod(docker)));
+    const podman = libpod;
+    return this.bases.take(url, docker, workspace, async () =>
+      makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}`, libpod: await podman }).catch((err: unknown) => {
         // A missing image is each child's own error to tell (it names the image); it says nothing of bases here.
         if ((err as { statusCode?: number }).statusCode === 404) throw err;
         if (err instanceof WorkspaceOnMount) {
@@ -176,7 +182,7 @@ export class ContainerFleet {
         const runner = await ContainerRunner.create({
           docker: host.docker!,
           host: host.url,
-          image: base?.image ?? image,
+          image: base && !base.mounted ? base.image : image,
           base,
           workspace,
           network: config.network,
@@ -192,8 +198,10 @@ export class ContainerFleet {
         return runner;
       } catch (err) {
         const error = err as { statusCode?: number; json?: { message?: string } };
+        const message = String(error.json?.message ?? (err as Error).message);
+        // Docker's API says 404 "no such image"; Podman's own says "<image>: image not known".
         const why =
-          error.statusCode === 404 && /image|no such/i.test(String(error.json?.message ?? (err as Error).message))
+          (error.statusCode === 404 && /image|no such/i.test(message)) || (/image not known/i.test(message) && message.includes(image))
             ? `the image ${image} is not there (pull or load it on that host)`
             : describeHostError(err, host.url);
         reasons.push(`${host.url}: ${why}`);
