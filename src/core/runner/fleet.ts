@@ -135,7 +135,7 @@ export class ContainerFleet {
     if (this.noBase.has(url) || this.noBaseFor.has(`${url}\0${workspace}`) || ((this.asking.get(workspace) ?? 0) < SHARE_FROM && !this.bases.has(url, workspace))) return undefined;
     const image = this.options.config.image!;
     let libpod = this.libpod.get(url);
-    if (!libpod) this.libpod.set(url, (libpod = servesLibpod(docker)));
+    if (!libpod) this.libpod.set(url, (libpod = withDeadline(servesLibpod(docker), PING_MS, url).catch(() => false)));
     const podman = libpod;
     return this.bases.take(url, docker, workspace, async () =>
       makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}`, libpod: await podman }).catch((err: unknown) => {
