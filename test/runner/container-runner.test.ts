@@ -11,6 +11,8 @@ import { runnerConfigSchema } from '../../src/core/runner/config.js';
 import { LABEL_ROLE } from '../../src/core/runner/base-image.js';
 import { LABEL_SESSION } from '../../src/core/runner/docker-hosts.js';
 import { ContainerFleet } from '../../src/core/runner/fleet.js';
+import { importWorkspaceImage, servesLibpod } from '../../src/core/runner/libpod.js';
+import { packTar } from '../../src/core/runner/tar.js';
 import type { RunningCommand } from '../../src/core/sandbox/runner.js';
 import { dockerOnlyHost, type DockerOnlyHost } from '../support/docker-only.js';
 import { startPodman, type PodmanService } from '../support/podman.js';
@@ -464,6 +466,21 @@ describe('container runner on Podman', () => {
       rmSync(workspace, { recursive: true, force: true });
     }
     expect((await baseImages()).filter((id) => !before.includes(id))).toHaveLength(0);
+  });
+
+  it('tells a Podman host from a Docker one, and imports an image whose labels read back exactly as given', async (ctx) => {
+    if (skip) return ctx.skip();
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    expect(await servesLibpod(docker)).toBe(true);
+    expect(await servesLibpod(new Docker({ socketPath: dockerOnly!.url.slice('unix://'.length) }))).toBe(false);
+    const labels = { [LABEL_ROLE]: 'base', 'opencode-ink.instance': 'host name "quoted" $HOME ${PATH} \\ end' };
+    const archive = packTar([{ name: 'f.txt', type: 'file', mode: 0o644, mtime: 0, data: Buffer.from('x\n') }]);
+    const image = await importWorkspaceImage(docker, archive, labels);
+    try {
+      expect((await docker.getImage(image).inspect()).Config.Labels).toEqual(labels);
+    } finally {
+      await docker.getImage(image).remove();
+    }
   });
 
   it('skips an unreachable host with a notice and fails naming every host when none can take the child', async (ctx) => {

@@ -38,12 +38,12 @@ export async function servesLibpod(docker: Docker): Promise<boolean> {
   }
 }
 
-/** `LABEL` instructions for an import: each value quoted as a Dockerfile reads a double-quoted string. */
-function labelChanges(labels: Record<string, string>): string[] {
-  return Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`);
+/** `LABEL` instructions for an import: each value in double quotes, which Podman strips without reading escapes. */
+export function labelChanges(labels: Record<string, string>): string[] {
+  return Object.entries(labels).map(([key, value]) => `LABEL ${key}="${value}"`);
 }
 
-/** Imports `archive` as an image of its own, labelled; its id. Podman tags an import `latest` whatever it is asked, so the id is what names it. */
+/** Imports `archive` as an image of its own, labelled; its id (Podman ignores a tag asked for here: the id is what names it). */
 export async function importWorkspaceImage(docker: Docker, archive: Buffer, labels: Record<string, string>): Promise<string> {
   const answer = (await dial(docker, { path: '/images/create?', method: 'POST', query: { fromSrc: '-', changes: labelChanges(labels) }, file: archive })) as { id?: string; status?: string; error?: string } | null;
   if (answer?.error) throw new Error(answer.error);
