@@ -62,6 +62,15 @@ function fleetFor(extra: Record<string, unknown> = {}, notices: string[] = []): 
   return new ContainerFleet({ config, env: {}, notice: (line) => notices.push(line) });
 }
 
+/** A workspace under /dev/shm (a mount of every container's own), with the base images the host holds before. */
+async function workspaceInMemory(): Promise<{ workspace: string; docker: Docker; baseImages: () => Promise<string[]>; before: string[] }> {
+  const workspace = realpathSync(mkdtempSync('/dev/shm/oc-ws-'));
+  writeFileSync(join(workspace, 'a.txt'), 'in memory\n');
+  const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+  const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
+  return { workspace, docker, baseImages, before: await baseImages() };
+}
+
 describe('container runner on Podman', () => {
   it('runs commands at the same path and syncs changes both ways', async (ctx) => {
     if (skip) return ctx.skip();
@@ -408,11 +417,7 @@ describe('container runner on Podman', () => {
     if (skip) return ctx.skip();
     // /dev/shm is a memory file system of each container's own, which a committed image leaves out.
     if (!existsSync('/dev/shm')) return ctx.skip();
-    const workspace = realpathSync(mkdtempSync('/dev/shm/oc-ws-'));
-    writeFileSync(join(workspace, 'a.txt'), 'in memory\n');
-    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
-    const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
-    const before = await baseImages();
+    const { workspace, baseImages, before } = await workspaceInMemory();
     const notices: string[] = [];
     const fleet = fleetFor({ hosts: [dockerOnly!.url], max_per_host: 10 }, notices);
     const signal = new AbortController().signal;
@@ -440,11 +445,7 @@ describe('container runner on Podman', () => {
   it('mounts a base into the children of a Podman host even where the workspace lies on a mount of the containers', async (ctx) => {
     if (skip) return ctx.skip();
     if (!existsSync('/dev/shm')) return ctx.skip();
-    const workspace = realpathSync(mkdtempSync('/dev/shm/oc-ws-'));
-    writeFileSync(join(workspace, 'a.txt'), 'in memory\n');
-    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
-    const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
-    const before = await baseImages();
+    const { workspace, docker, baseImages, before } = await workspaceInMemory();
     const notices: string[] = [];
     const fleet = fleetFor({ max_per_host: 10 }, notices);
     const signal = new AbortController().signal;
