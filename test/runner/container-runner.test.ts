@@ -14,7 +14,7 @@ import { ContainerFleet } from '../../src/core/runner/fleet.js';
 import { importWorkspaceImage, servesLibpod } from '../../src/core/runner/libpod.js';
 import { packTar } from '../../src/core/runner/tar.js';
 import type { RunningCommand } from '../../src/core/sandbox/runner.js';
-import { dockerOnlyHost, type DockerOnlyHost } from '../support/docker-only.js';
+import { dockerOnlyHost, filteredHost, type DockerOnlyHost } from '../support/docker-only.js';
 import { startPodman, type PodmanService } from '../support/podman.js';
 
 let podman: PodmanService | undefined;
@@ -467,6 +467,40 @@ describe('container runner on Podman', () => {
       rmSync(workspace, { recursive: true, force: true });
     }
     expect((await baseImages()).filter((id) => !before.includes(id))).toHaveLength(0);
+  });
+
+  it('copies the workspace into each child of a Podman host that cannot mount the base, tells so once, and commits the next batch\'s base', async (ctx) => {
+    if (skip) return ctx.skip();
+    // Podman's own API answers, but its container create (the only call that mounts an image) fails.
+    const failing = await filteredHost(podman!.url, (method, url) =>
+      method === 'POST' && /\/libpod\/containers\/create/.test(url) ? { status: 500, body: { cause: 'overlay', message: 'mounting image volume: overlay is not supported', response: 500 } } : undefined,
+    );
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'oc-ws-')));
+    writeFileSync(join(workspace, 'a.txt'), 'first\n');
+    const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
+    const notices: string[] = [];
+    const fleet = fleetFor({ hosts: [failing.url], max_per_host: 10 }, notices);
+    const signal = new AbortController().signal;
+    try {
+      const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_nomount_${i}`, workspace)));
+      for (const child of children) expect((await collect(await child.run('cat a.txt', { cwd: workspace, env: {}, signal }))).text).toBe('first\n');
+      expect(failing.refused()).toBeGreaterThanOrEqual(1);
+      expect(notices.filter((line) => line.includes('could not mount the workspace'))).toHaveLength(1);
+      expect(notices[0]).toContain('overlay is not supported');
+      for (const i of [0, 1, 2]) await fleet.release(`ses_nomount_${i}`);
+      // The next batch on that host starts from a committed base: the image it runs.
+      const refusedBefore = failing.refused();
+      const next = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_committed_${i}`, workspace)));
+      const images = new Set(await Promise.all(next.map(async (child) => (await docker.getContainer(child.id).inspect()).Image)));
+      expect(images.size).toBe(1);
+      expect([...images][0]).not.toBe((await docker.getImage(podman!.image).inspect()).Id);
+      expect(failing.refused()).toBe(refusedBefore);
+      expect((await collect(await next[2]!.run('cat a.txt', { cwd: workspace, env: {}, signal }))).text).toBe('first\n');
+    } finally {
+      await fleet.close();
+      await failing.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 
   it('tells a Podman host from a Docker one, and imports an image whose labels read back exactly as given', async (ctx) => {

@@ -43,6 +43,13 @@ export interface FleetOptions {
   notice(line: string): void;
 }
 
+/** Whether `err` says the configured image is not on the host: Docker's API says 404 "no such image", Podman's own "<image>: image not known". */
+function imageMissing(err: unknown, image: string): boolean {
+  const error = err as { statusCode?: number; json?: { message?: string }; message?: string };
+  const message = String(error.json?.message ?? error.message);
+  return (error.statusCode === 404 && /image|no such/i.test(message)) || (/image not known/i.test(message) && message.includes(image));
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -137,7 +144,7 @@ export class ContainerFleet {
     let libpod = this.libpod.get(url);
     if (!libpod) this.libpod.set(url, (libpod = withDeadline(servesLibpod(docker), PING_MS, url).catch(() => false)));
     const podman = libpod;
-    return this.bases.take(url, docker, workspace, async () =>
+    const base = await this.bases.take(url, docker, workspace, async () =>
       makeBase({ docker, image, workspace, labels: this.ownerLabels(), tag: `${process.pid}-${Date.now().toString(36)}-${++this.baseCount}`, libpod: await podman }).catch((err: unknown) => {
         // A missing image is each child's own error to tell (it names the image); it says nothing of bases here.
         if ((err as { statusCode?: number }).statusCode === 404) throw err;
@@ -153,6 +160,21 @@ export class ContainerFleet {
         throw err;
       }),
     );
+    // One of the batch could not mount it (mountFailed): the others are not offered it again.
+    if (base?.mounted && !(await this.libpod.get(url))) {
+      void this.bases.drop(url, docker, workspace, base);
+      return undefined;
+    }
+    return base;
+  }
+
+  /** The host's Podman could not mount a workspace image: told once; its next bases are committed. */
+  private mountFailed(url: string, err: unknown): void {
+    this.libpod.set(url, Promise.resolve(false));
+    const key = `mount\0${url}`;
+    if (this.told.has(key)) return;
+    this.told.add(key);
+    this.options.notice(`Container host ${url}: could not mount the workspace's image into a container (${describeHostError(err, url)}); its sub-agents get the workspace copied in, and later batches a committed base.`);
   }
 
   private async acquireOn(sessionId: string, workspace: string, who: string): Promise<ContainerRunner> {
@@ -178,33 +200,37 @@ export class ContainerFleet {
       this.starting.set(host.url, (this.starting.get(host.url) ?? 0) + 1);
       let base: BaseImage | undefined;
       try {
-        base = await this.baseFor(host.url, host.docker!, workspace);
-        const runner = await ContainerRunner.create({
-          docker: host.docker!,
-          host: host.url,
-          image: base && !base.mounted ? base.image : image,
-          base,
-          workspace,
-          network: config.network,
-          cpus: config.cpus,
-          memoryMb: config.memory_mb,
-          name: `opencode-ink-${sessionId.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}-${Date.now().toString(36)}`,
-          // The role is set for every child: one started from a base would otherwise inherit the loader's.
-          labels: { ...this.ownerLabels(), [LABEL_SESSION]: sessionId, [LABEL_ROLE]: 'session' },
-        });
-        this.running.set(sessionId, runner);
-        if (base) this.baseOf.set(sessionId, { host: host.url, docker: host.docker!, workspace, base });
-        base = undefined;
-        return runner;
+        for (let shared = true; ; shared = false) {
+          base = shared ? await this.baseFor(host.url, host.docker!, workspace) : undefined;
+          try {
+            const runner = await ContainerRunner.create({
+              docker: host.docker!,
+              host: host.url,
+              image: base && !base.mounted ? base.image : image,
+              base,
+              workspace,
+              network: config.network,
+              cpus: config.cpus,
+              memoryMb: config.memory_mb,
+              name: `opencode-ink-${sessionId.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}-${Date.now().toString(36)}`,
+              // The role is set for every child: one started from a base would otherwise inherit the loader's.
+              labels: { ...this.ownerLabels(), [LABEL_SESSION]: sessionId, [LABEL_ROLE]: 'session' },
+            });
+            this.running.set(sessionId, runner);
+            if (base) this.baseOf.set(sessionId, { host: host.url, docker: host.docker!, workspace, base });
+            base = undefined;
+            return runner;
+          } catch (err) {
+            if (!base?.mounted || imageMissing(err, image)) throw err;
+            // A Podman that cannot mount the workspace's image (its storage or version): this child
+            // gets its workspace copied in, and the host's later batches a committed base.
+            this.mountFailed(host.url, err);
+            void this.bases.drop(host.url, host.docker!, workspace, base);
+            base = undefined;
+          }
+        }
       } catch (err) {
-        const error = err as { statusCode?: number; json?: { message?: string } };
-        const message = String(error.json?.message ?? (err as Error).message);
-        // Docker's API says 404 "no such image"; Podman's own says "<image>: image not known".
-        const why =
-          (error.statusCode === 404 && /image|no such/i.test(message)) || (/image not known/i.test(message) && message.includes(image))
-            ? `the image ${image} is not there (pull or load it on that host)`
-            : describeHostError(err, host.url);
-        reasons.push(`${host.url}: ${why}`);
+        reasons.push(`${host.url}: ${imageMissing(err, image) ? `the image ${image} is not there (pull or load it on that host)` : describeHostError(err, host.url)}`);
       } finally {
         this.starting.set(host.url, (this.starting.get(host.url) ?? 1) - 1);
         if (base) void this.bases.drop(host.url, host.docker!, workspace, base);
