@@ -16,6 +16,7 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
+/** The built-ins loaded, in order; `--- V8 flags changed` where the run first changed V8's flags. */
 async function builtinsOf(args: string[]): Promise<string[]> {
   const file = join(ctx.dir, 'builtins.txt');
   const result = await runCli(args, {
@@ -26,8 +27,8 @@ async function builtinsOf(args: string[]): Promise<string[]> {
   expect(result.code).toBe(0);
   return readFileSync(file, 'utf8')
     .split('\n')
-    .filter((line) => line.startsWith('NativeModule '))
-    .map((line) => line.slice('NativeModule '.length));
+    .filter((line) => line.startsWith('NativeModule ') || line.startsWith('---'))
+    .map((line) => line.replace(/^NativeModule /, ''));
 }
 
 describe('the built-in modules of a one-reply run', () => {
@@ -47,5 +48,15 @@ describe('the built-in modules of a one-reply run', () => {
     expect(run).not.toContain('internal/deps/undici/undici');
     expect(run).not.toContain('http2');
     expect(run).not.toContain('tls');
+  });
+
+  it('load the web streams every model request reads before the run changes V8 flags, under which they would compile from source', async () => {
+    ctx.server.enqueue(text('ok'));
+    const run = await builtinsOf(['run', 'say ok']);
+    const flagsChanged = run.indexOf('--- V8 flags changed');
+    expect(flagsChanged).toBeGreaterThan(0);
+    const streams = run.indexOf('internal/webstreams/readablestream');
+    expect(streams).toBeGreaterThan(0);
+    expect(streams).toBeLessThan(flagsChanged);
   });
 });

@@ -37,6 +37,10 @@ export interface RunIO {
 export async function runCommand(ctx: OpenedProject, prompt: string, opts: RunOptions, io: RunIO): Promise<number> {
   if (!prompt.trim()) throw new ConfigError('run needs a prompt, e.g. opencode-ink run "explain this repository".');
   requireCredentials(ctx, opts.model);
+  // The model SDK reads `globalThis.ReadableStream` at every request; its first read loads
+  // Node's web streams, which under the flags changed below would compile from source (~4 ms)
+  // instead of from Node's code cache (~1 ms). Every run makes a request: read it first.
+  void globalThis.ReadableStream;
   const restoreWasm = baselineWasmOnly();
   const restoreHeap = frugalHeap();
   const restoreFlags = () => {
