@@ -326,7 +326,7 @@ describe('container runner on Podman', () => {
     const docker = new Docker({ socketPath: podman!.url.slice('unix://'.length) });
     const baseImages = async () => (await docker.listImages({ filters: { label: [`${LABEL_ROLE}=base`] } })).map((image) => image.Id);
     const before = await baseImages();
-    const fleet = fleetFor({ hosts: [url()], max_per_host: 10 });
+    const fleet = fleetFor({ hosts: [url()], max_per_host: 10, cpus: 1.5, memory_mb: 256 });
     const refusedBefore = dockerOnly!.refused();
     const signal = new AbortController().signal;
     try {
@@ -343,6 +343,11 @@ describe('container runner on Podman', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect((await docker.getContainer(children[0]!.id).inspect()).Config.Labels[LABEL_ROLE]).toBe('session');
+      // Started from the base, a child keeps the runner's limits and has no network but loopback.
+      const { HostConfig: limits } = await docker.getContainer(children[1]!.id).inspect();
+      expect(limits.Memory).toBe(256 * 1024 * 1024);
+      expect(limits.NanoCpus === 1.5e9 || (limits.CpuQuota === 150_000 && limits.CpuPeriod === 100_000)).toBe(true);
+      expect((await collect(await children[1]!.run('ls /sys/class/net', { cwd: workspace, env: {}, signal }))).text.trim()).toBe('lo');
       for (const child of children) {
         const seen = await collect(await child.run('cat a.txt; ./src/tool.sh; ls gone.txt', { cwd: workspace, env: {}, signal }));
         expect(seen.text).toBe('first\ntool ran\ngone.txt\n');
@@ -447,10 +452,12 @@ describe('container runner on Podman', () => {
     if (!existsSync('/dev/shm')) return ctx.skip();
     const { workspace, docker, baseImages, before } = await workspaceInMemory();
     const notices: string[] = [];
-    const fleet = fleetFor({ max_per_host: 10 }, notices);
+    // With `network: true`, as the children of a committed base and lone children have it.
+    const fleet = fleetFor({ max_per_host: 10, network: true }, notices);
     const signal = new AbortController().signal;
     try {
       const children = await Promise.all([0, 1, 2].map((i) => fleet.acquire(`ses_shm_${i}`, workspace)));
+      expect((await collect(await children[2]!.run('ls /sys/class/net', { cwd: workspace, env: {}, signal }))).text.trim().split('\n')).toContain('eth0');
       const made = (await baseImages()).filter((id) => !before.includes(id));
       expect(made).toHaveLength(1);
       for (const child of children) {

@@ -39,7 +39,7 @@ export async function servesLibpod(docker: Docker): Promise<boolean> {
 }
 
 /** `LABEL` instructions for an import: each value in double quotes, which Podman strips without reading escapes. */
-export function labelChanges(labels: Record<string, string>): string[] {
+function labelChanges(labels: Record<string, string>): string[] {
   return Object.entries(labels).map(([key, value]) => `LABEL ${key}="${value}"`);
 }
 
