@@ -4,16 +4,19 @@
 // rule or `disallowedTools: memory` takes the tool away like any other.
 import { realpathSync } from 'node:fs';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { defineTool, ToolError, type Tool } from '../tools/types.js';
 import { listMemoryFiles, MEMORY_FILE_MAX_BYTES, MEMORY_INDEX, MemoryError, readMemoryFile, writeMemoryFile } from './memory.js';
 
 export const MEMORY_TOOL = 'memory';
 
-const parameters = z.object({
-  action: z.enum(['read', 'write', 'list']).describe('read a file, write (replace) a file, or list the files.'),
-  path: z.string().optional().describe(`A markdown file of the memory folder, relative to it (${MEMORY_INDEX}, topics/api.md); not for list.`),
-  content: z.string().optional().describe(`For write: the whole new content of the file (at most ${MEMORY_FILE_MAX_BYTES} bytes).`),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    action: z.enum(['read', 'write', 'list']).describe('read a file, write (replace) a file, or list the files.'),
+    path: z.string().optional().describe(`A markdown file of the memory folder, relative to it (${MEMORY_INDEX}, topics/api.md); not for list.`),
+    content: z.string().optional().describe(`For write: the whole new content of the file (at most ${MEMORY_FILE_MAX_BYTES} bytes).`),
+  }),
+);
 
 /** `projectFiles`: the folder is inside the project, so writes are reported as the session's changes (checkpoints, undo). */
 export function createMemoryTool(dir: string, projectFiles: boolean): Tool<typeof parameters> {

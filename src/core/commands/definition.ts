@@ -1,5 +1,7 @@
 // What a slash command is, wherever it came from (DESIGN §10).
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
+import { once } from '../once.js';
 import type { SkillGrant } from '../skills/definition.js';
 
 export interface CommandDefinition {
@@ -39,18 +41,20 @@ export interface CommandDefinition {
  * Front-matter of a command file: OpenCode's keys and Claude Code's (`allowed-tools`,
  * `argument-hint`, `disable-model-invocation`). Any other key loads with a warning naming it.
  */
-export const CommandFrontMatterSchema = z.looseObject({
-  description: z.string().optional(),
-  agent: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  subtask: z.boolean().optional(),
-  'argument-hint': z.union([z.string(), z.array(z.string())]).optional(),
-  'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
-  'disable-model-invocation': z.boolean().optional(),
-});
+export const CommandFrontMatterSchema = lazySchema(() =>
+  z.looseObject({
+    description: z.string().optional(),
+    agent: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    subtask: z.boolean().optional(),
+    'argument-hint': z.union([z.string(), z.array(z.string())]).optional(),
+    'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+    'disable-model-invocation': z.boolean().optional(),
+  }),
+);
 
 /** The keys a command file's front-matter is read for. */
-export const COMMAND_FIELDS: ReadonlySet<string> = new Set(Object.keys(CommandFrontMatterSchema.shape));
+export const commandFields = once((): ReadonlySet<string> => new Set(Object.keys(CommandFrontMatterSchema.shape)));
 
 /** Commands the interactive UI carries out itself; `run` has no use for them. */
 export const BUILTIN_COMMANDS: ReadonlyArray<{ name: string; description: string }> = [

@@ -15,7 +15,7 @@ import { readFrontMatter } from '../frontmatter.js';
 import { readMarkdownFolders, type SourceWarning } from '../markdown-folder.js';
 import type { ProjectNarrowing } from '../trust/narrow.js';
 import { allowedToolGrants } from '../skills/allowed-tools.js';
-import { BUILTIN_COMMANDS, COMMAND_FIELDS, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
+import { BUILTIN_COMMANDS, commandFields, CommandFrontMatterSchema, type CommandDefinition } from './definition.js';
 import { INIT_COMMAND } from './init.js';
 
 export interface LoadCommandsOptions {
@@ -104,9 +104,9 @@ export function parseCommandMarkdown(text: string, file: string): ParsedCommandF
   const warnings = [...allowed.warnings];
   // Here the model never starts a slash command, so `true` is what happens anyway.
   if (fields['disable-model-invocation'] === false) warnings.push('"disable-model-invocation: false" is not applied: the model cannot start slash commands here; only you can.');
-  const unknown = Object.keys(read.data).filter((key) => !COMMAND_FIELDS.has(key));
+  const unknown = Object.keys(read.data).filter((key) => !commandFields().has(key));
   if (unknown.length > 0) {
-    const known = [...COMMAND_FIELDS].join(', ');
+    const known = [...commandFields()].join(', ');
     warnings.push(`ignoring unknown field${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).map((key) => JSON.stringify(key.slice(0, 60))).join(', ')} (a command file may set ${known}).`);
   }
   return {

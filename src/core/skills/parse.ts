@@ -4,6 +4,7 @@
 // Rejects what cannot be a skill — no description, a name unsafe to print or to match —
 // with one reason the loader turns into a warning.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { describeIssue } from '../config/issues.js';
 import { readFrontMatter } from '../frontmatter.js';
 import type { SkillDefinition } from './definition.js';
@@ -15,17 +16,19 @@ import { allowedToolGrants } from './allowed-tools.js';
  */
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const SkillFrontMatterSchema = z.object({
-  name: z.string().optional(),
-  description: z.string().trim().min(1, 'a skill needs a description: it is what tells the model when to use it'),
-  license: z.string().optional(),
-  'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
-  model: z.string().min(1).optional(),
-  context: z.string().optional(),
-  agent: z.string().min(1).optional(),
-  'user-invocable': z.boolean().optional(),
-  'disable-model-invocation': z.boolean().optional(),
-});
+const SkillFrontMatterSchema = lazySchema(() =>
+  z.object({
+    name: z.string().optional(),
+    description: z.string().trim().min(1, 'a skill needs a description: it is what tells the model when to use it'),
+    license: z.string().optional(),
+    'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
+    model: z.string().min(1).optional(),
+    context: z.string().optional(),
+    agent: z.string().min(1).optional(),
+    'user-invocable': z.boolean().optional(),
+    'disable-model-invocation': z.boolean().optional(),
+  }),
+);
 
 /** `warnings`: what the skill says that is not applied as written, each naming the field. */
 /** The sub-agent a `context: fork` skill runs in when it names none (Claude Code's general-purpose). */

@@ -17,6 +17,7 @@
 //   `arguments` in place of `$ARGUMENTS`), through the same `task` machinery; the result is
 //   the sub-agent's report, as a `task` call's. Its `allowed-tools` apply in that sub-agent.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { closeMatches } from '../commands/parse.js';
 import { renderTemplate } from '../commands/template.js';
 import type { RunTask } from '../subagents/task-tool.js';
@@ -30,14 +31,16 @@ export const MAX_DESCRIPTION_CHARS = 1024;
 export const MAX_LISTING_CHARS = 16_000;
 const MAX_NAMES_CHARS = 4_000;
 
-const parameters = z.object({
-  name: z.string().min(1).describe('The skill to load, exactly as listed.'),
-  arguments: z
-    .string()
-    .max(20_000)
-    .optional()
-    .describe('What the skill should work on, as a user would type it after /<name> (e.g. a file, an issue number). Matters most for skills marked "runs as a sub-agent", which see nothing else of this conversation.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    name: z.string().min(1).describe('The skill to load, exactly as listed.'),
+    arguments: z
+      .string()
+      .max(20_000)
+      .optional()
+      .describe('What the skill should work on, as a user would type it after /<name> (e.g. a file, an issue number). Matters most for skills marked "runs as a sub-agent", which see nothing else of this conversation.'),
+  }),
+);
 
 /** What the tool does beyond returning instructions; the engine gives it per session. */
 export interface SkillRuns {

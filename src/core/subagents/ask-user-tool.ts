@@ -2,17 +2,20 @@
 // every depth; the question travels up the session's parent chain to the root broker, so
 // a grandchild's question reaches the user labelled with its path.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { AbortedError } from '../errors.js';
 import { defineTool, ToolError } from '../tools/types.js';
 
-const parameters = z.object({
-  question: z.string().min(1).describe('The question, complete on its own: the user may not have seen your work so far.'),
-  options: z
-    .array(z.string().min(1))
-    .max(10)
-    .optional()
-    .describe('Suggested answers the user can pick from; they may still type their own.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    question: z.string().min(1).describe('The question, complete on its own: the user may not have seen your work so far.'),
+    options: z
+      .array(z.string().min(1))
+      .max(10)
+      .optional()
+      .describe('Suggested answers the user can pick from; they may still type their own.'),
+  }),
+);
 
 export const askUserTool = defineTool({
   name: 'ask_user',

@@ -11,6 +11,7 @@
 // `combineNarrowings` joins the first call's narrowing with a continuation's, so a follow-up can
 // narrow further but never widen.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { allowlistMatches } from '../agents/index.js';
 import type { Message } from '../messages.js';
 import { isForkCall } from './fork.js';
@@ -24,9 +25,9 @@ export interface FirstCallLimits {
 
 /** Each field on its own, so one malformed field does not hide the others. */
 const fields = {
-  tools: z.array(z.string()),
-  isolation: z.enum(['none', 'worktree']),
-  max_turns: z.number().int().positive(),
+  tools: lazySchema(() => z.array(z.string())),
+  isolation: lazySchema(() => z.enum(['none', 'worktree'])),
+  max_turns: lazySchema(() => z.number().int().positive()),
 };
 
 export function firstCallLimits(history: readonly Message[], toolCallId: string | null): FirstCallLimits | undefined {

@@ -3,15 +3,18 @@
 // turn. Built per session like `task`, delivering through the team's scheduler
 // (team/teammates.ts): the recipient reads it at its next turn boundary, an idle one wakes up.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { defineTool, type Tool, type ToolResult } from '../tools/types.js';
 
 export const SEND_MESSAGE_TOOL = 'send_message';
 
-const parameters = z.object({
-  to: z.string().trim().min(1).max(60).describe('A teammate\'s name, "lead", or "*" for everyone on the team.'),
-  text: z.string().max(20_000).describe('The message. Say what you need or what you found; the recipient sees only this.'),
-  shutdown: z.boolean().optional().describe('Lead only: ask the teammate to end after its current turn (its worktree, if any, is merged back).'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    to: z.string().trim().min(1).max(60).describe('A teammate\'s name, "lead", or "*" for everyone on the team.'),
+    text: z.string().max(20_000).describe('The message. Say what you need or what you found; the recipient sees only this.'),
+    shutdown: z.boolean().optional().describe('Lead only: ask the teammate to end after its current turn (its worktree, if any, is merged back).'),
+  }),
+);
 
 export type SendMessageArgs = z.infer<typeof parameters>;
 

@@ -8,6 +8,8 @@
 // sub-agent's run fails or is cancelled, `returnHeldTasks` puts the tasks it held back to
 // pending for others to claim.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
+import { once } from '../once.js';
 import type { EventPayloads } from '../events.js';
 import type { SessionHooks } from '../hooks/index.js';
 import type { SessionStore } from '../store/index.js';
@@ -49,26 +51,30 @@ const MAX_TEXT = 20_000;
 const MAX_BLOCKERS = 100;
 
 /** Models often send task ids as numbers: both spellings name the same task. */
-const taskId = z.union([z.string().trim().min(1).max(20), z.number().int().nonnegative()]).describe('A task id: "1", "2", …');
+const taskId = once(() =>
+  z.union([z.string().trim().min(1).max(20), z.number().int().nonnegative()]).describe('A task id: "1", "2", …'),
+);
 
-const parameters = z.object({
-  action: z.enum(['create', 'list', 'claim', 'complete', 'update']).describe('What to do (see the list above).'),
-  id: taskId.optional().describe('claim (optional: without it, the first free task), complete, update: the task.'),
-  title: z.string().trim().min(1).max(MAX_TITLE).optional().describe('create (required), update: a short imperative title.'),
-  description: z.string().max(MAX_TEXT).optional().describe('create, update: what done means, details.'),
-  blocked_by: z
-    .array(taskId)
-    .max(MAX_BLOCKERS)
-    .optional()
-    .describe('create, update (replaces the list): ids of tasks that must be completed before this one can be claimed.'),
-  owner: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('create, update: who should do it: "lead", a teammate\'s name, or a sub-agent\'s session id; update with "" leaves it unowned.'),
-  status: z.enum(TEAM_TASK_STATUSES as ['pending', 'in_progress', 'completed']).optional().describe('update: pending, in_progress or completed.'),
-  result: z.string().max(MAX_TEXT).optional().describe('complete: what was done, for whoever reads the list.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    action: z.enum(['create', 'list', 'claim', 'complete', 'update']).describe('What to do (see the list above).'),
+    id: taskId().optional().describe('claim (optional: without it, the first free task), complete, update: the task.'),
+    title: z.string().trim().min(1).max(MAX_TITLE).optional().describe('create (required), update: a short imperative title.'),
+    description: z.string().max(MAX_TEXT).optional().describe('create, update: what done means, details.'),
+    blocked_by: z
+      .array(taskId())
+      .max(MAX_BLOCKERS)
+      .optional()
+      .describe('create, update (replaces the list): ids of tasks that must be completed before this one can be claimed.'),
+    owner: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('create, update: who should do it: "lead", a teammate\'s name, or a sub-agent\'s session id; update with "" leaves it unowned.'),
+    status: z.enum(TEAM_TASK_STATUSES as ['pending', 'in_progress', 'completed']).optional().describe('update: pending, in_progress or completed.'),
+    result: z.string().max(MAX_TEXT).optional().describe('complete: what was done, for whoever reads the list.'),
+  }),
+);
 
 /** The arguments with every task id as a string ("1", whether the model sent "1" or 1). */
 type Args = Omit<z.infer<typeof parameters>, 'id' | 'blocked_by'> & { id?: string | undefined; blocked_by?: string[] | undefined };

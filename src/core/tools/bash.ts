@@ -13,6 +13,7 @@
 // runner, same markers) and handed to the session's background shells (shells/), and the call
 // returns at once with its `shell_id`; `bash_output` and `kill_shell` take it from there.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { AbortedError } from '../errors.js';
 import { bashPermissionRequest } from '../permission/bash-match.js';
 import { hostRunner, type CommandExit, type CommandRunner, type CommandSandbox, type RemoteCommandRunner } from '../sandbox/index.js';
@@ -31,29 +32,31 @@ const DRAIN_MS = 200;
 
 const HOST = hostRunner();
 
-const parameters = z.object({
-  command: z.string().min(1).describe('The shell command to run.'),
-  timeout: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS}).`),
-  description: z
-    .string()
-    .optional()
-    .describe('A short (5-10 word) description of what the command does, shown to the user, e.g. "Run the unit tests".'),
-  dangerously_disable_sandbox: z
-    .boolean()
-    .optional()
-    .describe(
-      'Run the command outside the sandbox. Only after it failed with "blocked by the sandbox" and truly needs the network, a hidden path or a write outside the project; the user is always asked.',
-    ),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe('Start the command and return at once with a shell_id, leaving it running (a dev server, a watcher, a long build); read its output with bash_output and stop it with kill_shell.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    command: z.string().min(1).describe('The shell command to run.'),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS}).`),
+    description: z
+      .string()
+      .optional()
+      .describe('A short (5-10 word) description of what the command does, shown to the user, e.g. "Run the unit tests".'),
+    dangerously_disable_sandbox: z
+      .boolean()
+      .optional()
+      .describe(
+        'Run the command outside the sandbox. Only after it failed with "blocked by the sandbox" and truly needs the network, a hidden path or a write outside the project; the user is always asked.',
+      ),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe('Start the command and return at once with a shell_id, leaving it running (a dev server, a watcher, a long build); read its output with bash_output and stop it with kill_shell.'),
+  }),
+);
 
 /** The ask for a command, marked with where it will run. */
 function sandboxedRequest(request: PermissionRequest, sandbox: CommandSandbox | undefined, escape: boolean): PermissionRequest {

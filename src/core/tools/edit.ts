@@ -5,24 +5,27 @@
 // since models almost always write \n.
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { applyChange, loadForChange } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';
 import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
-const parameters = z.object({
-  file_path: z.string().describe('Path of the file to change, absolute or relative to the working directory.'),
-  old_string: z
-    .string()
-    .describe(
-      'The exact text to replace, including whitespace and indentation, without the line-number prefix that read shows. Empty only to create a new file.',
-    ),
-  new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
-  replace_all: z
-    .boolean()
-    .optional()
-    .describe('Replace every occurrence of old_string instead of requiring exactly one (default false). Useful for renames.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    file_path: z.string().describe('Path of the file to change, absolute or relative to the working directory.'),
+    old_string: z
+      .string()
+      .describe(
+        'The exact text to replace, including whitespace and indentation, without the line-number prefix that read shows. Empty only to create a new file.',
+      ),
+    new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
+    replace_all: z
+      .boolean()
+      .optional()
+      .describe('Replace every occurrence of old_string instead of requiring exactly one (default false). Useful for renames.'),
+  }),
+);
 
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;

@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type fg from 'fast-glob';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { IgnoreFilter, MAX_WALK_DEPTH } from './ignore-files.js';
 import { displayPath, ensureAccess, isInside, realTarget, resolvePath } from './paths.js';
 import { checkPattern } from './pattern-limits.js';
@@ -12,13 +13,15 @@ import { defineTool, ToolError } from './types.js';
 
 export const MAX_GLOB_RESULTS = 100;
 
-const parameters = z.object({
-  pattern: z.string().min(1).describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/test_*.py".'),
-  path: z
-    .string()
-    .optional()
-    .describe('Directory to search in, absolute or relative to the working directory (default: the working directory).'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/test_*.py".'),
+    path: z
+      .string()
+      .optional()
+      .describe('Directory to search in, absolute or relative to the working directory (default: the working directory).'),
+  }),
+);
 
 /** Characters that make a pattern segment a wildcard rather than a plain name. */
 const MAGIC = /[*?[\]{}()!+@\\]/;

@@ -7,6 +7,7 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { walk } from './ignore-files.js';
 import { checkPattern } from './pattern-limits.js';
 import { LineMatcher } from './regex-worker.js';
@@ -345,21 +346,23 @@ function format(query: GrepQuery, files: FileHits[], incomplete: boolean): { out
   return { output: note ? `${out.join('\n')}\n\n${note}` : out.join('\n'), count };
 }
 
-const parameters = z.object({
-  pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep / JavaScript syntax), e.g. "function\\s+\\w+".'),
-  path: z
-    .string()
-    .optional()
-    .describe('File or directory to search, absolute or relative to the working directory (default: the working directory).'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.py".'),
-  output_mode: z
-    .enum(['content', 'files_with_matches', 'count'])
-    .optional()
-    .describe(
-      '"files_with_matches" (default): paths of matching files; "content": matching lines as path:line:text; "count": path:number of matching lines.',
-    ),
-  '-i': z.boolean().optional().describe('Case-insensitive search (default false).'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep / JavaScript syntax), e.g. "function\\s+\\w+".'),
+    path: z
+      .string()
+      .optional()
+      .describe('File or directory to search, absolute or relative to the working directory (default: the working directory).'),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.py".'),
+    output_mode: z
+      .enum(['content', 'files_with_matches', 'count'])
+      .optional()
+      .describe(
+        '"files_with_matches" (default): paths of matching files; "content": matching lines as path:line:text; "count": path:number of matching lines.',
+      ),
+    '-i': z.boolean().optional().describe('Case-insensitive search (default false).'),
+  }),
+);
 
 export const grepTool = defineTool({
   name: 'grep',

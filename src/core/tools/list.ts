@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import ignore from 'ignore';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { walk, type WalkEntry } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';
 import { checkPattern } from './pattern-limits.js';
@@ -19,16 +20,18 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const parameters = z.object({
-  path: z
-    .string()
-    .optional()
-    .describe('Directory to list, absolute or relative to the working directory (default: the working directory).'),
-  ignore: z
-    .array(z.string())
-    .optional()
-    .describe('Extra glob patterns (gitignore syntax, relative to path) to leave out, e.g. ["dist/", "*.log"].'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    path: z
+      .string()
+      .optional()
+      .describe('Directory to list, absolute or relative to the working directory (default: the working directory).'),
+    ignore: z
+      .array(z.string())
+      .optional()
+      .describe('Extra glob patterns (gitignore syntax, relative to path) to leave out, e.g. ["dist/", "*.log"].'),
+  }),
+);
 
 export const listTool = defineTool({
   name: 'list',

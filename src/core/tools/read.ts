@@ -10,6 +10,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { fingerprintOpenFile } from '../workspace/file-views.js';
 import { IMAGE_SNIFF_BYTES, imageFormatOf } from '../images/format.js';
 import { describeImage, ImageError, MAX_IMAGE_FILE_BYTES, notAnImageReason, prepareImage } from '../images/prepare.js';
@@ -27,21 +28,23 @@ export const READ_CHUNK_BYTES = 64 * 1024;
 const KEEP_LINE_BYTES = MAX_LINE_CHARS * 4 + 4;
 const NEWLINE = 0x0a;
 
-const parameters = z.object({
-  file_path: z.string().describe('Path of the file to read, absolute or relative to the working directory.'),
-  offset: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('1-based line number to start reading from. Only needed for files too long to read at once.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    file_path: z.string().describe('Path of the file to read, absolute or relative to the working directory.'),
+    offset: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('1-based line number to start reading from. Only needed for files too long to read at once.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`),
+  }),
+);
 
 export const readTool = defineTool({
   name: 'read',

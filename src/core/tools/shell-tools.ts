@@ -6,6 +6,7 @@
 // it still runs or how it ended; `kill_shell` stops it and every process it started and says
 // so. Neither asks for permission: the command was approved when it started.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { ShellReport } from '../shells/background-shells.js';
 import { OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES } from './output-cap.js';
 import { defineTool, ToolError, type ToolContext, type ToolResult } from './types.js';
@@ -13,9 +14,11 @@ import { defineTool, ToolError, type ToolContext, type ToolResult } from './type
 export const BASH_OUTPUT_TOOL = 'bash_output';
 export const KILL_SHELL_TOOL = 'kill_shell';
 
-const parameters = z.object({
-  shell_id: z.string().min(1).describe('The shell_id that bash returned for a command started with run_in_background.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    shell_id: z.string().min(1).describe('The shell_id that bash returned for a command started with run_in_background.'),
+  }),
+);
 
 function shellsOf(ctx: ToolContext): NonNullable<ToolContext['shells']> {
   if (!ctx.shells) throw new ToolError('Background commands are not available here.');

@@ -2,6 +2,8 @@
 // UI can show it and it survives across turns. todowrite always replaces the whole list,
 // which keeps the model's view and the stored list identical.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
+import { once } from '../once.js';
 import { defineTool, ToolError, type Todo } from './types.js';
 
 const MARK: Record<Todo['status'], string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]', cancelled: '[-]' };
@@ -11,13 +13,15 @@ export function renderTodos(todos: readonly Todo[]): string {
   return todos.map((t) => `${MARK[t.status]} ${t.content} (id: ${t.id}, ${t.status})`).join('\n');
 }
 
-const todoSchema = z.object({
-  content: z.string().min(1).describe('What needs to be done, as a short imperative sentence.'),
-  status: z
-    .enum(['pending', 'in_progress', 'completed', 'cancelled'])
-    .describe('pending, in_progress (only one task at a time), completed or cancelled.'),
-  id: z.string().min(1).describe('A stable unique identifier for the task, e.g. "1", "2"...'),
-});
+const todoSchema = once(() =>
+  z.object({
+    content: z.string().min(1).describe('What needs to be done, as a short imperative sentence.'),
+    status: z
+      .enum(['pending', 'in_progress', 'completed', 'cancelled'])
+      .describe('pending, in_progress (only one task at a time), completed or cancelled.'),
+    id: z.string().min(1).describe('A stable unique identifier for the task, e.g. "1", "2"...'),
+  }),
+);
 
 export const todowriteTool = defineTool({
   name: 'todowrite',
@@ -27,9 +31,11 @@ Use it for work with several steps (three or more), when the user gives a list o
 - Mark a task in_progress before starting it and keep only one task in_progress at a time.
 - Mark a task completed as soon as it is fully done (not when tests fail or work is partial); cancel tasks that are no longer relevant.
 - Keep ids stable across updates so progress can be followed.`,
-  parameters: z.object({
-    todos: z.array(todoSchema).describe('The full, updated todo list.'),
-  }),
+  parameters: lazySchema(() =>
+    z.object({
+      todos: z.array(todoSchema()).describe('The full, updated todo list.'),
+    }),
+  ),
   readOnly: false,
   fileChanges: 'none',
   async execute(args, ctx) {
@@ -50,7 +56,7 @@ export const todoreadTool = defineTool({
   name: 'todoread',
   description:
     "Read this session's current todo list (status and id of every task). Use it to check what remains before moving on or finishing.",
-  parameters: z.object({}),
+  parameters: lazySchema(() => z.object({})),
   readOnly: true,
   async execute(_args, ctx) {
     const todos = ctx.todos.get();

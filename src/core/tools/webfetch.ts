@@ -4,6 +4,7 @@
 // hop — goes through the permission rules first (see fetch-checked.ts), and addresses off
 // the public internet always ask.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { fetchChecked, type FetchedResponse } from './fetch-checked.js';
 import { defineTool, PermissionDeniedError, ToolError } from './types.js';
 import { normaliseWebUrl } from './web-url.js';
@@ -11,13 +12,15 @@ import { normaliseWebUrl } from './web-url.js';
 export const WEBFETCH_TIMEOUT_MS = 30_000;
 export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024;
 
-const parameters = z.object({
-  url: z.string().min(1).describe('The http:// or https:// URL to fetch.'),
-  format: z
-    .enum(['markdown', 'text', 'html'])
-    .optional()
-    .describe('How to return an HTML page: "markdown" (default), "text" (tags stripped) or "html" (raw).'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    url: z.string().min(1).describe('The http:// or https:// URL to fetch.'),
+    format: z
+      .enum(['markdown', 'text', 'html'])
+      .optional()
+      .describe('How to return an HTML page: "markdown" (default), "text" (tags stripped) or "html" (raw).'),
+  }),
+);
 
 /** Turndown (and its DOM) load only when a page is actually converted. */
 export async function htmlToMarkdown(html: string): Promise<string> {

@@ -6,23 +6,29 @@
 // Permission key `websearch`, allowed by default (as in Claude Code): the search runs on the
 // provider's servers and cannot touch this machine; `"websearch": "ask"` or `"deny"` changes that.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
+import { once } from '../once.js';
 import { errorMessage } from '../errors.js';
 import type { WebSearchRequest, WebSearchResult } from '../provider/types.js';
 import { defineTool, ToolError, type Tool } from './types.js';
 
 export const WEBSEARCH_TOOL = 'websearch';
 
-const domain = z
-  .string()
-  .min(1)
-  .regex(/^[A-Za-z0-9.-]+(?::\d+)?(\/[^\s]*)?$/, 'a domain such as "example.com" (no scheme)');
+const domain = once(() =>
+  z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9.-]+(?::\d+)?(\/[^\s]*)?$/, 'a domain such as "example.com" (no scheme)'),
+);
 
 /** The tool's parameters, the same object in every websearch tool (its input schema is converted when building). */
-export const WEBSEARCH_PARAMETERS = z.strictObject({
-  query: z.string().min(2).max(500).describe('What to search for.'),
-  allowed_domains: z.array(domain).max(20).optional().describe('Only include results from these domains.'),
-  blocked_domains: z.array(domain).max(20).optional().describe('Never include results from these domains.'),
-});
+export const WEBSEARCH_PARAMETERS = lazySchema(() =>
+  z.strictObject({
+    query: z.string().min(2).max(500).describe('What to search for.'),
+    allowed_domains: z.array(domain()).max(20).optional().describe('Only include results from these domains.'),
+    blocked_domains: z.array(domain()).max(20).optional().describe('Never include results from these domains.'),
+  }),
+);
 
 export type WebSearch = (request: Omit<WebSearchRequest, 'model'>) => Promise<WebSearchResult>;
 

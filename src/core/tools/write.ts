@@ -3,15 +3,18 @@
 // have been read by this session and be unchanged since (file-change.ts).
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { applyChange, countLines, loadForChange } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';
 import { isSpecial, kindOf } from './regular-file.js';
 import { defineTool, ToolError } from './types.js';
 
-const parameters = z.object({
-  file_path: z.string().describe('Path of the file to write, absolute or relative to the working directory.'),
-  content: z.string().describe('The complete new content of the file.'),
-});
+const parameters = lazySchema(() =>
+  z.object({
+    file_path: z.string().describe('Path of the file to write, absolute or relative to the working directory.'),
+    content: z.string().describe('The complete new content of the file.'),
+  }),
+);
 
 export const writeTool = defineTool({
   name: 'write',

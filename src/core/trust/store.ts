@@ -15,6 +15,7 @@
 import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { builtSchema, lazySchema } from '../lazy-schema.js';
 import { dataDir } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files.js';
@@ -23,15 +24,19 @@ import type { ControlPins } from './control-files.js';
 
 export const TRUST_FILE = 'trust.json';
 
-const TrustEntrySchema = z.object({
-  trusted_at: z.string(),
-  pinned_at: z.string().optional(),
-  control_files: z.record(z.string(), z.record(z.string(), z.string())).optional(),
-});
-const TrustFileSchema = z.object({
-  version: z.union([z.literal(1), z.literal(2)]),
-  projects: z.record(z.string(), TrustEntrySchema),
-});
+const TrustEntrySchema = lazySchema(() =>
+  z.object({
+    trusted_at: z.string(),
+    pinned_at: z.string().optional(),
+    control_files: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  }),
+);
+const TrustFileSchema = lazySchema(() =>
+  z.object({
+    version: z.union([z.literal(1), z.literal(2)]),
+    projects: z.record(z.string(), builtSchema(TrustEntrySchema)),
+  }),
+);
 type TrustFileData = z.infer<typeof TrustFileSchema>;
 type TrustEntryData = z.infer<typeof TrustEntrySchema>;
 
