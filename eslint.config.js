@@ -1,6 +1,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * zod's `z` is a namespace re-exported as a value: importing it makes the bundle build all of
+ * zod's ~1,000 namespace getters at every start and keep code nothing calls (~14 ms of a `run`,
+ * bench/RESULTS.md). `import * as z from 'zod'` reads the same and lets esbuild bind each use.
+ */
+const ZOD_NAMESPACE = {
+  selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+  message: "Use `import * as z from 'zod'` (see ZOD_NAMESPACE in eslint.config.js).",
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
@@ -17,6 +27,10 @@ export default tseslint.config(
     files: ['bin/**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    rules: { 'no-restricted-syntax': ['error', ZOD_NAMESPACE] },
   },
   {
     // src/core stays headless: no UI or terminal packages.

@@ -3,7 +3,7 @@
 // The shapes are defined once, as zod schemas, in ./events/schema.ts; the types here derive
 // from them (type-only imports: the schemas are not loaded at run time).
 
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { EVENT_TYPES } from './events/protocol.js';
 import type {
   CoreEventSchema,

@@ -12,7 +12,7 @@
 // - `builtSchema(s)` gives the schema itself (building it if needed); code that hands a schema
 //   to zod's own functions unwraps it first, so zod's registries (`.describe()`, `.meta()`)
 //   see the very object they were filled with. `schemaIsBuilt(s)` says whether it was built.
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 const builders = new WeakMap<object, { build: () => z.ZodType; built?: z.ZodType }>();
 

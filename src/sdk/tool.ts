@@ -7,7 +7,7 @@
 // tool's own name (allowed unless a `permission` rule says otherwise), so a config's deny
 // rule or a parent's narrower rules hold for it too. Sub-agents get it when their `tools`
 // allowlist names it or they have none.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { defineTool, type Tool } from '../core/tools/types.js';
 
 /** What `run` may return: the text the model reads, or that text marked as an error. */

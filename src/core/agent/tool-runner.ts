@@ -3,7 +3,7 @@
 // stays valid and the model can read what went wrong. PreToolUse hooks run before a call
 // (they may block it, allow it past the default asks, or have it asked) and PostToolUse hooks
 // after a successful one (their feedback is added to the result); see hooks/session.ts.
-import { z } from 'zod';
+import * as z from 'zod';
 import { untilAborted } from '../abort-fanout.js';
 import { errorMessage, isAbortError } from '../errors.js';
 import type { ImagePart, ToolResultPart, ToolUsePart } from '../messages.js';

@@ -3,7 +3,7 @@
 // path is checked there, and the folder is fixed when the session opens. A `memory: deny`
 // rule or `disallowedTools: memory` takes the tool away like any other.
 import { realpathSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { defineTool, ToolError, type Tool } from '../tools/types.js';
 import { listMemoryFiles, MEMORY_FILE_MAX_BYTES, MEMORY_INDEX, MemoryError, readMemoryFile, writeMemoryFile } from './memory.js';

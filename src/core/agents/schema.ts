@@ -4,7 +4,7 @@
 //
 // Each schema is built on first use: a start that parses no agent file and has no `agent`
 // entries in its config (the built-in agents come parsed with the build) never builds them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { once } from '../once.js';
 import { permissionConfigSchema } from '../permission/schema.js';
 import { RunnerKindSchema } from '../runner/config.js';

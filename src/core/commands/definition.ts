@@ -1,5 +1,5 @@
 // What a slash command is, wherever it came from (DESIGN §10).
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { once } from '../once.js';
 import type { SkillGrant } from '../skills/definition.js';

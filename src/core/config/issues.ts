@@ -2,7 +2,7 @@
 // what was found. The expectation is read from the schema itself rather than from the
 // issue, because an issue names only the bound that failed ("too big") while the user
 // needs the whole rule ("an integer from 1 to 5") to fix the file in one go.
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 type Issue = z.core.$ZodIssue;
 type PathKey = PropertyKey;

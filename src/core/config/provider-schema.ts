@@ -4,7 +4,7 @@
 // `ollama`), whose type is known; every other name must say what it is.
 //
 // The schemas are built on first use (once.ts): a start whose files configure no provider never builds them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { once } from '../once.js';
 
 export const PROVIDER_TYPES = ['anthropic', 'openai-compatible'] as const;

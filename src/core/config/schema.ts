@@ -14,7 +14,7 @@ import {
   teamSettingsSchema,
   worktreeSettingsSchema,
 } from './sections.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 import { modelLimitSchema } from './provider-schema.js';
 export { DEFAULT_AGENT, DEFAULT_KEYBINDS, DEFAULT_MODEL } from './sections.js';

@@ -13,7 +13,7 @@
 // Strict objects: a misspelt key would otherwise be dropped silently and the user would
 // wonder why the setting does nothing. Nested sections use `prefault` so a partial section is
 // filled in with the other defaults.
-import { z } from 'zod';
+import * as z from 'zod';
 import { agentConfigEntrySchema } from '../agents/schema.js';
 import { mcpConfigSchema } from '../mcp/config.js';
 import { PERMISSION_MODES } from '../permission/modes.js';

@@ -13,7 +13,7 @@
  * Only the build and the tests load this module; the program itself uses the derived types
  * and the zod-free constants in ./protocol.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_PROTOCOL_VERSION, EVENTS_SCHEMA_ID } from './protocol.js';
 import { PERMISSION_MODES } from '../permission/modes.js';
 

@@ -3,7 +3,7 @@
 // This module holds only schemas and file reading, so loading the configuration never
 // loads the MCP SDK; the schemas are built the first time a file or agent sets a server.
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { once } from '../once.js';
 import { describeProblem, readSmallFileSync } from '../tools/regular-file.js';
 

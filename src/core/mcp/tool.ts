@@ -1,7 +1,7 @@
 // An MCP server's tool as one of ours: named `mcp__<server>__<tool>`, offered with the
 // server's own input schema, asking permission under its own name (default `ask`, so rules
 // like `"mcp__github__*": "allow"` decide), and returning the server's result as text.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { McpToolInfo } from './connection.js';
 import { mcpToolName } from './names.js';
 import { formatCallResult, type McpCallResult } from './result.js';

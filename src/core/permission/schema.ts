@@ -1,7 +1,7 @@
 // The `permission` config shape (DESIGN §3), shared by the config file, agent files and
 // agent entries in the config: `{ edit: "ask", bash: { "*": "ask", "git status*": "allow" } }`.
 // Built on first use (once.ts): a start whose files set no permissions never builds them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { once } from '../once.js';
 
 export const permissionActionSchema = once(() => z.enum(['allow', 'ask', 'deny']));

@@ -7,7 +7,7 @@
 //   the key, never a failure later in a child;
 // - an agent's `runner:` (front matter or config) chooses per agent; nothing a model passes to
 //   `task` can move a child out of its parent's container (`effectiveRunnerKind`).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const RunnerKindSchema = z.enum(['host', 'docker']);
 export type RunnerKind = z.infer<typeof RunnerKindSchema>;

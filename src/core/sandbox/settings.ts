@@ -4,7 +4,7 @@
 // This module holds no process or file system code, so loading the configuration stays cheap.
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { once } from '../once.js';
 
 // The schemas are built on first use (once.ts): a start whose files set no sandbox never builds them.

@@ -3,7 +3,7 @@
 // `disable-model-invocation`; other keys are ignored, as other tools add their own) and the body.
 // Rejects what cannot be a skill — no description, a name unsafe to print or to match —
 // with one reason the loader turns into a warning.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { describeIssue } from '../config/issues.js';
 import { readFrontMatter } from '../frontmatter.js';

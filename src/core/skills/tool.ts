@@ -16,7 +16,7 @@
 //   `agent` (with its `model`), given the instructions its slash command sends (with
 //   `arguments` in place of `$ARGUMENTS`), through the same `task` machinery; the result is
 //   the sub-agent's report, as a `task` call's. Its `allowed-tools` apply in that sub-agent.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { closeMatches } from '../commands/parse.js';
 import { renderTemplate } from '../commands/template.js';

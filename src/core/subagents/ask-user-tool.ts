@@ -1,7 +1,7 @@
 // `ask_user`: the model asks the user something and waits for the answer. It exists at
 // every depth; the question travels up the session's parent chain to the root broker, so
 // a grandchild's question reaches the user labelled with its path.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { AbortedError } from '../errors.js';
 import { defineTool, ToolError } from '../tools/types.js';

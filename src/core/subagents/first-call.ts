@@ -10,7 +10,7 @@
 // model once wrote: a field of the wrong shape is treated as absent.
 // `combineNarrowings` joins the first call's narrowing with a continuation's, so a follow-up can
 // narrow further but never widen.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { allowlistMatches } from '../agents/index.js';
 import type { Message } from '../messages.js';

@@ -1,7 +1,7 @@
 // `task`: the tool a parent model calls to start a sub-agent. Its description carries the
 // catalogue of sub-agents and its schema names them, so the model picks from what exists;
 // everything it does is delegated to the supervisor.
-import { z } from 'zod';
+import * as z from 'zod';
 import { builtSchema, lazySchema } from '../lazy-schema.js';
 import type { AgentDefinition } from '../agents/index.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/types.js';

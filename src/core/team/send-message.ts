@@ -2,7 +2,7 @@
 // to everyone (`*`); `shutdown: true` (the lead only) asks a teammate to end after its current
 // turn. Built per session like `task`, delivering through the team's scheduler
 // (team/teammates.ts): the recipient reads it at its next turn boundary, an idle one wakes up.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { defineTool, type Tool, type ToolResult } from '../tools/types.js';
 

@@ -7,7 +7,7 @@
 // stays open); every refusal is an error result the model can read, never a crash. When a
 // sub-agent's run fails or is cancelled, `returnHeldTasks` puts the tasks it held back to
 // pending for others to claim.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { once } from '../once.js';
 import type { EventPayloads } from '../events.js';

@@ -12,7 +12,7 @@
 // With `run_in_background` the command is started the same way (same permission check, same
 // runner, same markers) and handed to the session's background shells (shells/), and the call
 // returns at once with its `shell_id`; `bash_output` and `kill_shell` take it from there.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { AbortedError } from '../errors.js';
 import { bashPermissionRequest } from '../permission/bash-match.js';

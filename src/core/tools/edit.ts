@@ -4,7 +4,7 @@
 // session and be unchanged since (file-change.ts). CRLF files accept LF-only old_string,
 // since models almost always write \n.
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { applyChange, loadForChange } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';

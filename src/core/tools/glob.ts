@@ -3,7 +3,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type fg from 'fast-glob';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { IgnoreFilter, MAX_WALK_DEPTH } from './ignore-files.js';
 import { displayPath, ensureAccess, isInside, realTarget, resolvePath } from './paths.js';

@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { walk } from './ignore-files.js';
 import { checkPattern } from './pattern-limits.js';

@@ -7,7 +7,7 @@
 // but `fork`, and a session's is that template with its names in the enum (offeredAgents).
 // Any other tool (MCP tools) and every tool when running from source is converted here, with
 // the same function the build used.
-import { z } from 'zod';
+import * as z from 'zod';
 import { builtSchema } from '../lazy-schema.js';
 import { askUserTool } from '../subagents/ask-user-tool.js';
 import { TASK_TOOL } from '../subagents/gates.js';

@@ -2,7 +2,7 @@
 // in, the model still sees the top levels rather than one deep corner.
 import { stat } from 'node:fs/promises';
 import ignore from 'ignore';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { walk, type WalkEntry } from './ignore-files.js';
 import { displayPath, resolveForTool } from './paths.js';

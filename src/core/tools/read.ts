@@ -9,7 +9,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { fingerprintOpenFile } from '../workspace/file-views.js';
 import { IMAGE_SNIFF_BYTES, imageFormatOf } from '../images/format.js';

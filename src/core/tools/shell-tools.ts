@@ -5,7 +5,7 @@
 // `bash` output, with a count of the bytes and lines dropped — then one line saying whether
 // it still runs or how it ended; `kill_shell` stops it and every process it started and says
 // so. Neither asks for permission: the command was approved when it started.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import type { ShellReport } from '../shells/background-shells.js';
 import { OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES } from './output-cap.js';

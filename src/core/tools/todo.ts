@@ -1,7 +1,7 @@
 // `todowrite` / `todoread`: the session's task list, kept by the session (ctx.todos) so the
 // UI can show it and it survives across turns. todowrite always replaces the whole list,
 // which keeps the model's view and the stored list identical.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { once } from '../once.js';
 import { defineTool, ToolError, type Todo } from './types.js';

@@ -1,7 +1,7 @@
 // What a tool is and what it may use while running. Tools never talk to the user or the
 // store directly: they ask for permission and report progress through the context.
 
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ShellAnalysis } from '../permission/bash-parse.js';
 import type { ControlFileWrite } from '../permission/control-files.js';
 import type { FileViews } from '../workspace/file-views.js';

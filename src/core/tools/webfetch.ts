@@ -3,7 +3,7 @@
 // the session or flood the context. Every URL it connects to — the first and each redirect
 // hop — goes through the permission rules first (see fetch-checked.ts), and addresses off
 // the public internet always ask.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { fetchChecked, type FetchedResponse } from './fetch-checked.js';
 import { defineTool, PermissionDeniedError, ToolError } from './types.js';

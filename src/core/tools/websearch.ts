@@ -5,7 +5,7 @@
 //
 // Permission key `websearch`, allowed by default (as in Claude Code): the search runs on the
 // provider's servers and cannot touch this machine; `"websearch": "ask"` or `"deny"` changes that.
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { once } from '../once.js';
 import { errorMessage } from '../errors.js';

@@ -2,7 +2,7 @@
 // approves a diff against the current content (empty for a new file). An existing file must
 // have been read by this session and be unchanged since (file-change.ts).
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 import { applyChange, countLines, loadForChange } from './file-change.js';
 import { displayPath, resolveForTool } from './paths.js';

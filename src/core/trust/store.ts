@@ -14,7 +14,7 @@
 // atomically (write a temporary file, then rename) so a crash never leaves half a file.
 import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { builtSchema, lazySchema } from '../lazy-schema.js';
 import { dataDir } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
