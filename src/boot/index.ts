@@ -18,6 +18,14 @@ import type { StartupHooks } from '../cli/main.js';
 const require = createRequire(import.meta.url);
 const fs = () => require('node:fs') as typeof import('node:fs');
 
+/**
+ * A milestone of the start-up trace (OPENCODE_INK_TRACE_STARTUP, src/cli/startup-mark.ts), only
+ * when one is asked for: the `performance` global loads perf_hooks (~1 ms) on first use.
+ */
+function startupMark(name: string): void {
+  if (process.env.OPENCODE_INK_TRACE_STARTUP) performance.mark(name);
+}
+
 export type Main = (argv: string[], hooks?: StartupHooks) => Promise<number>;
 
 /** Arguments that name a command (or help) rather than the interactive UI. */
@@ -59,7 +67,7 @@ export function codeCacheDir(env: NodeJS.ProcessEnv): string | undefined {
 
 /** The CLI's `main`: from dist/tui.js for the interactive UI, dist/run.js for `run`, else from dist/cli.js. */
 export async function loadMain(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Main> {
-  performance.mark('boot:start');
+  startupMark('boot:start');
   const here = dirname(fileURLToPath(import.meta.url));
   // Asked of the descriptors, not of process.stdin: creating that stream (a file or pipe
   // reader when stdin is not a terminal) loads Node's stream modules, ~4 ms a run need not pay.
@@ -69,7 +77,7 @@ export async function loadMain(argv: readonly string[], env: NodeJS.ProcessEnv =
     const script = loadScript(join(here, `${name}.js`), codeCacheDir(env));
     if (script) {
       // In the start-up trace (OPENCODE_INK_TRACE_STARTUP): whether the cache was used.
-      performance.mark(`boot:code-cache-${script.cache}`);
+      startupMark(`boot:code-cache-${script.cache}`);
       return script.main;
     }
   }
@@ -127,7 +135,7 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
   const cachedData = userData ?? readCodeCache(join(seedCacheDir(file), cacheFileName(name!, hash!)));
   const vm = require('node:vm') as typeof import('node:vm');
   const script = new vm.Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
-  performance.mark('boot:compiled');
+  startupMark('boot:compiled');
   const compiledFromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   const url = pathToFileURL(file).href;
   const factory = script.runInThisContext() as ScriptFactory;

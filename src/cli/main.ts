@@ -12,12 +12,13 @@ import type { OpenedProject } from '../core/project-context.js';
 import type { AgentConfigEntry } from '../core/agents/schema.js';
 import { packageRoot, packageVersion } from '../core/package-root.js';
 import { composePrompt, inputKind, stdinWaitMs } from './stdin.js';
+import { startupMark } from './startup-mark.js';
 
 // Each command's module (and the project context: config, agents, SQLite) is imported when
 // that command runs, so `--help`, `trust` and the listings load only what they use.
 
 // Start-up milestone (see traceFirstWrite in ui/launch.tsx): this bundle and its imports are evaluated.
-performance.mark('cli:loaded');
+startupMark('cli:loaded');
 
 /** Calls from the loader (src/boot) into the start-up. */
 export interface StartupHooks {
@@ -74,7 +75,7 @@ interface TopLevelOptions extends SharedOptions {
 }
 
 export async function main(argv: string[] = process.argv.slice(2), hooks: StartupHooks = {}): Promise<number> {
-  performance.mark('cli:main');
+  startupMark('cli:main');
   const io = { stdout: process.stdout, stderr: process.stderr };
   // `… | head -1`: a vanished reader stops the command quietly instead of crashing on EPIPE.
   const output = watchOutput(io.stdout, io.stderr);

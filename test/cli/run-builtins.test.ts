@@ -1,8 +1,8 @@
 // A one-reply `run` loads no Node built-in module only a tool it did not call needs: webfetch's
 // HTTPS and DNS modules are imported at its first fetch (src/core/tools/fetch-checked.ts), not
 // with the bundle, and the model request goes over node:http without Node's fetch (undici,
-// which the SDKs' `Headers` would load: src/core/provider/node-fetch.ts). Read from the built
-// binary's own record of the built-ins it loaded.
+// which the SDKs' `Headers` would load: src/core/provider/node-fetch.ts), nor Node's performance
+// timeline (src/cli/startup-mark.ts). Read from the built binary's own record of the built-ins it loaded.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -48,6 +48,14 @@ describe('the built-in modules of a one-reply run', () => {
     expect(run).not.toContain('internal/deps/undici/undici');
     expect(run).not.toContain('http2');
     expect(run).not.toContain('tls');
+  });
+
+  it("are not Node's performance timeline: start-up marks only when a trace is asked for, and retries time with hrtime", async () => {
+    ctx.server.enqueue(text('ok'));
+    const run = await builtinsOf(['run', 'say ok']);
+    expect(run).toContain('http');
+    expect(run).not.toContain('perf_hooks');
+    expect(run).not.toContain('internal/perf/usertiming');
   });
 
   it('load the web streams every model request reads before the run changes V8 flags, under which they would compile from source', async () => {

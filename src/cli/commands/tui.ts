@@ -20,6 +20,7 @@ import { trustProject } from '../../core/trust/index.js';
 import type { OpenedProject } from '../../core/project-context.js';
 import { pickSession } from '../../core/pick-session.js';
 import type { PermissionMode } from '../../core/permission/modes.js';
+import { startupMark } from '../startup-mark.js';
 
 type Ui = typeof import('../../ui/launch.js');
 
@@ -43,7 +44,7 @@ export interface TuiOptions {
 /** Runs the TUI until the user quits; resolves with the exit code. */
 export async function tuiCommand(load: () => OpenedProject, opts: TuiOptions): Promise<number> {
   const ui = await importUi();
-  performance.mark('ui:loaded');
+  startupMark('ui:loaded');
   const code = await runTui(ui, load, opts);
   // The caller's process.exit would hang on a pool thread stuck in a blocking call.
   await exitNowIfStuck();
@@ -51,11 +52,11 @@ export async function tuiCommand(load: () => OpenedProject, opts: TuiOptions): P
 }
 
 async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Promise<number> {
-  performance.mark('tui:start');
+  startupMark('tui:start');
   assertInteractiveTerminal();
   if (opts.demo) return runDemo(ui, opts);
   let ctx = load();
-  performance.mark('tui:context');
+  startupMark('tui:context');
   // Before the credentials check: a trusted project's config may be what provides the key.
   // Also for a trusted project whose control files changed since: trusting again pins them as they are now.
   if (ctx.trust.ignored.length > 0 || ctx.trust.changedFiles.length > 0) {
@@ -82,7 +83,7 @@ async function runTui(ui: Ui, load: () => OpenedProject, opts: TuiOptions): Prom
   // Held from the start, so no other process writes the session while it is on screen.
   const busy = leaseOrNotice(ctx.store, rootId);
   const banner = [busy, ctx.trust.notice].filter((line) => line !== undefined).join('\n');
-  performance.mark('tui:session');
+  startupMark('tui:session');
   const historyFile = join(dataDir(ctx.env), 'prompt-history.json');
   let history = ui.loadInputHistory(historyFile);
   // Indexing walks the project in the background: started once the first frame is drawn.

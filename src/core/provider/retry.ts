@@ -209,8 +209,9 @@ export async function withRetries<T>(run: RetryRun<T>): Promise<T> {
   }
 }
 
+/** Milliseconds on a monotonic clock (`performance.now()` would load perf_hooks, ~1 ms, on the first request). */
 function now(): number {
-  return performance.now();
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 export function formatDuration(ms: number): string {
