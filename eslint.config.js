@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * zod's `z` is a namespace re-exported as a value: importing it makes the bundle build all of
- * zod's ~1,000 namespace getters at every start and keep code nothing calls (~14 ms of a `run`,
+ * zod's ~1,000 namespace getters at every start and keep code nothing calls (8–18 ms of a `run`,
  * bench/RESULTS.md). `import * as z from 'zod'` reads the same and lets esbuild bind each use.
  */
 const ZOD_NAMESPACE = {
