@@ -11,20 +11,13 @@ import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StartupHooks } from '../cli/main.js';
+import { startupMark } from '../cli/startup-mark.js';
 
 // Every command loads this module, so it requires what it uses when it uses it: importing
 // node:crypto or node:fs as ES modules up front builds their namespaces (running lazy
 // getters such as Web Crypto's), which took this module from ~2 to ~6 ms.
 const require = createRequire(import.meta.url);
 const fs = () => require('node:fs') as typeof import('node:fs');
-
-/**
- * A milestone of the start-up trace (OPENCODE_INK_TRACE_STARTUP, src/cli/startup-mark.ts), only
- * when one is asked for: the `performance` global loads perf_hooks (~1 ms) on first use.
- */
-function startupMark(name: string): void {
-  if (process.env.OPENCODE_INK_TRACE_STARTUP) performance.mark(name);
-}
 
 export type Main = (argv: string[], hooks?: StartupHooks) => Promise<number>;
 

@@ -31,10 +31,15 @@ async function builtinsOf(args: string[]): Promise<string[]> {
     .map((line) => line.replace(/^NativeModule /, ''));
 }
 
+/** The built-ins of `run "say ok"` answered with one instant reply. */
+async function oneReplyRun(): Promise<string[]> {
+  ctx.server.enqueue(text('ok'));
+  return builtinsOf(['run', 'say ok']);
+}
+
 describe('the built-in modules of a one-reply run', () => {
   it("are not webfetch's HTTPS and DNS modules", async () => {
-    ctx.server.enqueue(text('ok'));
-    const run = await builtinsOf(['run', 'say ok']);
+    const run = await oneReplyRun();
     // The control: the trace sees what every request needs.
     expect(run).toContain('http');
     expect(run).not.toContain('https');
@@ -42,8 +47,7 @@ describe('the built-in modules of a one-reply run', () => {
   });
 
   it("are not Node's fetch (undici): the SDK's requests go over node:http", async () => {
-    ctx.server.enqueue(text('ok'));
-    const run = await builtinsOf(['run', 'say ok']);
+    const run = await oneReplyRun();
     expect(run).toContain('http');
     expect(run).not.toContain('internal/deps/undici/undici');
     expect(run).not.toContain('http2');
@@ -51,16 +55,14 @@ describe('the built-in modules of a one-reply run', () => {
   });
 
   it("are not Node's performance timeline: start-up marks only when a trace is asked for, and retries time with hrtime", async () => {
-    ctx.server.enqueue(text('ok'));
-    const run = await builtinsOf(['run', 'say ok']);
+    const run = await oneReplyRun();
     expect(run).toContain('http');
     expect(run).not.toContain('perf_hooks');
     expect(run).not.toContain('internal/perf/usertiming');
   });
 
   it('load the web streams every model request reads before the run changes V8 flags, under which they would compile from source', async () => {
-    ctx.server.enqueue(text('ok'));
-    const run = await builtinsOf(['run', 'say ok']);
+    const run = await oneReplyRun();
     const flagsChanged = run.indexOf('--- V8 flags changed');
     expect(flagsChanged).toBeGreaterThan(0);
     const streams = run.indexOf('internal/webstreams/readablestream');
