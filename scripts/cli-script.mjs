@@ -20,7 +20,30 @@ const LAZY = 'oc-lazy-chunk:';
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** The script's parameters, in the order dist/boot.cjs passes them. */
-const SCRIPT_PARAMETERS = ['require', '__ocImportMeta', '__ocImport'];
+const SCRIPT_PARAMETERS = ['require', '__ocImportMeta', '__ocImport', '__ocLazyBuiltin'];
+
+/**
+ * Built-ins a start may never use. The bundle hoists every module's imports to its top, so
+ * each would be loaded when the script starts (child_process alone is ~0.6 ms and loads
+ * dgram; fs/promises loads readline); required through src/boot/lazy-builtin.ts instead,
+ * each loads at the first use of one of its members.
+ */
+const LAZY_BUILTINS = ['child_process', 'worker_threads', 'fs/promises', 'zlib', 'https', 'dns', 'timers/promises'];
+const LAZY_ID = `(?:node:)?(${LAZY_BUILTINS.map((id) => id.replace('/', '\\/')).join('|')})`;
+/** A require of one, and the namespace esbuild builds of it for an ES module import (`__toESM(require(…), 1)`). */
+const LAZY_NAMESPACE = new RegExp(`\\b__toESM\\((?:__)?require\\("${LAZY_ID}"\\)(?:,\\s*1)?\\)`, 'g');
+const LAZY_REQUIRE = new RegExp(`\\b(?:__)?require\\("${LAZY_ID}"\\)`, 'g');
+
+/**
+ * The script's requires of LAZY_BUILTINS, each replaced by a stand-in (`__ocLazyBuiltin`,
+ * src/boot/lazy-builtin.ts) that loads the module at its first use. The stand-in also serves
+ * as the namespace object esbuild would build of the module, which would read every member,
+ * and so load it, at once.
+ */
+function lazyBuiltins(code) {
+  const standIn = (_, id) => `__ocLazyBuiltin("node:${id}")`;
+  return code.replace(LAZY_NAMESPACE, standIn).replace(LAZY_REQUIRE, standIn);
+}
 
 /**
  * Writes dist/<name>.js. `options`: the esbuild options of the ES module build (bundling,
@@ -106,9 +129,10 @@ export async function buildCliScript({ name, options, esmMetafile, entry, outdir
     logLevel: 'warning',
   });
 
+  const code = lazyBuiltins(script.code);
   // The hash names the code cache: V8 itself only checks that the source length matches.
-  const hash = createHash('sha256').update(script.code).digest('hex').slice(0, 32);
-  const text = `(function (${SCRIPT_PARAMETERS.join(', ')}) {"use strict";/*opencode-ink-script:${name}:${hash}*/\n${script.code}return __ocCli;\n})\n//# sourceMappingURL=${file}.map\n`;
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
+  const text = `(function (${SCRIPT_PARAMETERS.join(', ')}) {"use strict";/*opencode-ink-script:${name}:${hash}*/\n${code}return __ocCli;\n})\n//# sourceMappingURL=${file}.map\n`;
   // dist/boot.cjs reads the script as Latin-1, which is only the same text for ASCII.
   if (/[\u0080-\uffff]/.test(text)) throw new Error(`${file}: the script is not ASCII (esbuild's charset option?)`);
   // Fails the build on anything only a module may contain (import.meta, import/export).

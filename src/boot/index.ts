@@ -12,6 +12,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StartupHooks } from '../cli/main.js';
 import { startupMark } from '../cli/startup-mark.js';
+import { lazyBuiltin } from './lazy-builtin.js';
 
 // Every command loads this module, so it requires what it uses when it uses it: importing
 // node:crypto or node:fs as ES modules up front builds their namespaces (running lazy
@@ -82,7 +83,11 @@ type ScriptFactory = (
   require: NodeJS.Require,
   importMeta: { url: string; filename: string; dirname: string },
   importChunk: (specifier: string) => Promise<unknown>,
+  lazyRequire: (id: string) => object,
 ) => { main: Main };
+
+/** A built-in the script may never use, loaded at its first use (lazy-builtin.ts, scripts/cli-script.mjs LAZY_BUILTINS). */
+const lazyRequire = (id: string): object => lazyBuiltin(() => require(id) as object);
 
 export interface LoadedScript {
   main: Main;
@@ -132,7 +137,7 @@ export function loadScript(file: string, cacheDir: string | undefined): LoadedSc
   const compiledFromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   const url = pathToFileURL(file).href;
   const factory = script.runInThisContext() as ScriptFactory;
-  const { main } = factory(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href));
+  const { main } = factory(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href), lazyRequire);
   if (!cacheFile) return { main, cache: 'off' };
   if (compiledFromCache && userData) return { main, cache: 'used' };
   // The build's cache holds the start-up code only: the user's, written later, holds more.
@@ -186,7 +191,7 @@ export function seedCodeCache(scriptFile: string): string | undefined {
   const vm = require('node:vm') as typeof import('node:vm');
   const script = new vm.Script(source, { filename: file });
   const url = pathToFileURL(file).href;
-  (script.runInThisContext() as ScriptFactory)(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href));
+  (script.runInThisContext() as ScriptFactory)(createRequire(file), { url, filename: file, dirname: dirname(file) }, (specifier) => import(new URL(specifier, url).href), lazyRequire);
   const target = join(seedCacheDir(file), cacheFileName(mark[1]!, mark[2]!));
   // Readable by everyone: a global install is shared by the machine's users.
   return writeCodeCache(target, script.createCachedData(), 0o644) ? target : undefined;

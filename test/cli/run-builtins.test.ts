@@ -2,7 +2,8 @@
 // HTTPS and DNS modules are imported at its first fetch (src/core/tools/fetch-checked.ts), not
 // with the bundle, and the model request goes over node:http without Node's fetch (undici,
 // which the SDKs' `Headers` would load: src/core/provider/node-fetch.ts), nor Node's performance
-// timeline (src/cli/startup-mark.ts). Read from the built binary's own record of the built-ins it loaded.
+// timeline (src/cli/startup-mark.ts); nor what the script loads at first use only
+// (scripts/cli-script.mjs LAZY_BUILTINS). Read from the built binary's own record of the built-ins it loaded.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -59,6 +60,14 @@ describe('the built-in modules of a one-reply run', () => {
     expect(run).toContain('http');
     expect(run).not.toContain('perf_hooks');
     expect(run).not.toContain('internal/perf/usertiming');
+  });
+
+  it('are not child_process, worker_threads or fs/promises: the script loads each at its first use, and this run uses none', async () => {
+    const run = await oneReplyRun();
+    expect(run).toContain('http');
+    expect(run).not.toContain('child_process');
+    expect(run).not.toContain('worker_threads');
+    expect(run).not.toContain('fs/promises');
   });
 
   it('load the web streams every model request reads before the run changes V8 flags, under which they would compile from source', async () => {

@@ -32,6 +32,7 @@
  *   a day or whose repository no longer exists, and anything else in the pool folders.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -187,6 +188,8 @@ export class WorktreePool {
   }
 
   async sweep(): Promise<void> {
+    // Most starts find no pool: they need not load the asynchronous file system module to see that.
+    if (!existsSync(this.root)) return;
     const keys = await readdir(this.root).catch(() => [] as string[]);
     for (const key of keys) {
       const dir = join(this.root, key);

@@ -26,6 +26,7 @@
  *   worktree list pruned; branches with nothing on them are deleted. It also sweeps the pool.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
@@ -329,6 +330,8 @@ export class Workspaces {
 
   private async sweep(): Promise<void> {
     await this.pool.sweep().catch(() => undefined);
+    // Most starts find no worktree left: they need not load the asynchronous file system module to see that.
+    if (!existsSync(this.root)) return;
     const projects = await readdir(this.root).catch(() => [] as string[]);
     for (const project of projects) {
       const dir = join(this.root, project);
