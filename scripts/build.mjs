@@ -180,6 +180,8 @@ await build({
   platform: 'node',
   target: 'node20',
   packages: 'external',
+  // A dependency the core loads at its first use (yaml, image-size) is required, not imported.
+  banner: common.banner,
   sourcemap: 'linked',
   logLevel: 'warning',
   legalComments: 'none',

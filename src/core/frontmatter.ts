@@ -1,5 +1,16 @@
 // Markdown files with YAML front-matter (agents and commands): the fields and the body.
-import { parse as parseYaml } from 'yaml';
+
+/**
+ * yaml (about 70 modules) is evaluated at the first front-matter read, not at start-up: most
+ * starts find no agent, command or skill file of their own. Required rather than imported,
+ * because a bundle evaluates every imported module before its importer, whether used or not.
+ */
+let yaml: typeof import('yaml') | undefined;
+function parseYaml(text: string, options: { logLevel: 'error' }): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at first use (see above)
+  yaml ??= require('yaml') as typeof import('yaml');
+  return yaml.parse(text, options);
+}
 
 export type FrontMatterResult =
   | { ok: true; data: Record<string, unknown>; body: string }

@@ -6,8 +6,20 @@
 //   the format's end marker, so a truncated or damaged file is refused in one sentence rather
 //   than sent to an API that would reject the whole request; undefined when all is well.
 // - `otherImageType(bytes)` names a picture format the providers do not take (BMP, TIFF…).
-import { imageSize } from 'image-size';
+
 import type { ImageMediaType } from '../messages.js';
+
+/**
+ * image-size (a module per image format) is evaluated at the first image measured, not at
+ * start-up (the read tool imports this module). Required rather than imported, because a
+ * bundle evaluates every imported module before its importer, whether used or not.
+ */
+let imageSizeModule: typeof import('image-size') | undefined;
+function imageSize(bytes: Uint8Array): ReturnType<typeof import('image-size').imageSize> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at first use (see above)
+  imageSizeModule ??= require('image-size') as typeof import('image-size');
+  return imageSizeModule.imageSize(bytes);
+}
 
 /** Bytes enough to tell the four formats apart (WebP's tag sits at offset 8). */
 export const IMAGE_SNIFF_BYTES = 16;
