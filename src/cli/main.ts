@@ -74,8 +74,26 @@ interface TopLevelOptions extends SharedOptions {
   trust?: boolean;
 }
 
+/** The program's commands, as registered below (a command not listed here is always registered). */
+const COMMANDS = ['run', 'sessions', 'undo', 'redo', 'agents', 'models', 'runners', 'acp', 'mcp', 'trust'] as const;
+type CommandName = (typeof COMMANDS)[number];
+
+/**
+ * Which commands to register: only the one the first argument names, when it names one.
+ * Registering all of them with their options takes ~2 ms of every start (commander builds
+ * objects for each), and a named command never needs the others: its options, help and errors
+ * are its own. Anything else (a prompt, `--help`, `help <topic>`, a mistyped name that wants a
+ * suggestion) registers them all.
+ */
+function commandFilter(argv: readonly string[]): (name: CommandName) => boolean {
+  const first = argv[0];
+  const named = COMMANDS.find((name) => name === first);
+  return (name) => named === undefined || named === name;
+}
+
 export async function main(argv: string[] = process.argv.slice(2), hooks: StartupHooks = {}): Promise<number> {
   startupMark('cli:main');
+  const wants = commandFilter(argv);
   const io = { stdout: process.stdout, stderr: process.stderr };
   // `… | head -1`: a vanished reader stops the command quietly instead of crashing on EPIPE.
   const output = watchOutput(io.stdout, io.stderr);
@@ -179,52 +197,57 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       });
     });
 
-  shared(program.command('run').description('run one prompt to completion without the interactive UI'))
-    .argument('[prompt...]', 'the prompt; text piped on stdin is appended after a blank line, or is the prompt')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--yes', 'same as --permission-mode bypassPermissions: approve what would ask (never overrides deny)', false)
-    .option('-q, --quiet', 'no line on stderr as each sub-agent starts and ends (text output)', false)
-    .option(...TRUST_ONCE_OPTION)
-    .action((words: string[], { trust, ...opts }: Omit<RunOptions, 'permissionMode'> & { trust?: boolean; permissionMode?: string }) => runPrompt(words, opts, trust));
+  if (wants('run')) {
+    shared(program.command('run').description('run one prompt to completion without the interactive UI'))
+      .argument('[prompt...]', 'the prompt; text piped on stdin is appended after a blank line, or is the prompt')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('--yes', 'same as --permission-mode bypassPermissions: approve what would ask (never overrides deny)', false)
+      .option('-q, --quiet', 'no line on stderr as each sub-agent starts and ends (text output)', false)
+      .option(...TRUST_ONCE_OPTION)
+      .action((words: string[], { trust, ...opts }: Omit<RunOptions, 'permissionMode'> & { trust?: boolean; permissionMode?: string }) => runPrompt(words, opts, trust));
+  }
 
-  const sessions = program
-    .command('sessions')
-    .description('list root sessions')
-    .option('--all', 'include sub-agent sessions', false)
-    .option('--json', 'print JSON', false)
-    .action(async (opts: { all: boolean; json: boolean }) => {
-      const { sessionsList } = await import('./commands/sessions.js');
-      io.stdout.write(`${sessionsList(await context(), opts)}\n`);
-    });
-  sessions
-    .command('show')
-    .description('one session: messages and sub-agent tree')
-    .argument('<id>', 'session id')
-    .option('--json', 'print JSON', false)
-    .action(async (id: string, opts: { json: boolean }) => {
-      // `--json` after the id may be claimed by the parent `sessions` command, which has one too.
-      const json = opts.json || (sessions.opts() as { json?: boolean }).json === true;
-      const { sessionShow } = await import('./commands/sessions.js');
-      io.stdout.write(`${sessionShow(await context(), id, { json })}\n`);
-    });
+  if (wants('sessions')) {
+    const sessions = program
+      .command('sessions')
+      .description('list root sessions')
+      .option('--all', 'include sub-agent sessions', false)
+      .option('--json', 'print JSON', false)
+      .action(async (opts: { all: boolean; json: boolean }) => {
+        const { sessionsList } = await import('./commands/sessions.js');
+        io.stdout.write(`${sessionsList(await context(), opts)}\n`);
+      });
+    sessions
+      .command('show')
+      .description('one session: messages and sub-agent tree')
+      .argument('<id>', 'session id')
+      .option('--json', 'print JSON', false)
+      .action(async (id: string, opts: { json: boolean }) => {
+        // `--json` after the id may be claimed by the parent `sessions` command, which has one too.
+        const json = opts.json || (sessions.opts() as { json?: boolean }).json === true;
+        const { sessionShow } = await import('./commands/sessions.js');
+        io.stdout.write(`${sessionShow(await context(), id, { json })}\n`);
+      });
 
-  sessions
-    .command('revert')
-    .description("undo one session's changes only (typically a sub-agent's), keeping everything else")
-    .argument('<id>', 'session id')
-    .action(async (id: string) => {
-      const { sessionsRevert } = await import('./commands/undo.js');
-      io.stdout.write(`${await sessionsRevert(await context(), id, io)}\n`);
-    });
-  sessions
-    .command('diff')
-    .description('the changes a session made, its sub-agents\' included (unified diff)')
-    .argument('<id>', 'session id')
-    .action(async (id: string) => {
-      const { sessionsDiff } = await import('./commands/undo.js');
-      io.stdout.write(await sessionsDiff(await context(), id, io));
-    });
+    sessions
+      .command('revert')
+      .description("undo one session's changes only (typically a sub-agent's), keeping everything else")
+      .argument('<id>', 'session id')
+      .action(async (id: string) => {
+        const { sessionsRevert } = await import('./commands/undo.js');
+        io.stdout.write(`${await sessionsRevert(await context(), id, io)}\n`);
+      });
+    sessions
+      .command('diff')
+      .description('the changes a session made, its sub-agents\' included (unified diff)')
+      .argument('<id>', 'session id')
+      .action(async (id: string) => {
+        const { sessionsDiff } = await import('./commands/undo.js');
+        io.stdout.write(await sessionsDiff(await context(), id, io));
+      });
+  }
   for (const action of ['undo', 'redo'] as const) {
+    if (!wants(action)) continue;
     program
       .command(action)
       .description(action === 'undo' ? 'undo the last prompt of a root session (default: the newest here): files and conversation' : 're-apply what the last undo took back')
@@ -235,58 +258,68 @@ export async function main(argv: string[] = process.argv.slice(2), hooks: Startu
       });
   }
 
-  program
-    .command('agents')
-    .description('list agents with mode, model and source file')
-    .option('--json', 'print JSON', false)
-    .option('--agents <json>', 'also list these sub-agents, as run and the UI would define them')
-    .action(async ({ agents, ...opts }: { json: boolean; agents?: string }) => {
-      await readAgentsFlag(agents);
-      const { agentsCommand } = await import('./commands/agents.js');
-      io.stdout.write(`${agentsCommand(await context(), opts)}\n`);
-    });
+  if (wants('agents')) {
+    program
+      .command('agents')
+      .description('list agents with mode, model and source file')
+      .option('--json', 'print JSON', false)
+      .option('--agents <json>', 'also list these sub-agents, as run and the UI would define them')
+      .action(async ({ agents, ...opts }: { json: boolean; agents?: string }) => {
+        await readAgentsFlag(agents);
+        const { agentsCommand } = await import('./commands/agents.js');
+        io.stdout.write(`${agentsCommand(await context(), opts)}\n`);
+      });
+  }
 
-  program
-    .command('models')
-    .description('list providers and their models with context window and prices')
-    .option('--json', 'print JSON', false)
-    .action(async (opts: { json: boolean }) => {
-      const { modelsCommand } = await import('./commands/models.js');
-      io.stdout.write(`${modelsCommand(await context(), opts)}\n`);
-    });
+  if (wants('models')) {
+    program
+      .command('models')
+      .description('list providers and their models with context window and prices')
+      .option('--json', 'print JSON', false)
+      .action(async (opts: { json: boolean }) => {
+        const { modelsCommand } = await import('./commands/models.js');
+        io.stdout.write(`${modelsCommand(await context(), opts)}\n`);
+      });
+  }
 
-  program
-    .command('runners')
-    .description('list the container hosts for sub-agents: reachable or why not, the image, this program\'s containers')
-    .option('--json', 'print JSON', false)
-    .action(async (opts: { json: boolean }) => {
-      const { runnersCommand } = await import('./commands/runners.js');
-      io.stdout.write(`${await runnersCommand(await context(), opts)}\n`);
-    });
+  if (wants('runners')) {
+    program
+      .command('runners')
+      .description('list the container hosts for sub-agents: reachable or why not, the image, this program\'s containers')
+      .option('--json', 'print JSON', false)
+      .action(async (opts: { json: boolean }) => {
+        const { runnersCommand } = await import('./commands/runners.js');
+        io.stdout.write(`${await runnersCommand(await context(), opts)}\n`);
+      });
+  }
 
-  program
-    .command('acp')
-    .description('serve editors over the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)')
-    .option('-m, --model <provider/model>', 'model for every session, e.g. anthropic/claude-sonnet-4-6')
-    .option(...TRUST_ONCE_OPTION)
-    .action(async (opts: { model?: string; trust?: boolean }) => {
-      // Loaded on demand, like the UI: no other command pays for the protocol SDK.
-      const { runAcp } = await import('../acp/index.js');
-      exitCode = await runAcp({ ...opts, version: packageVersion() });
-    });
+  if (wants('acp')) {
+    program
+      .command('acp')
+      .description('serve editors over the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)')
+      .option('-m, --model <provider/model>', 'model for every session, e.g. anthropic/claude-sonnet-4-6')
+      .option(...TRUST_ONCE_OPTION)
+      .action(async (opts: { model?: string; trust?: boolean }) => {
+        // Loaded on demand, like the UI: no other command pays for the protocol SDK.
+        const { runAcp } = await import('../acp/index.js');
+        exitCode = await runAcp({ ...opts, version: packageVersion() });
+      });
+  }
 
-  program
-    .command('mcp')
-    .description('MCP servers')
-    .command('list')
-    .description('start the configured MCP servers and show each one\'s state and tools')
-    .option('--json', 'print JSON', false)
-    .action(async (opts: { json: boolean }) => {
-      const { mcpListCommand } = await import('./commands/mcp.js');
-      io.stdout.write(`${await mcpListCommand(await context(), opts)}\n`);
-    });
+  if (wants('mcp')) {
+    program
+      .command('mcp')
+      .description('MCP servers')
+      .command('list')
+      .description('start the configured MCP servers and show each one\'s state and tools')
+      .option('--json', 'print JSON', false)
+      .action(async (opts: { json: boolean }) => {
+        const { mcpListCommand } = await import('./commands/mcp.js');
+        io.stdout.write(`${await mcpListCommand(await context(), opts)}\n`);
+      });
+  }
 
-  registerTrustCommand(program, io.stdout);
+  if (wants('trust')) registerTrustCommand(program, io.stdout);
   // Each command owns the options after its name (enablePositionalOptions): without its own
   // `--debug`, `run --debug` would be an unknown option.
   acceptDebugEverywhere(program);

@@ -254,6 +254,19 @@ describe('help', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('`--help` lists every command, and a command named first keeps its own help, subcommands and --debug', async () => {
+    const top = await runCli(['--help'], { cwd: project, env });
+    expect(top.code).toBe(0);
+    for (const name of ['run', 'sessions', 'undo', 'redo', 'agents', 'models', 'runners', 'acp', 'mcp', 'trust']) expect(top.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+    const sessions = await runCli(['sessions', '--help'], { cwd: project, env });
+    expect(sessions.code).toBe(0);
+    for (const sub of ['show [options] <id>', 'revert [options] <id>', 'diff [options] <id>', '--all', '--debug']) expect(sessions.stdout).toContain(sub);
+    const wrongOption = await runCli(['agents', '--nope'], { cwd: project, env });
+    expect(wrongOption.code).toBe(2);
+    expect(wrongOption.stderr).toContain("unknown option '--nope'");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('`help <word>` for no command is a usage error that says how to ask the model, not a prompt', async () => {
     const result = await runCli(['help', 'me', 'fix', 'this'], { cwd: project, env });
     expect(result.code).toBe(2);
