@@ -214,7 +214,13 @@ describe('container runner on Podman', () => {
     const fleet = fleetFor();
     const runner = await fleet.acquire('ses_left', workspace);
     try {
-      const left = await runner.run('(setsid sleep 300 > /dev/null 2>&1 &); echo made > made.txt', { cwd: workspace, env: {}, signal: new AbortController().signal });
+      // The command ends once the escaped shell is up: a process caught in the middle of its
+      // exec shows no environment for that instant, so the scan could not tell it as marked.
+      const left = await runner.run("(setsid sh -c 'echo up > up.txt; sleep 300' > /dev/null 2>&1 &); until [ -s up.txt ]; do sleep 0.01; done; echo made > made.txt", {
+        cwd: workspace,
+        env: {},
+        signal: new AbortController().signal,
+      });
       expect((await left.exited).exitCode).toBe(0);
       expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('made\n');
       expect(left.alive()).toBe(true);
