@@ -126,6 +126,6 @@ rows.forEach((r, k) => {
   console.log(
     `| \`${r.name}\` | ${fmt(wall)} | ${(wall / nodeMs).toFixed(2)} | ${fmt(cpu)} | ${(cpu / nodeCpuMs).toFixed(2)} | ${median(r.rss).toFixed(0)} MB | ${t.files} | ${t.kb.toFixed(0)} KB | ${t.groups.join(', ') || 'none of engine, store, SQLite, UI, SDKs'} |`,
   );
-  figure(`command.${commands[k]!.args[0]}.wall`, wall, 'ms');
+  figure(`command.${commands[k]!.args[0]}.wall`, wall, 'ms', nodeMs);
 });
 console.log('');

@@ -4,7 +4,8 @@
 //
 // `node bench/run.mjs [--quick] all` runs the benches of issue 36's table (bench/figures.mjs)
 // and ends with that table: each figure beside its goal and its ratio to the machine's bare
-// `node -e 0` (timed here, before and after, in the same environment as the benches), then
+// `node -e 0` (the one its bench timed interleaved with it where it did, else the one timed
+// here, before and after, in the same environment as the benches), then
 // one line to append to bench/RESULTS.md's "Runs" table, so a regression shows at once.
 // `--quick` repeats each measurement fewer times (BENCH_RUNS=3): a rough reading in about a
 // minute or two instead of several. Build first (`npm run build`): the benches run dist/.
@@ -109,10 +110,12 @@ if (all) {
       console.log(`| ${def.name} | not measured | | ${def.goalText} | — |`);
       continue;
     }
-    const ratio = f.unit === 'ms' ? f.value / node : undefined;
+    // Against the `node -e 0` the bench timed beside the figure when it did (same load, same method).
+    const ratio = f.unit === 'ms' ? f.value / (f.nodeMs ?? node) : undefined;
     const checked = def.goal ? (def.goal.perNode ? ratio : f.value) : undefined;
     const met = def.goal && checked !== undefined ? (checked <= def.goal.max ? 'yes' : '**no**') : '';
-    console.log(`| ${def.name} | ${show(f)} | ${ratio === undefined ? '' : `${ratio.toFixed(2)}×`} | ${def.goalText} | ${met} |`);
+    const beside = f.nodeMs === undefined ? '' : ` (node ${Math.round(f.nodeMs)} ms beside it)`;
+    console.log(`| ${def.name} | ${show(f)} | ${ratio === undefined ? '' : `${ratio.toFixed(2)}×${beside}`} | ${def.goalText} | ${met} |`);
     cells.push(`${def.id} ${show(f)}${ratio === undefined ? '' : ` (${ratio.toFixed(2)}×)`}${met === '**no**' ? ' ✗' : ''}`);
   }
   if (failed.length) console.log(`\nFailed: ${failed.join(', ')} (their figures are missing above).`);

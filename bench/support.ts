@@ -159,8 +159,11 @@ export const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
  * One figure for the summary of `node bench/run.mjs all` (bench/figures.mjs names each one's
  * goal): printed as a line the runner picks out of the output, `@figure {"id",...}`. A `ratio`
  * (ours against a peer's, bench/peers.bench.ts) keeps two decimals: its goals are stated so.
+ * `nodeMs`: the bare `node -e 0` the bench timed interleaved with this figure, by the same
+ * method; the summary then takes the figure's ratio against it rather than against the
+ * runner's own `node -e 0` (timed minutes apart, under another load).
  */
-export function figure(id: string, value: number, unit: 'ms' | 'MB' | 'ratio'): void {
+export function figure(id: string, value: number, unit: 'ms' | 'MB' | 'ratio', nodeMs?: number): void {
   const rounded = unit === 'ratio' ? Math.round(value * 100) / 100 : Math.round(value * 10) / 10;
-  console.log(`@figure ${JSON.stringify({ id, value: rounded, unit })}`);
+  console.log(`@figure ${JSON.stringify({ id, value: rounded, unit, ...(nodeMs === undefined ? {} : { nodeMs: Math.round(nodeMs * 10) / 10 }) })}`);
 }
