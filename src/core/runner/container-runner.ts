@@ -21,6 +21,7 @@ import type { CommandExit, RemoteCommandRunner, RunningCommand, RunOptions } fro
 import type { BaseImage, ContainerListing, ListedEntry } from './base-image.js';
 import { CommandServer, shellQuote } from './command-server.js';
 import { createOverWorkspaceImage } from './libpod.js';
+import { markedProcessesScript } from './marked-processes.js';
 import { changedSince, entryAt, readEntries, removeBack, scanTree, writeBack, type LocalTree } from './local-tree.js';
 import { packTar, parseTar } from './tar.js';
 
@@ -251,7 +252,7 @@ export class ContainerRunner implements RemoteCommandRunner {
    */
   private async listContainer(marker?: string, server?: CommandServer): Promise<{ entries: Map<string, Listed>; leftovers: boolean }> {
     const list = 'cd -- "$1" || exit 97; date +%s; find . -mindepth 1 -name .git -prune -o -exec stat -c "%Z %Y %f %s %n" {} +';
-    const script = marker === undefined ? list : `${markedScript(':', 'echo live; break', '$2')} echo gone; ${list}`;
+    const script = marker === undefined ? list : `${markedProcessesScript({ action: 'echo live', markerArg: '$2', firstOnly: true })} echo gone; ${list}`;
     const args = [this.spec.workspace, ...(marker === undefined ? [] : [`${MARKER_VAR}=${marker}`])];
     let stdout: Buffer;
     if (server) {
@@ -468,7 +469,7 @@ export class ContainerRunner implements RemoteCommandRunner {
 
   /** Runs `action` (with `$p`) on every process whose environment carries the marker: the command and all it started, escaped ones too; exit 0 when any was found. */
   private marked(marker: string, action: string): Promise<ExecResult> {
-    return this.exec(['/bin/sh', '-c', `${markedScript(action, ':', '$1')} exit $found`, 'sh', `${MARKER_VAR}=${marker}`]);
+    return this.exec(['/bin/sh', '-c', `${markedProcessesScript({ action, markerArg: '$1', firstOnly: false })} exit $found`, 'sh', `${MARKER_VAR}=${marker}`]);
   }
 
   private async anyMarked(marker: string): Promise<boolean> {
@@ -535,14 +536,6 @@ class CommandLife {
   done(): void {
     this.signal.removeEventListener('abort', this.onAbort);
   }
-}
-
-/**
- * Shell that runs `action` (with `$p`) on every process whose environment carries the marker
- * given as the script's argument `markerArg`, then `then`; `found` is 0 when one was found.
- */
-function markedScript(action: string, then: string, markerArg: '$1' | '$2'): string {
-  return `m="${markerArg}"; found=1; for f in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$f" 2>/dev/null | grep -qxF "$m"; then p=\${f#/proc/}; p=\${p%/environ}; [ "$p" = "$$" ] || { found=0; ${action}; ${then}; }; fi; done;`;
 }
 
 function batches(paths: readonly string[]): string[][] {
