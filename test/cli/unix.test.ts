@@ -221,8 +221,10 @@ describe('a closed output pipe', () => {
 
   it('stops `sessions --json` quietly', async () => {
     const store = SessionStore.open(env.OPENCODE_INK_DATA_DIR!);
+    // Prompted sessions: a start removes root sessions nobody ever prompted.
     for (let i = 0; i < 1500; i++) {
-      store.createSession({ status: 'idle', model: 'anthropic/claude-sonnet-4-6', cwd: project, agent: 'build', title: `session number ${i} with a longer title`, depth: 0 });
+      const session = store.createSession({ status: 'idle', model: 'anthropic/claude-sonnet-4-6', cwd: project, agent: 'build', title: `session number ${i} with a longer title`, depth: 0 });
+      store.appendMessage(session.id, { role: 'user', content: [{ type: 'text', text: `prompt ${i}` }] });
     }
     store.close();
     const { done } = closeStdoutAfter(['sessions', '--json'], (out) => out.includes('\n'));
