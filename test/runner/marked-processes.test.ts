@@ -3,14 +3,16 @@
 // process folder made here: marked processes are found, others not; a process whose environment
 // reads empty while it is being exec'd is read again and found once its environment shows;
 // zombies and unreadable entries are not waited for.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { markedProcessesScript } from '../../src/core/runner/marked-processes.js';
 
 const MARKER = 'OPENCODE_INK_COMMAND=cmd_1';
+const run = promisify(execFile);
 const SHELLS = [['sh'], ...(existsSync('/bin/busybox') ? [['/bin/busybox', 'sh']] : [])];
 
 let root: string;
@@ -36,21 +38,11 @@ interface Scan {
   found: string;
 }
 
-function scan(shell: string[], firstOnly: boolean): Promise<Scan> {
+async function scan(shell: string[], firstOnly: boolean): Promise<Scan> {
   const script = `${markedProcessesScript({ action: 'echo "hit $p"', markerArg: '$1', firstOnly, procRoot: root })} echo "found $found"`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(shell[0]!, [...shell.slice(1), '-c', script, 'sh', MARKER], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`scan failed (${code}): ${err}`));
-      const lines = out.trim().split('\n');
-      resolve({ hits: lines.filter((l) => l.startsWith('hit ')).map((l) => l.slice(4)), found: lines.at(-1)!.replace('found ', '') });
-    });
-  });
+  const { stdout } = await run(shell[0]!, [...shell.slice(1), '-c', script, 'sh', MARKER]);
+  const lines = stdout.trim().split('\n');
+  return { hits: lines.filter((l) => l.startsWith('hit ')).map((l) => l.slice(4)), found: lines.at(-1)!.replace('found ', '') };
 }
 
 describe.each(SHELLS)('marked processes, with %s', (...shell) => {
