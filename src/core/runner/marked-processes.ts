@@ -12,7 +12,8 @@
 //   empty for good (`env -i`) costs one such wait per scan; a zombie costs none;
 // - `procRoot` is where the process tree is read (`/proc`; another folder of the same shape
 //   for the tests).
-// POSIX sh and busybox only: it runs in whatever image the container has.
+// POSIX sh and busybox only: it runs in whatever image the container has, and may run inside
+// the command server's own shell (command-server.ts), so it leaves that loop's variables alone.
 
 /** Re-reads of an empty environment, 10 ms apart: an exec's gap lasts microseconds. */
 const EMPTY_REREADS = 5;
@@ -45,7 +46,7 @@ export function markedProcessesScript({ action, markerArg, firstOnly, procRoot =
     ` "$nl$nl") if [ -n "$r" ] && ${notZombie}; then again="$again $p"; fi;; esac;`,
     'done;',
     // Read again, all together, until each shows its environment or is gone.
-    `n=0; while [ -n "$again" ] && [ $n -lt ${EMPTY_REREADS} ]${firstOnly ? ' && [ $found = 1 ]' : ''}; do sleep 0.01; n=$((n+1)); left=;`,
+    `tries=0; while [ -n "$again" ] && [ $tries -lt ${EMPTY_REREADS} ]${firstOnly ? ' && [ $found = 1 ]' : ''}; do sleep 0.01; tries=$((tries+1)); left=;`,
     ` for p in $again; do ${read(`"${root}/$p/environ"`)};`,
     ` case "$nl$e$nl" in ${isMarked}) found=0; ${action}${stop};; "$nl$nl") if [ -n "$r" ]; then left="$left $p"; fi;; esac;`,
     ' done; again=$left; done;',
