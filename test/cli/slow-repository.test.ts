@@ -11,12 +11,18 @@ import { runCli, startCli, startCliProject, type CliProject } from '../support/c
 import { waitFor } from '../support/wait.js';
 
 /** Whether `pid` has a git process among its children (the snapshot being taken). */
+/** Whether a git process runs below `pid`: its child, or a child of a shell it starts programs from. */
 function runsGit(pid: number): boolean {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid), '-x', 'git'], { encoding: 'utf8' }).trim() !== '';
-  } catch {
-    return false; // pgrep exits 1 when nothing matches.
-  }
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,comm='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length === 3);
+  const parentOf = new Map(rows.map(([child, parent]) => [Number(child), Number(parent)]));
+  const below = (p: number) => {
+    for (let up = parentOf.get(p); up !== undefined && up > 1; up = parentOf.get(up)) if (up === pid) return true;
+    return false;
+  };
+  return rows.some(([child, , name]) => name === 'git' && below(Number(child)));
 }
 
 const writeMade = () => reply({ type: 'tool_use', name: 'write', input: { file_path: 'made.txt', content: 'made\n' } });

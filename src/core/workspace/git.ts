@@ -41,17 +41,18 @@
  * - Before git runs in a repository, the git directory it will use is located and validated
  *   (git-repository.ts): an unvalidated `commondir` or `gitdir` indirection is refused with a
  *   GitError naming the file, and git is not run.
+ * - Each git process is started through process-relay.ts (from a small shell on Linux, so that
+ *   the fork does not copy this process), in a process group of its own.
  * - Every call has a deadline (`timeoutMs`, default 60 s): the process (and its process group)
  *   is killed when it expires and the GitError says it took longer than N s and what it was
  *   doing (`doing`). An AbortSignal (`signal`) kills it the same way.
  * - `requireGit()` checks once that git exists and is at least 2.38 (`merge-tree
  *   --write-tree`), with one clear sentence when it is not.
  */
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { driverOverrides, type ConfigEntry } from './git-drivers.js';
 import { checkGitDir, locateRepository, RepositoryRefusal, type GitDirs } from './git-repository.js';
-import { forgetOnExit, signalOnExit } from '../exit-reaper.js';
+import { startProgram } from '../process-relay.js';
 
 export const MIN_GIT_VERSION = [2, 38] as const;
 
@@ -178,22 +179,14 @@ function run(args: readonly string[], opts: GitOptions, config: readonly ConfigE
       reject(new GitError(`${what} was not run: ${doing} was cancelled.`, null, 'aborted'));
       return;
     }
-    // Its own process group, so a deadline also ends what git started (a user's filter).
-    const child = spawn('git', ['--no-pager', ...args], { cwd: opts.cwd, env: gitEnv(config, opts.env), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    // Its own group also means a signal to ours does not reach it: ended with us, not after.
-    const pid = child.pid;
-    if (pid !== undefined) signalOnExit(pid, 'SIGKILL');
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    // Its own process group, so a deadline also ends what git started (a user's filter), and a
+    // signal to ours does not reach it: ended with us (exit-reaper.ts), not after.
+    const program = startProgram('git', ['--no-pager', ...args], { cwd: opts.cwd, env: gitEnv(config, opts.env), input: opts.input });
     let stopped: GitError | undefined;
     const stop = (error: GitError) => {
       if (stopped) return;
       stopped = error;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      program.kill();
     };
     const timer = setTimeout(() => {
       stop(new GitError(`${what} took longer than ${formatSeconds(timeoutMs)} while ${doing}, and was stopped.`, null, 'timeout'));
@@ -201,33 +194,29 @@ function run(args: readonly string[], opts: GitOptions, config: readonly ConfigE
     const onAbort = () => stop(new GitError(`${what} was stopped: ${doing} was cancelled.`, null, 'aborted'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => {
-      if (pid !== undefined) forgetOnExit(pid);
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     };
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      done();
-      reject(e.code === 'ENOENT' ? new GitError(missingGitMessage(), null, 'missing') : e);
-    });
-    // git may exit before reading all of its input (an error): that is reported by its exit code.
-    child.stdin.on('error', () => {});
-    child.stdin.end(opts.input ?? '');
-    child.on('close', (code) => {
-      done();
-      if (stopped) {
-        reject(stopped);
-        return;
-      }
-      const exitCode = code ?? -1;
-      if (exitCode === 0 || opts.okCodes?.includes(exitCode)) {
-        resolve({ stdout: Buffer.concat(out), exitCode });
-        return;
-      }
-      const message = Buffer.concat(err).toString('utf8').trim().split('\n').filter(Boolean).slice(-3).join(' ');
-      reject(new GitError(`${what} failed in ${opts.cwd}: ${message || `exit code ${exitCode}`}`, exitCode));
-    });
+    program.exited.then(
+      ({ code, stdout, stderr }) => {
+        done();
+        if (stopped) {
+          reject(stopped);
+          return;
+        }
+        const exitCode = code ?? -1;
+        if (exitCode === 0 || opts.okCodes?.includes(exitCode)) {
+          resolve({ stdout, exitCode });
+          return;
+        }
+        const message = stderr.toString('utf8').trim().split('\n').filter(Boolean).slice(-3).join(' ');
+        reject(new GitError(`${what} failed in ${opts.cwd}: ${message || `exit code ${exitCode}`}`, exitCode));
+      },
+      (e: NodeJS.ErrnoException) => {
+        done();
+        reject(stopped ?? (e.code === 'ENOENT' ? new GitError(missingGitMessage(), null, 'missing') : e));
+      },
+    );
   });
 }
 
