@@ -18,9 +18,9 @@
  * - The files are read with `git config --file <f> --list -z` (which executes nothing), one
  *   process per file, following `include.path` and every `includeIf.*.path` whatever its
  *   condition (resolved as git does: `~/` from HOME, relative paths from the including file).
- * - The answer is cached per repository and reused while every file read (and every include
- *   that was missing) has the same identity (inode, size, change time): the hot path costs a few
- *   `stat`s, no git process.
+ * - What each file defines is cached by file and reused while the file has the same identity
+ *   (inode, size, change time): the hot path costs a `stat` per file, no git process, and a new
+ *   linked worktree of a repository already read costs none either.
  * - Drivers defined only in the user's own global or system configuration are the user's
  *   choice (git-lfs, for one) and are left alone, unless the repository redefines the same name.
  */
@@ -40,41 +40,48 @@ const MAX_INCLUDE_DEPTH = 10;
 const DRIVER_KEY = /^(filter\..+\.(clean|smudge|process|required)|merge\..+\.driver|diff\..+\.(command|textconv))$/;
 const INCLUDE_KEY = /^(include\.path|includeif\..+\.path)$/;
 
-interface Scan {
-  /** Identity of every file read or looked for, `absent` for a missing one. */
-  files: Map<string, string>;
-  overrides: ConfigEntry[];
+/** What one configuration file defines: its driver keys, and the files it includes (resolved). */
+interface FileScan {
+  /** The file's identity when it was read (see identity()). */
+  id: string;
+  drivers: string[];
+  includes: string[];
 }
 
-const cache = new Map<string, Scan>();
+/** By file: a linked worktree shares its repository's `config`, so a new worktree reads nothing again. */
+const scans = new Map<string, FileScan>();
 
 export async function driverOverrides(dirs: GitDirs, listConfig: ListConfig): Promise<ConfigEntry[]> {
   const roots = [...new Set([join(dirs.commonDir, 'config'), join(dirs.commonDir, 'config.worktree'), join(dirs.gitDir, 'config.worktree')])];
-  const key = roots.join('\0');
-  const cached = cache.get(key);
-  if (cached && (await unchanged(cached.files))) return cached.overrides;
-  const scan: Scan = { files: new Map(), overrides: [] };
+  const overrides: ConfigEntry[] = [];
   const seen = new Set<string>();
-  for (const root of roots) await scanFile(root, 0, scan, seen, listConfig);
-  cache.set(key, scan);
-  return scan.overrides;
+  for (const root of roots) await scanFile(root, 0, overrides, seen, listConfig);
+  return overrides;
 }
 
-async function scanFile(file: string, depth: number, scan: Scan, seen: Set<string>, listConfig: ListConfig): Promise<void> {
+async function scanFile(file: string, depth: number, overrides: ConfigEntry[], seen: Set<string>, listConfig: ListConfig): Promise<void> {
   if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
   seen.add(file);
   const id = await identity(file);
-  scan.files.set(file, id);
-  if (id === 'absent') return;
-  const listing = await listConfig(file);
-  for (const record of listing.split('\0')) {
-    if (!record) continue;
-    const newline = record.indexOf('\n');
-    const name = newline === -1 ? record : record.slice(0, newline);
-    const value = newline === -1 ? '' : record.slice(newline + 1);
-    if (DRIVER_KEY.test(name)) scan.overrides.push([name, neutral(name)]);
-    else if (INCLUDE_KEY.test(name) && value) await scanFile(includePath(file, value), depth + 1, scan, seen, listConfig);
+  if (id === 'absent') {
+    scans.delete(file);
+    return;
   }
+  let scan = scans.get(file);
+  if (scan?.id !== id) {
+    scan = { id, drivers: [], includes: [] };
+    for (const record of (await listConfig(file)).split('\0')) {
+      if (!record) continue;
+      const newline = record.indexOf('\n');
+      const name = newline === -1 ? record : record.slice(0, newline);
+      const value = newline === -1 ? '' : record.slice(newline + 1);
+      if (DRIVER_KEY.test(name)) scan.drivers.push(name);
+      else if (INCLUDE_KEY.test(name) && value) scan.includes.push(includePath(file, value));
+    }
+    scans.set(file, scan);
+  }
+  for (const name of scan.drivers) overrides.push([name, neutral(name)]);
+  for (const included of scan.includes) await scanFile(included, depth + 1, overrides, seen, listConfig);
 }
 
 /** The value that switches a driver off. */
@@ -92,9 +99,4 @@ function includePath(from: string, value: string): string {
 async function identity(file: string): Promise<string> {
   const st = await stat(file).catch(() => undefined);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'absent';
-}
-
-async function unchanged(files: ReadonlyMap<string, string>): Promise<boolean> {
-  for (const [file, id] of files) if ((await identity(file)) !== id) return false;
-  return true;
 }

@@ -101,6 +101,8 @@ export class Workspaces {
   private readonly pending = new Set<Promise<unknown>>();
   /** Removal of a finished child's folder, by child id: a resume waits for it. */
   private readonly removing = new Map<string, Promise<void>>();
+  /** Parent working trees being inspected, by folder: children started together share one look. */
+  private readonly inspecting = new Map<string, Promise<{ repo: RepoInfo; head: string | undefined }>>();
   /** Base commits being made, by parent top level: children started together share one. */
   private readonly bases = new Map<string, Promise<Snapshot>>();
   private readonly active = new Set<string>();
@@ -149,24 +151,29 @@ export class Workspaces {
   }
 
   async create(parentCwd: string, childId: string, link: readonly string[], poolSize = DEFAULT_POOL_SIZE): Promise<ChildWorktree> {
-    const { repo: parent, head } = await this.inspect(parentCwd);
+    const { repo: parent, head } = await this.inspectShared(parentCwd);
     await this.removing.get(childId);
     const key = projectKey(parent);
-    const [base, branch, pooled] = await Promise.all([
-      this.baseFor(parent, head, childId),
-      freeBranch(parent.toplevel, `${BRANCH_PREFIX}${childId}`),
-      poolSize > 0 ? this.pool.claim(key, parent.commonDir) : undefined,
-    ]);
+    const [base, pooled] = await Promise.all([this.baseFor(parent, head, childId), poolSize > 0 ? this.pool.claim(key, parent.commonDir) : undefined]);
     const path = join(this.root, key, childId);
     const record = `${path}.json`;
     await mkdir(dirname(path), { recursive: true });
     // A folder left from an earlier run of this child (its removal failed) would stop `worktree add`.
     await rm(path, { recursive: true, force: true });
-    const owner: OwnerRecord = { pid: process.pid, host: hostname(), commonDir: parent.commonDir, path, branch, base: base.commit, links: [] };
+    const wanted = `${BRANCH_PREFIX}${childId}`;
+    let owner: OwnerRecord = { pid: process.pid, host: hostname(), commonDir: parent.commonDir, path, branch: wanted, base: base.commit, links: [] };
     await writeRecord(record, owner);
     this.active.add(path);
+    // Only a branch made here is deleted when the start fails: `wanted` may hold an earlier run's work.
+    let made: string | undefined;
     try {
-      await this.register(parent, branch, path, base.commit, childId);
+      const branch = await createBranch(parent.toplevel, wanted, base.commit, childId);
+      made = branch;
+      if (branch !== wanted) {
+        owner = { ...owner, branch };
+        await writeRecord(record, owner);
+      }
+      await this.register(parent, branch, path, childId);
       if (!pooled || !(await this.fillFromPool(pooled, path))) {
         // No index yet: every file of the base is written, as `git worktree add` would.
         await git(['read-tree', '--reset', '-u', 'HEAD'], { cwd: path, doing: `checking out the worktree of sub-agent ${childId}` });
@@ -179,20 +186,31 @@ export class Workspaces {
       return { childId, path, cwd, branch, base, parent, links, record, poolSize };
     } catch (err) {
       await this.remove(owner, record).catch(() => undefined);
-      await deleteBranch(parent.toplevel, branch).catch(() => undefined);
+      if (made) await deleteBranch(parent.toplevel, made).catch(() => undefined);
       throw new WorkspaceError(`Could not create the worktree for the task: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
+  /** One look at the parent's working tree for the children that start together (see inspect()). */
+  private inspectShared(cwd: string): Promise<{ repo: RepoInfo; head: string | undefined }> {
+    const inFlight = this.inspecting.get(cwd);
+    if (inFlight) return inFlight;
+    const made = this.inspect(cwd);
+    this.inspecting.set(cwd, made);
+    const forget = () => {
+      if (this.inspecting.get(cwd) === made) this.inspecting.delete(cwd);
+    };
+    made.then(forget, forget);
+    return made;
+  }
+
   /**
-   * `git worktree add --no-checkout` on a new branch: git's record of the worktree, its `.git`
-   * file and HEAD, no files. The branch is made first (it must not exist yet), then the add is
-   * tried up to three times: git reads the other worktrees' records while it adds one and fails
+   * `git worktree add --no-checkout` on the child's new branch: git's record of the worktree, its
+   * `.git` file and HEAD, no files. The add is tried up to three times: git reads the other worktrees' records while it adds one and fails
    * on a record another add (this process's or another's) is half-way through writing
    * ("failed to read …/commondir"), and removes its own half-made one when it fails.
    */
-  private async register(parent: RepoInfo, branch: string, path: string, commit: string, childId: string): Promise<void> {
-    await git(['update-ref', `refs/heads/${branch}`, commit, ''], { cwd: parent.toplevel, doing: `making the branch of sub-agent ${childId}` });
+  private async register(parent: RepoInfo, branch: string, path: string, childId: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await git(['worktree', 'add', '--quiet', '--no-checkout', path, branch], { cwd: parent.toplevel, doing: `adding the worktree of sub-agent ${childId}` });
@@ -372,16 +390,30 @@ export class Workspaces {
 }
 
 /**
- * A live child's tree as a commit on top of its worktree's HEAD (its own commits kept). With a
- * valid warm index copy, the worktree's paths are known and git resolves HEAD itself, so the
- * commit takes three git calls and reads only the files that changed; otherwise as commitWork.
+ * A live child's tree as a commit on top of its worktree's HEAD (its own commits kept). The
+ * worktree's paths are known, so git resolves HEAD itself: three git calls, through the warm
+ * index copy when there is one (only the files that changed are read), else through a copy of
+ * the worktree's own index. Should HEAD not name a commit (the child left an unborn branch),
+ * it is done as commitWork does.
  */
 async function commitWorktree(wt: ChildWorktree, warm: WarmIndex | undefined): Promise<Snapshot> {
   const message = `opencode-ink: work of sub-agent ${wt.childId}`;
-  const indexFile = await warm?.take();
-  if (!indexFile) return commitWork(wt.path, wt.base.commit, wt.links, message);
-  const repo: RepoInfo = { toplevel: wt.path, commonDir: wt.parent.commonDir, indexFile };
-  return snapshotCommit(repo, { parents: ['HEAD'], exclude: wt.links, message });
+  const indexFile = (await warm?.take()) ?? (await ownIndex(wt.path));
+  if (indexFile) {
+    const repo: RepoInfo = { toplevel: wt.path, commonDir: wt.parent.commonDir, indexFile };
+    try {
+      return await snapshotCommit(repo, { parents: ['HEAD'], exclude: wt.links, message });
+    } catch (err) {
+      if (!(err instanceof GitError) || err.failure !== 'failed') throw err;
+    }
+  }
+  return commitWork(wt.path, wt.base.commit, wt.links, message);
+}
+
+/** A linked worktree's own index file, found from its validated `.git` file without running git. */
+async function ownIndex(path: string): Promise<string | undefined> {
+  const dirs = await locateRepository(path).catch(() => undefined);
+  return dirs && dirs.gitDir !== dirs.commonDir ? join(dirs.gitDir, 'index') : undefined;
 }
 
 /** The child's tree as a commit on top of what its worktree's HEAD is now (its own commits kept). */
@@ -398,12 +430,21 @@ function projectKey(repo: RepoInfo): string {
   return `${safe}-${createHash('sha1').update(repo.commonDir).digest('hex').slice(0, 10)}`;
 }
 
-/** The branch name to use: `opencode/<id>`, or `-2`, `-3`… when an earlier run's branch is kept. */
-async function freeBranch(cwd: string, wanted: string): Promise<string> {
+/**
+ * Makes the child's branch at `commit`: `opencode/<id>`, or `-2`, `-3`… when an earlier run's
+ * branch is kept. `update-ref` with an empty old value makes a branch only where none exists,
+ * so the name is free exactly when it succeeds; only a failure asks whether the name was taken.
+ */
+async function createBranch(cwd: string, wanted: string, commit: string, childId: string): Promise<string> {
   for (let n = 1; ; n++) {
     const name = n === 1 ? wanted : `${wanted}-${n}`;
-    const found = await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { cwd, okCodes: [1] });
-    if (found.exitCode === 1) return name;
+    try {
+      await git(['update-ref', `refs/heads/${name}`, commit, ''], { cwd, doing: `making the branch of sub-agent ${childId}` });
+      return name;
+    } catch (err) {
+      const taken = await git(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { cwd, okCodes: [1] });
+      if (taken.exitCode === 1) throw err;
+    }
   }
 }
 
