@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProgram } from '../src/core/process-relay.js';
+import { processAlive } from '../src/core/store/lease.js';
 import { REPO_ROOT } from './support/repo-root.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oci-relay-'));
@@ -23,15 +24,6 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -63,11 +55,11 @@ describe.runIf(process.platform === 'linux')('a program started through the rela
     const program = startProgram('/bin/sh', ['-c', `sleep 60 & echo $! > ${pidFile}; wait`], { cwd: dir, env: { PATH } });
     await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'));
     const background = Number(readFileSync(pidFile, 'utf8'));
-    expect(alive(background)).toBe(true);
+    expect(processAlive(background)).toBe(true);
     program.kill();
     const result = await program.exited;
     expect(result.code).not.toBe(0);
-    await until(() => !alive(background));
+    await until(() => !processAlive(background));
   });
 
   it('reports a program or a working folder that does not exist as spawn does', async () => {

@@ -27,7 +27,7 @@
  *   variables that differ from the relay's own environment) and its input and output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { forgetOnExit, signalOnExit } from './exit-reaper.js';
@@ -301,7 +301,12 @@ function findProgram(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const path = join(dir, name);
-    if (existsSync(path)) return path;
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
   }
   return undefined;
 }
