@@ -32,7 +32,8 @@
  *   `commit.gpgSign=false`, `tag.gpgSign=false`, `credential.helper=`, `core.askPass=`,
  *   `protocol.allow=never` (no transport at all, so no `core.sshCommand`, `core.gitProxy`,
  *   `core.alternateRefsCommand` or upload/receive hooks), `gc.auto=0`,
- *   `maintenance.auto=false`, `submodule.recurse=false` — given as command-line configuration
+ *   `maintenance.auto=false`, `submodule.recurse=false` (and, for speed, `core.preloadIndex=false`,
+ *   `index.threads=1`) — given as command-line configuration
  *   (GIT_CONFIG_COUNT), which outranks every configuration file. Diff callers also pass
  *   `--no-ext-diff --no-textconv`.
  * - The repository's own drivers (filters, merge and diff drivers, in its config files and
@@ -127,6 +128,10 @@ const HARDENED: readonly ConfigEntry[] = [
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
   ['submodule.recurse', 'false'],
+  // Speed, not safety: the program's git calls run many at once (ten isolated children), where
+  // threads that stat the index's files in parallel only add work; one call alone is no slower.
+  ['core.preloadIndex', 'false'],
+  ['index.threads', '1'],
 ];
 
 function gitEnv(config: readonly ConfigEntry[], extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
