@@ -26,6 +26,11 @@ function childCpuMs(): number {
   }
 }
 
+// git spawned by this process, not by the relay shell (src/core/process-relay.ts): only then are
+// the git processes this process's children, whose CPU /proc/self/stat counts. In a process this
+// small the two start git at the same speed (bench/RESULTS.md, 2026-11-29 01:10).
+process.env.OPENCODE_INK_PROCESS_RELAY ??= '0';
+
 const dir = mkdtempSync(join(tmpdir(), 'oci-bench-snapshot-'));
 const project = join(dir, 'project');
 

@@ -3,8 +3,8 @@
  *
  * Why: Node starts a child with fork(), which copies this process's page tables first. At the
  * ~100 MB a fan-out of sub-agents holds, every spawn blocks the event loop for 4–6 ms, more
- * than most git calls take to run, and ten isolated sub-agents make ~190 git calls
- * (bench/RESULTS.md, "The program's own git processes"). A shell of ~2 MB forks in a fraction
+ * than most git calls take to run, and ten isolated sub-agents make over a hundred git calls
+ * (bench/RESULTS.md, 2026-11-29 01:10). A shell of ~2 MB forks in a fraction
  * of that, so the calls are handed to one: a `/bin/sh` loop started once, on the first call.
  *
  * Contract of `startProgram(file, args, { cwd, env, input })`:
